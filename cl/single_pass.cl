@@ -1,0 +1,196 @@
+/*
+ * clscan kernels: single-pass chained scan with decoupled look-back (Merrill & Garland 2016) and
+ * decoupled fallback (Smith, Levien & Owens 2025), so it terminates without forward-progress
+ * guarantees between work-groups.
+ *
+ * Each work-group takes a tile number from an atomic ticket (not its group id: work-groups may
+ * start in any order), scans its tile locally, publishes the tile's aggregate, looks back over
+ * its predecessors' status words for its exclusive prefix, publishes its inclusive prefix and
+ * writes its results. Memory traffic is one read and one write of every element.
+ *
+ * Status words. Tile t has W = ceil(sizeof(elem_t) / 4) 64-bit words; each carries
+ *   bits 63..34 the launch epoch, bits 33..32 the state (0 none, 1 aggregate, 2 inclusive
+ *   prefix), bits 31..0 one 32-bit piece of the value.
+ * A word from an older launch has a smaller epoch and reads as "none", so no initialisation
+ * kernel runs between launches. Words only grow (atom_max): a state never goes back. A reader
+ * accepts a value only when all W words show this epoch and the same state.
+ *
+ * Fallback. A work-group that has polled a predecessor CLSCAN_SPIN times without a value reduces
+ * that tile itself, from the input, with the same code its owner uses (so the bits agree), and
+ * publishes it as an aggregate. In-place scans validate first: the owner may already have
+ * overwritten its input, which it only does after publishing, so a fallback value is used only
+ * if the status words still show nothing once it has been computed.
+ *
+ * Needs common.cl and tile.cl first, and 64-bit atomics.
+ */
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+
+#ifndef CLSCAN_SPIN
+#define CLSCAN_SPIN 64
+#endif
+#ifndef CLSCAN_TEST_WITHHOLD
+#define CLSCAN_TEST_WITHHOLD 0
+#endif
+
+#define STATUS_WORDS ((sizeof(elem_t) + 3) / 4)
+#define STATE_AGGREGATE 1ul
+#define STATE_PREFIX 2ul
+#define LOOKBACK_DONE 0
+#define LOOKBACK_FALLBACK 1
+
+/* Reads one status word, bypassing caches that could hold a stale copy. */
+ALWAYS_INLINE ulong status_load(__global ulong *p) {
+#if CLSCAN_NV_PTX
+  ulong v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+#else
+  return atom_add((volatile __global ulong *)p, 0ul);
+#endif
+}
+
+/* Pauses between polls. */
+ALWAYS_INLINE void backoff(uint round) {
+#if CLSCAN_NV_PTX
+  const uint ns = 32u << min(round, 5u);
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+#endif
+}
+
+/* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). */
+ALWAYS_INLINE void status_publish(__global ulong *status, ulong t, ulong epoch, ulong state,
+                                  elem_t value) {
+  elem_bits b;
+  b.l = 0;
+  b.e = value;
+  const ulong head = (epoch << 34) | (state << 32);
+  for (uint i = 0; i < STATUS_WORDS; i++) atom_max(&status[t * STATUS_WORDS + i], head | b.u[i]);
+}
+
+/* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
+ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, elem_t *value) {
+  elem_bits b;
+  b.l = 0;
+  ulong state = 0;
+  for (uint i = 0; i < STATUS_WORDS; i++) {
+    const ulong w = status_load(&status[t * STATUS_WORDS + i]);
+    const ulong s = (w >> 34) == epoch ? (w >> 32) & 3ul : 0ul;
+    if (i > 0 && s != state) return 0;
+    state = s;
+    b.u[i] = (uint)w;
+  }
+  *value = b.e;
+  return state;
+}
+
+/*
+ * Work-item 0 walks back from tile `pred`, folding aggregates into *acc until it meets an
+ * inclusive prefix (or the start, where it folds in `seed`). Returns LOOKBACK_DONE, or
+ * LOOKBACK_FALLBACK with *pred the tile that stayed silent for CLSCAN_SPIN polls.
+ */
+ALWAYS_INLINE int lookback_walk(__global ulong *status, ulong epoch, long *pred, elem_t *acc,
+                                elem_t seed) {
+  for (;;) {
+    if (*pred < 0) {
+      *acc = combine(seed, *acc);
+      return LOOKBACK_DONE;
+    }
+    elem_t v;
+    ulong state = 0;
+    for (uint spin = 0; spin < CLSCAN_SPIN; spin++) {
+      state = status_read(status, (ulong)*pred, epoch, &v);
+      if (state) break;
+      backoff(spin);
+    }
+    if (state == 0) return LOOKBACK_FALLBACK;
+    *acc = combine(v, *acc);
+    if (state == STATE_PREFIX) return LOOKBACK_DONE;
+    (*pred)--;
+  }
+}
+
+/* The work-group's shared state. */
+typedef struct single_pass_shared {
+  tile_scratch scratch;
+  ulong tile;
+  long pred;
+  int command;
+  elem_t prefix;
+} single_pass_shared;
+
+/*
+ * Scans in[0, n) into out[0, n) in one pass. Launch exactly ceil(n / TILE) work-groups of
+ * CLSCAN_WG work-items. temp holds the ticket counter (a uint at byte 0) and, from byte 64, the
+ * status words. ticket_base is the counter's value before this launch; epoch is this launch's
+ * epoch (>= 1). seed is the initial value (or the identity); in_place is 1 when in == out.
+ */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
+    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
+    __global uint *temp, uint ticket_base, ulong epoch, elem_t seed, int exclusive,
+    int in_place) {
+  __local single_pass_shared sh;
+  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  const uint lid = get_local_id(0);
+  in += in_off;
+  out += out_off;
+
+  // Take a ticket: tiles are numbered in the order work-groups start.
+  if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong tile = sh.tile;
+  const int withheld = CLSCAN_TEST_WITHHOLD && tile % CLSCAN_TEST_WITHHOLD == 1;
+
+  // Load and scan the tile locally; publish its aggregate at once.
+  elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
+  tile_load(in, n, tile, x);
+  const elem_t aggregate = tile_scan_local(x, pre, &group_prefix, &sh.scratch);
+  if (lid == 0 && !withheld) {
+    if (tile == 0) {
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(seed, aggregate));
+    } else {
+      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
+    }
+  }
+
+  // Look back. Work-item 0 walks; the whole group joins when a predecessor must be reduced.
+  elem_t acc = IDENTITY;
+  long pred = (long)tile - 1;
+  for (;;) {
+    if (lid == 0) {
+      sh.command = lookback_walk(status, epoch, &pred, &acc, seed);
+      sh.pred = pred;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (sh.command == LOOKBACK_DONE) break;
+    const ulong silent = (ulong)sh.pred;
+
+    // Fallback: reduce the silent tile from the input with the owner's own code.
+    elem_t fx[CLSCAN_VPT][VEC], fpre[CLSCAN_VPT], fgp;
+    tile_load(in, n, silent, fx);
+    const elem_t fagg = tile_scan_local(fx, fpre, &fgp, &sh.scratch);
+    if (lid == 0) {
+      elem_t v;
+      const ulong state = in_place ? status_read(status, silent, epoch, &v) : 0;
+      if (state == 0) {
+        // Nobody published meanwhile (or the input cannot have changed): fagg is the value.
+        status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+        acc = combine(fagg, acc);
+        pred--;
+      }
+      // Otherwise the owner published while we read: the next walk takes its value.
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  // Publish the inclusive prefix and share the exclusive one with the group. The global fence
+  // orders the publications before this group's stores (an in-place fallback relies on it).
+  if (lid == 0) {
+    const elem_t prefix = tile == 0 ? seed : acc;
+    if (tile != 0 && !withheld)
+      status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    sh.prefix = prefix;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  tile_store(out, n, tile, x, pre, combine(sh.prefix, group_prefix), exclusive);
+}

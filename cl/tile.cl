@@ -1,0 +1,243 @@
+/*
+ * clscan kernels: the tile scan shared by the reduce-then-scan and single-pass kernels.
+ *
+ * A tile is CLSCAN_WG work-items x CLSCAN_VPT vectors x VEC elements (one vector is 16 bytes).
+ * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
+ * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
+ * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
+ * j * SG + l of that segment (j < VPT), so every load and store is fully coalesced and each
+ * work-item issues all its loads before it computes.
+ *
+ * Scan order inside a segment is vector-major: for each j, a serial scan inside each lane's
+ * vector, a lane-group scan of the vector totals, and a carry from j to j + 1. Lane-group totals
+ * are combined through local memory. Every combination is "earlier op later".
+ *
+ * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees 16-byte
+ * aligned input and output), CLSCAN_NV_PTX. Needs common.cl first.
+ */
+
+#ifndef CLSCAN_WG
+#define CLSCAN_WG 256
+#endif
+#ifndef CLSCAN_VPT
+#define CLSCAN_VPT 4
+#endif
+#ifndef CLSCAN_VECTOR_IO
+#define CLSCAN_VECTOR_IO 1
+#endif
+#ifndef CLSCAN_NV_PTX
+#define CLSCAN_NV_PTX 0
+#endif
+
+#if CLSCAN_NV_PTX
+#define SG 32
+#else
+#define SG CLSCAN_WG
+#endif
+#define NUM_GROUPS (CLSCAN_WG / SG)
+#define SEGMENT (SG * CLSCAN_VPT)
+#define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* A 16-byte vector seen as its elements. */
+typedef union vec_elems {
+  vec_t v;
+  elem_t e[VEC];
+} vec_elems;
+
+/* An element seen as two 32-bit words (for shuffles and status words). */
+typedef union elem_bits {
+  elem_t e;
+  uint u[2];
+  ulong l;
+} elem_bits;
+
+/* Local memory a tile scan needs: a lane-group scan buffer and the lane-group totals. */
+typedef struct tile_scratch {
+#if !CLSCAN_NV_PTX
+  elem_t lanes[CLSCAN_WG];
+#endif
+  elem_t group_total[NUM_GROUPS];
+} tile_scratch;
+
+/* ---------------------------------------------------------------------------------------------
+ * Lane-group scans.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_NV_PTX
+
+/* Warp shuffles through inline PTX; all 32 lanes execute them. */
+ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(lane));
+  return r;
+}
+ALWAYS_INLINE elem_t shfl_up(elem_t x, uint delta) {
+  elem_bits a, r;
+  a.l = 0;
+  a.e = x;
+  r.l = 0;
+  r.u[0] = shfl_up_u32(a.u[0], delta);
+  if (sizeof(elem_t) > 4) r.u[1] = shfl_up_u32(a.u[1], delta);
+  return r.e;
+}
+ALWAYS_INLINE elem_t shfl_idx(elem_t x, uint lane) {
+  elem_bits a, r;
+  a.l = 0;
+  a.e = x;
+  r.l = 0;
+  r.u[0] = shfl_idx_u32(a.u[0], lane);
+  if (sizeof(elem_t) > 4) r.u[1] = shfl_idx_u32(a.u[1], lane);
+  return r.e;
+}
+
+/* Scans x across the warp: *excl gets the exclusive prefix, *total the warp's total. */
+ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem_t *excl,
+                              elem_t *total) {
+#pragma unroll
+  for (uint d = 1; d < 32; d <<= 1) {
+    const elem_t y = shfl_up(x, d);
+    if (lane >= d) x = combine(y, x);
+  }
+  const elem_t up = shfl_up(x, 1);
+  *excl = lane > 0 ? up : IDENTITY;
+  *total = shfl_idx(x, 31);
+}
+
+#else
+
+/* Scans x across the work-group in local memory (Hillis-Steele); barriers are uniform. */
+ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem_t *excl,
+                              elem_t *total) {
+  s->lanes[lane] = x;
+#pragma unroll
+  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const elem_t y = lane >= d ? s->lanes[lane - d] : IDENTITY;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane >= d) x = combine(y, x);
+    s->lanes[lane] = x;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *excl = lane > 0 ? s->lanes[lane - 1] : IDENTITY;
+  *total = s->lanes[CLSCAN_WG - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Tile load, local scan and store.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Index (in vectors, within the tile) of a work-item's j-th vector. */
+ALWAYS_INLINE uint vector_index(uint lid, uint j) {
+  return (lid / SG) * SEGMENT + j * SG + lid % SG;
+}
+
+/* Loads a work-item's vectors of tile t from in[0, n); elements past n read as the identity. */
+ALWAYS_INLINE void tile_load(const __global elem_t *in, ulong n, ulong t,
+                             elem_t x[CLSCAN_VPT][VEC]) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  if (CLSCAN_VECTOR_IO && base + TILE <= n) {
+    const __global vec_t *vin = (const __global vec_t *)in + base / VEC;
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_VPT; j++) {
+      vec_elems u;
+      u.v = vin[vector_index(lid, j)];
+#pragma unroll
+      for (uint k = 0; k < VEC; k++) x[j][k] = u.e[k];
+    }
+  } else {
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_VPT; j++) {
+      const ulong e = base + (ulong)vector_index(lid, j) * VEC;
+#pragma unroll
+      for (uint k = 0; k < VEC; k++) x[j][k] = load_or_identity(in, e + k, n);
+    }
+  }
+}
+
+/*
+ * Scans a loaded tile locally. pre[j] receives the exclusive prefix of vector j within its lane
+ * group's segment, *group_prefix the total of the earlier lane groups; returns the tile's total.
+ * Every work-item of the group must call it (it contains barriers).
+ */
+ALWAYS_INLINE elem_t tile_scan_local(elem_t x[CLSCAN_VPT][VEC], elem_t pre[CLSCAN_VPT],
+                                     elem_t *group_prefix, __local tile_scratch *s) {
+  const uint lid = get_local_id(0);
+  const uint lane = lid % SG;
+  elem_t carry = IDENTITY;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    elem_t t = x[j][0];
+#pragma unroll
+    for (uint k = 1; k < VEC; k++) t = combine(t, x[j][k]);
+    elem_t excl, total;
+    group_scan(t, lane, s, &excl, &total);
+    pre[j] = combine(carry, excl);
+    carry = combine(carry, total);
+  }
+#if NUM_GROUPS > 1
+  // Lane-group totals meet in local memory; each work-item folds them in order.
+  if (lane == SG - 1) s->group_total[lid / SG] = carry;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint g = lid / SG;
+  elem_t before = IDENTITY, all = IDENTITY;
+#pragma unroll
+  for (uint i = 0; i < NUM_GROUPS; i++) {
+    const elem_t v = s->group_total[i];
+    if (i < g) before = combine(before, v);
+    all = combine(all, v);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *group_prefix = before;
+  return all;
+#else
+  *group_prefix = IDENTITY;
+  return carry;
+#endif
+}
+
+/* Writes a work-item's results of tile t: lead op (prefix within the tile) for each element. */
+ALWAYS_INLINE void tile_store(__global elem_t *out, ulong n, ulong t, elem_t x[CLSCAN_VPT][VEC],
+                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  const int vector_path = CLSCAN_VECTOR_IO && base + TILE <= n;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    elem_t p = combine(lead, pre[j]);
+    vec_elems u;
+#pragma unroll
+    for (uint k = 0; k < VEC; k++) {
+      const elem_t next = combine(p, x[j][k]);
+      u.e[k] = exclusive ? p : next;
+      p = next;
+    }
+    const uint v = vector_index(lid, j);
+    if (vector_path) {
+      ((__global vec_t *)out)[base / VEC + v] = u.v;
+    } else {
+      const ulong e = base + (ulong)v * VEC;
+#pragma unroll
+      for (uint k = 0; k < VEC; k++) {
+        if (e + k < n) out[e + k] = u.e[k];
+      }
+    }
+  }
+}
+
+/* A kernel that only exercises the inline PTX, so the host can test-compile it. */
+__kernel void tile_probe(__global elem_t *out) {
+  __local tile_scratch s;
+  elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], gp;
+  tile_load(out, 0, 0, x);
+  const elem_t total = tile_scan_local(x, pre, &gp, &s);
+  tile_store(out, 0, 0, x, pre, combine(gp, total), 0);
+}

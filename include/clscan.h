@@ -1,0 +1,340 @@
+/*
+ * clscan: portable parallel prefix sums (scans) on OpenCL devices.
+ *
+ * This is the library's one public header. It declares the status codes, the element types,
+ * operators and algorithms, the scan descriptor, the context and plan handles, and the calls
+ * that scan device buffers (asynchronously) or host arrays (synchronously).
+ *
+ * Conventions that hold for every function below:
+ * - Every public name starts with clscan_ or CLSCAN_.
+ * - Functions that can fail return a clscan_status; CLSCAN_SUCCESS is 0 and errors are negative.
+ *   After a failure, clscan_last_error_detail() describes it for the calling thread.
+ * - Release functions accept NULL and then do nothing.
+ * - The library never prints. Build logs and error details are read through the API.
+ * - Offsets and lengths count elements, not bytes.
+ * - An argument that fails validation is reported before anything is enqueued, and the output
+ *   buffer is then left untouched.
+ */
+#ifndef CLSCAN_CLSCAN_H_
+#define CLSCAN_CLSCAN_H_
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stddef.h>
+
+#include "clscan_version.h"
+
+#if defined(_WIN32) && defined(CLSCAN_SHARED)
+#ifdef CLSCAN_BUILDING
+#define CLSCAN_API __declspec(dllexport)
+#else
+#define CLSCAN_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define CLSCAN_API __attribute__((visibility("default")))
+#else
+#define CLSCAN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================== */
+/* Statuses                                                                                       */
+/* ============================================================================================== */
+
+/**
+ * The single list of statuses: name, value and message. It generates both the enum and
+ * clscan_status_string(), so the two can never disagree. Values are stable once released.
+ */
+#define CLSCAN_STATUS_MAP(X)                                                                       \
+  X(SUCCESS, 0, "success")                                                                         \
+  X(NULL_ARGUMENT, -1001, "a required pointer or handle argument is NULL")                         \
+  X(INVALID_TYPE, -1002, "unknown element type")                                                   \
+  X(INVALID_OP, -1003, "unknown operator")                                                         \
+  X(INVALID_ALGORITHM, -1004, "unknown algorithm")                                                 \
+  X(UNSUPPORTED_OP_FOR_TYPE, -1005, "bitwise operators are not defined on floating-point types")   \
+  X(UNSUPPORTED_BY_DEVICE, -1006, "the device lacks a capability this scan needs (e.g. fp64)")     \
+  X(BUFFER_TOO_SMALL, -1007, "a buffer is smaller than offset + n elements")                       \
+  X(OVERLAP, -1008, "input and output ranges overlap without being identical")                     \
+  X(INVALID_QUEUE, -1009, "the queue belongs to another context or device")                        \
+  X(INVALID_BUFFER, -1010, "a buffer is invalid, of another context, or not writable as output")   \
+  X(INVALID_WAIT_LIST, -1011, "num_wait and wait_list disagree")                                   \
+  X(INVALID_VALUE, -1012, "an argument is out of range")                                           \
+  X(SIZE_OVERFLOW, -1013, "offset + n overflows, or exceeds what the device can address")          \
+  X(NO_DEVICE, -1014, "no OpenCL device was found, or CLSCAN_DEVICE names none")                   \
+  X(BUILD_FAILED, -1015, "the OpenCL program failed to build; see clscan_context_build_log()")     \
+  X(OUT_OF_HOST_MEMORY, -1016, "host memory allocation failed")                                    \
+  X(OUT_OF_DEVICE_MEMORY, -1017, "device memory allocation failed")                                \
+  X(OPENCL_ERROR, -1018, "an OpenCL call failed; see clscan_last_error_detail()")                  \
+  X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")
+
+/** Status codes. CLSCAN_SUCCESS is 0; every error is negative and distinct. */
+typedef enum clscan_status {
+#define CLSCAN_STATUS_ENUM_(name, value, text) CLSCAN_##name = value,
+  CLSCAN_STATUS_MAP(CLSCAN_STATUS_ENUM_)
+#undef CLSCAN_STATUS_ENUM_
+} clscan_status;
+
+/**
+ * Returns a static, human-readable message for a status.
+ * @param s any value; unknown values get "unknown status".
+ * @return a string literal; never NULL, never freed. Safe from any thread.
+ */
+CLSCAN_API const char *clscan_status_string(clscan_status s);
+
+/**
+ * Returns the detail of the calling thread's last failed clscan call (which check failed, which
+ * OpenCL call returned which code), or "" when none failed yet.
+ * @return a pointer into thread-local storage, valid until the thread's next clscan call.
+ */
+CLSCAN_API const char *clscan_last_error_detail(void);
+
+/* ============================================================================================== */
+/* Version                                                                                        */
+/* ============================================================================================== */
+
+/** Returns the library's version at run time as MAJOR*10000 + MINOR*100 + PATCH. */
+CLSCAN_API unsigned clscan_version_number(void);
+
+/** Returns the library's version at run time as "MAJOR.MINOR.PATCH". */
+CLSCAN_API const char *clscan_version_string(void);
+
+/* ============================================================================================== */
+/* Types, operators, algorithms, descriptors                                                      */
+/* ============================================================================================== */
+
+/** Element types. Values are stable. */
+typedef enum clscan_type {
+  CLSCAN_INT32 = 0,
+  CLSCAN_UINT32,
+  CLSCAN_INT64,
+  CLSCAN_UINT64,
+  CLSCAN_FLOAT,
+  CLSCAN_DOUBLE, /**< Needs a device with fp64; otherwise CLSCAN_UNSUPPORTED_BY_DEVICE. */
+  CLSCAN_INT8,
+  CLSCAN_UINT8,
+  CLSCAN_INT16,
+  CLSCAN_UINT16
+} clscan_type;
+
+/** Number of element types (one past the last clscan_type value). */
+#define CLSCAN_TYPE_COUNT 10
+
+/**
+ * Operators. Integer ADD and MUL wrap modulo 2^bits, for signed types too. MIN and MAX on
+ * floating types use (b < a ? b : a) and (a < b ? b : a). AND, OR and XOR are defined on
+ * integer types only.
+ */
+typedef enum clscan_op {
+  CLSCAN_ADD = 0,
+  CLSCAN_MUL,
+  CLSCAN_MIN,
+  CLSCAN_MAX,
+  CLSCAN_AND,
+  CLSCAN_OR,
+  CLSCAN_XOR
+} clscan_op;
+
+/** Number of operators (one past the last clscan_op value). */
+#define CLSCAN_OP_COUNT 7
+
+/**
+ * Algorithms.
+ * - BLELLOCH: work-group up-sweep/down-sweep scans in local memory (O(n) work), block totals
+ *   scanned recursively, then block offsets added. About 4n elements of memory traffic.
+ * - HILLIS_STEELE: the same three phases with a double-buffered Hillis-Steele work-group scan
+ *   (O(n log n) work).
+ * - REDUCE_THEN_SCAN: reduce tiles, scan the tile totals, scan the tiles seeded with their
+ *   offsets. About 3n traffic; deterministic.
+ * - SINGLE_PASS: chained scan with decoupled look-back and decoupled fallback (terminates without
+ *   forward-progress guarantees). About 2n traffic. Needs 64-bit global atomics.
+ * - AUTO: the library picks per device, type and n (see the README's tuning table).
+ */
+typedef enum clscan_algorithm {
+  CLSCAN_ALGO_AUTO = 0,
+  CLSCAN_ALGO_BLELLOCH,
+  CLSCAN_ALGO_HILLIS_STEELE,
+  CLSCAN_ALGO_REDUCE_THEN_SCAN,
+  CLSCAN_ALGO_SINGLE_PASS
+} clscan_algorithm;
+
+/** Number of algorithms (one past the last clscan_algorithm value). */
+#define CLSCAN_ALGORITHM_COUNT 5
+
+/**
+ * What to scan. A descriptor that is zero except for the fields a caller sets is valid: it
+ * describes an inclusive int32 sum with no initial value and the automatic algorithm.
+ */
+typedef struct clscan_scan_desc {
+  clscan_type type;   /**< Element type of input and output. */
+  clscan_op op;       /**< Associative operator. */
+  int exclusive;      /**< 0: out[i] = init op in[0] op ... op in[i]; else up to in[i-1]. */
+  const void *init;   /**< NULL (the operator's identity) or one element of `type`, copied. */
+  clscan_algorithm algorithm; /**< CLSCAN_ALGO_AUTO unless a specific one is wanted. */
+} clscan_scan_desc;
+
+/** Returns the size in bytes of one element of `type`, or 0 for an unknown type. */
+CLSCAN_API size_t clscan_type_size(clscan_type type);
+
+/** Returns the name of a type ("int32", ...), operator ("add", ...) or algorithm ("blelloch",
+ * ...), or NULL for an unknown value. Names are what the clscan program accepts. */
+CLSCAN_API const char *clscan_type_name(clscan_type type);
+CLSCAN_API const char *clscan_op_name(clscan_op op);
+CLSCAN_API const char *clscan_algorithm_name(clscan_algorithm algorithm);
+
+/* ============================================================================================== */
+/* Contexts                                                                                       */
+/* ============================================================================================== */
+
+/**
+ * A context binds clscan to one OpenCL device of one cl_context. It owns the program cache (one
+ * build per set of build options), the temporary buffers, and a default in-order queue.
+ * A context may be used from several threads at once.
+ */
+typedef struct clscan_context clscan_context;
+
+/**
+ * Creates a context on a device of a caller-owned cl_context.
+ * @param[in] cl_ctx the OpenCL context; clscan retains it and releases it in
+ *   clscan_context_release().
+ * @param[in] device a device of cl_ctx; retained likewise.
+ * @param[out] out receives the new context, or NULL on failure.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_VALUE if device is not in cl_ctx;
+ *   CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
+ */
+CLSCAN_API clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device,
+                                               clscan_context **out);
+
+/**
+ * Creates a context on the default device: the one the CLSCAN_DEVICE environment variable names
+ * ("P:D" for platform P, device D, both counted from 0; or a case-insensitive substring of the
+ * platform or device name), else the first GPU, else the first device of any type.
+ * @param[out] out receives the new context, or NULL on failure.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_NO_DEVICE; CLSCAN_OUT_OF_HOST_MEMORY;
+ *   CLSCAN_OPENCL_ERROR.
+ */
+CLSCAN_API clscan_status clscan_context_create_default(clscan_context **out);
+
+/**
+ * Releases a context: its plans' cache, programs, temporary buffers and default queue. Plans the
+ * caller created on it must be released first. NULL is a no-op. Work already enqueued completes.
+ */
+CLSCAN_API void clscan_context_release(clscan_context *ctx);
+
+/** Returns the context's cl_context (owned by the clscan context; do not release it). */
+CLSCAN_API cl_context clscan_context_cl_context(const clscan_context *ctx);
+
+/** Returns the context's device (owned by the clscan context; do not release it). */
+CLSCAN_API cl_device_id clscan_context_device(const clscan_context *ctx);
+
+/** Returns the context's default in-order queue, created with profiling enabled (owned by the
+ * clscan context; do not release it). */
+CLSCAN_API cl_command_queue clscan_context_queue(const clscan_context *ctx);
+
+/**
+ * Copies the log of the context's most recent program build (successful or not) into buf.
+ * @param[in] ctx the context.
+ * @param[out] buf receives a NUL-terminated log, truncated to size bytes; may be NULL if size is 0.
+ * @param[in] size capacity of buf in bytes.
+ * @param[out] needed if not NULL, receives the size that would hold the whole log with its NUL.
+ * @return CLSCAN_SUCCESS or CLSCAN_NULL_ARGUMENT.
+ */
+CLSCAN_API clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf,
+                                                  size_t size, size_t *needed);
+
+/**
+ * Reports whether the context's device can run a descriptor, without building anything.
+ * @return CLSCAN_SUCCESS, or the status clscan_plan_create() would return for this desc.
+ */
+CLSCAN_API clscan_status clscan_context_supports(const clscan_context *ctx,
+                                                 const clscan_scan_desc *desc);
+
+/* ============================================================================================== */
+/* One-shot scans                                                                                 */
+/* ============================================================================================== */
+
+/**
+ * Enqueues a scan of n elements of device buffer `in` (from element in_offset) into `out` (from
+ * element out_offset). Does not block. in == out with in_offset == out_offset scans in place.
+ * The plan for desc is created on first use and cached in the context.
+ * @param[in] queue a queue of the context's cl_context and device, or NULL for the context's
+ *   default queue. In-order and out-of-order queues both work.
+ * @param[in] num_wait, wait_list events the scan waits for (OpenCL conventions).
+ * @param[out] done if not NULL, receives an event that completes when out holds the result; the
+ *   caller releases it. It is valid for n == 0 too.
+ * @return CLSCAN_SUCCESS or an error status; on error nothing was enqueued.
+ */
+CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
+                                     const clscan_scan_desc *desc, cl_mem in, size_t in_offset,
+                                     cl_mem out, size_t out_offset, size_t n, cl_uint num_wait,
+                                     const cl_event *wait_list, cl_event *done);
+
+/**
+ * Scans n elements of host array `in` into host array `out` on the context's device, and waits.
+ * in == out is allowed; other overlaps are rejected with CLSCAN_OVERLAP.
+ * @return CLSCAN_SUCCESS or an error status; on error `out` is untouched.
+ */
+CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc,
+                                          const void *in, void *out, size_t n);
+
+/* ============================================================================================== */
+/* Plans                                                                                          */
+/* ============================================================================================== */
+
+/** A scan compiled and ready for one descriptor. Reuse it; it may be used from several threads. */
+typedef struct clscan_plan clscan_plan;
+
+/**
+ * Creates a plan: validates desc, checks the device's capabilities, builds (or finds in the
+ * context's cache) the programs it needs and creates its kernels.
+ * @param[in] ctx the context; it must outlive the plan.
+ * @param[in] desc the descriptor; copied, with the init value it points to.
+ * @param[out] out receives the plan, or NULL on failure.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_TYPE; CLSCAN_INVALID_OP;
+ *   CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_OP_FOR_TYPE; CLSCAN_UNSUPPORTED_BY_DEVICE;
+ *   CLSCAN_BUILD_FAILED; CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
+ */
+CLSCAN_API clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
+                                            clscan_plan **out);
+
+/**
+ * Enqueues the plan's scan; arguments as for clscan_scan().
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                             size_t in_offset, cl_mem out, size_t out_offset,
+                                             size_t n, cl_uint num_wait, const cl_event *wait_list,
+                                             cl_event *done);
+
+/**
+ * As clscan_plan_enqueue(), and also returns the event of the first command the scan enqueued,
+ * so that profiling can measure from the first kernel's start to the last kernel's end.
+ * @param[out] first if not NULL, receives the first command's event (caller releases it).
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queue,
+                                                   cl_mem in, size_t in_offset, cl_mem out,
+                                                   size_t out_offset, size_t n, cl_uint num_wait,
+                                                   const cl_event *wait_list, cl_event *first,
+                                                   cl_event *done);
+
+/**
+ * Returns the algorithm the plan runs for n elements (AUTO resolved), or CLSCAN_ALGO_AUTO for a
+ * NULL plan.
+ */
+CLSCAN_API clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_t n);
+
+/** Releases a plan. NULL is a no-op. Work already enqueued completes. */
+CLSCAN_API void clscan_plan_release(clscan_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLSCAN_CLSCAN_H_ */

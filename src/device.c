@@ -1,0 +1,73 @@
+/*
+ * clscan: device capability queries.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* Returns 1 if the space-separated extension list contains `name` as a whole word. */
+static int has_extension(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(list, name); p; p = strstr(p + 1, name)) {
+    int starts = p == list || p[-1] == ' ';
+    int ends = p[len] == '\0' || p[len] == ' ';
+    if (starts && ends) return 1;
+  }
+  return 0;
+}
+
+/* Case-insensitive substring test for vendor detection. */
+static int contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32)) i++;
+    if (i == n) return 1;
+  }
+  return 0;
+}
+
+clscan_status clscan__device_query(cl_device_id device, clscan__device_info *info) {
+  clscan_status st = CLSCAN_SUCCESS;
+  char ext[8192] = "";
+  cl_platform_id platform = NULL;
+  cl_uint align_bits = 0;
+  memset(info, 0, sizeof *info);
+
+  // Names and versions identify the device in the tuning table and in reports.
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL));
+  CLSCAN_CL(
+      clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL));
+  CLSCAN_CL(
+      clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof info->driver - 1, info->driver, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
+  CLSCAN_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform - 1,
+                              info->platform, NULL));
+
+  // Limits that shape launches and temporary storage.
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof info->compute_units,
+                            &info->compute_units, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg,
+                            &info->max_wg, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof info->local_mem,
+                            &info->local_mem, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
+                            &info->max_alloc, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof info->global_mem,
+                            &info->global_mem, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                            &align_bits, NULL));
+  info->base_align_bytes = align_bits / 8;
+
+  // Capabilities: fp64 for double, 64-bit atomics for the single-pass status words.
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL));
+  info->has_fp64 = has_extension(ext, "cl_khr_fp64");
+  info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&
+                            has_extension(ext, "cl_khr_int64_extended_atomics");
+  info->is_nvidia = contains_ci(info->vendor, "nvidia") || contains_ci(info->platform, "nvidia");
+  info->is_cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+  return CLSCAN_SUCCESS;
+fail:
+  return st;
+}

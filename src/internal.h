@@ -1,0 +1,285 @@
+/*
+ * clscan internals: the structures behind the public handles and the functions the layers
+ * share. Layers: api.c (public entry points) -> plan.c / validate.c -> dispatch.c (enqueues the
+ * kernels of each algorithm) -> program.c (build and cache), temp.c (temporary buffers),
+ * device.c (capabilities), tuning.c (per-device parameters). Internal non-static names start
+ * with clscan__.
+ */
+#ifndef CLSCAN_INTERNAL_H_
+#define CLSCAN_INTERNAL_H_
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clscan.h"
+#include "kernels.h"
+
+/* ============================================================================================== */
+/* Errors (error.c)                                                                               */
+/* ============================================================================================== */
+
+/* Records a formatted detail for the calling thread and returns status. */
+clscan_status clscan__fail(clscan_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Maps an OpenCL error from `what` to a status and records the detail. */
+clscan_status clscan__cl_fail(cl_int err, const char *what);
+
+/* Returns the name of an OpenCL error code ("CL_INVALID_VALUE"), or "unknown". */
+const char *clscan__cl_error_name(cl_int err);
+
+/* Clears the calling thread's error detail (at the start of each public call). */
+void clscan__clear_error(void);
+
+/* Runs an OpenCL call; on failure records it and jumps to `fail` with `st` set. */
+#define CLSCAN_CL(call)                                  \
+  do {                                                   \
+    cl_int e_ = (call);                                  \
+    if (e_ != CL_SUCCESS) {                              \
+      st = clscan__cl_fail(e_, #call);                   \
+      goto fail;                                         \
+    }                                                    \
+  } while (0)
+
+/* Runs a clscan call; on failure jumps to `fail` with `st` set. */
+#define CLSCAN_TRY(call)            \
+  do {                              \
+    st = (call);                    \
+    if (st != CLSCAN_SUCCESS) {     \
+      goto fail;                    \
+    }                               \
+  } while (0)
+
+/* ============================================================================================== */
+/* Device capabilities (device.c)                                                                 */
+/* ============================================================================================== */
+
+typedef struct clscan__device_info {
+  char name[256];
+  char vendor[256];
+  char platform[256];
+  char driver[128];
+  cl_device_type type;
+  cl_uint compute_units;
+  size_t max_wg;
+  cl_ulong local_mem;
+  cl_ulong max_alloc;
+  cl_ulong global_mem;
+  cl_uint base_align_bytes;
+  int has_fp64;
+  int has_int64_atomics;
+  int is_nvidia;
+  int is_cpu;
+} clscan__device_info;
+
+/* Queries what clscan needs to know about a device. */
+clscan_status clscan__device_query(cl_device_id device, clscan__device_info *info);
+
+/* ============================================================================================== */
+/* Kernel configuration, build options and the program cache (program.c)                         */
+/* ============================================================================================== */
+
+/* Which program (list of cl/ files) a configuration builds. */
+typedef enum clscan__program_kind {
+  CLSCAN__PROG_SEED = 0,         /* common + seed */
+  CLSCAN__PROG_REDUCE_THEN_SCAN, /* common + tile + reduce_then_scan */
+  CLSCAN__PROG_SINGLE_PASS,      /* common + tile + single_pass */
+  CLSCAN__PROG_SINGLE_PASS_CPU,  /* common + single_pass_cpu */
+  CLSCAN__PROG_PTX_PROBE,        /* a test compile of the inline PTX the tile scan uses */
+  CLSCAN__PROG_COUNT
+} clscan__program_kind;
+
+/* Everything that changes a program's compiled code. Build options are composed from it in
+ * exactly one function, clscan__build_options(). */
+typedef struct clscan__kernel_config {
+  clscan__program_kind program;
+  clscan_type type;
+  clscan_op op;
+  unsigned wg;           /* work-group size */
+  unsigned vpt;          /* 16-byte vectors per work-item (tile kernels) */
+  unsigned cpu_tile;     /* elements per work-group (CPU single pass) */
+  int vector_io;         /* 1: 16-byte vector loads and stores (offsets are aligned) */
+  int nv_ptx;            /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
+  unsigned withhold;     /* test only: every withhold-th tile never publishes (0: off) */
+} clscan__kernel_config;
+
+/* Composes the build options for a configuration into buf. */
+void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t cap);
+
+/* Returns the context's program for a configuration, building and caching it on first use.
+ * The program stays owned by the context. */
+clscan_status clscan__program_get(clscan_context *ctx, const clscan__kernel_config *cfg,
+                                  cl_program *program);
+
+/* Releases every cached program (context teardown). */
+void clscan__program_cache_clear(clscan_context *ctx);
+
+/* Returns 1 if the device compiles the inline PTX the NVIDIA tile path uses (cached). */
+int clscan__device_has_nv_ptx(clscan_context *ctx);
+
+/* ============================================================================================== */
+/* Temporary buffers (temp.c)                                                                     */
+/* ============================================================================================== */
+
+#define CLSCAN__MAX_TEMP_SLOTS 16
+
+/* One reusable device buffer. Successive users are ordered by waiting on `last`. */
+typedef struct clscan__temp_slot {
+  cl_mem buf;
+  size_t size;
+  cl_event last;              /* completion of the last scan that used it, or NULL */
+  cl_command_queue last_queue; /* compared, never dereferenced */
+  cl_ulong epoch;             /* single-pass launch counter (status words carry it) */
+  cl_uint tickets;            /* tickets handed out so far (the ticket counter's value) */
+  int busy;                   /* held between acquire and release */
+  int single_pass_ready;      /* status words hold zeros or older epochs */
+} clscan__temp_slot;
+
+/* A slot held for one scan. */
+typedef struct clscan__temp_lease {
+  int slot;
+  cl_mem buf;
+  size_t size;
+  cl_event wait;      /* the previous user's completion, to wait for (may be NULL) */
+  int single_pass;    /* the lease is for a single-pass launch */
+  int needs_zero;     /* 1: the whole buffer must be zero-filled first */
+  cl_ulong epoch;     /* this launch's epoch (single pass) */
+  cl_uint ticket_base;
+  cl_ulong saved_epoch; /* the slot's state before, restored if nothing is enqueued */
+  cl_uint saved_tickets;
+  int saved_ready;
+} clscan__temp_lease;
+
+/* Takes a slot of at least `bytes` for a scan on `queue`, allocating or growing as needed.
+ * `tickets` is the number of single-pass tiles of the launch, or 0 for other algorithms. */
+clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
+                                   cl_uint tickets, clscan__temp_lease *lease);
+
+/* Returns a slot; `done` becomes its last use. With done NULL, `partial` says that some commands
+ * were enqueued (and the caller has waited for them), so the buffer's state is unknown. */
+void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_event done,
+                          int partial);
+
+/* Releases all slots (context teardown). */
+void clscan__temp_clear(clscan_context *ctx);
+
+/* ============================================================================================== */
+/* Tuning (tuning.c)                                                                              */
+/* ============================================================================================== */
+
+/* Parameters chosen for a device, type and algorithm. */
+typedef struct clscan__tuning {
+  unsigned seed_wg;          /* Blelloch / Hillis-Steele work-group size */
+  unsigned tile_wg;          /* tile kernels' work-group size */
+  unsigned tile_vpt;         /* tile kernels' 16-byte vectors per work-item */
+  unsigned rts_groups_per_cu;/* reduce-then-scan: work-groups per compute unit */
+  unsigned cpu_tile;         /* CPU single pass: elements per work-group */
+  int single_pass_cpu;       /* 1: use the CPU-shaped single pass */
+  size_t auto_seed_below;    /* AUTO: below this n use one Blelloch block launch */
+  const char *source;        /* the table row used, for documentation and `clscan devices` */
+} clscan__tuning;
+
+/* Looks up the tuning for a device and element size: device row, then vendor, then default. */
+void clscan__tuning_lookup(const clscan__device_info *info, size_t elem_size, clscan__tuning *t);
+
+/* ============================================================================================== */
+/* Context and plan                                                                               */
+/* ============================================================================================== */
+
+typedef struct clscan__program_entry {
+  char *options;
+  clscan__program_kind kind;
+  cl_program program;
+} clscan__program_entry;
+
+struct clscan_context {
+  cl_context cl_ctx;
+  cl_device_id device;
+  cl_command_queue queue;
+  clscan__device_info info;
+  pthread_mutex_t lock; /* guards everything below */
+  clscan__program_entry *programs;
+  size_t program_count, program_cap;
+  char *build_log;
+  int nv_ptx; /* -1 unknown, 0 no, 1 yes */
+  clscan__temp_slot slots[CLSCAN__MAX_TEMP_SLOTS];
+  pthread_cond_t slot_freed;
+  clscan_plan **plans; /* plans for clscan_scan(), by descriptor */
+  size_t plan_count, plan_cap;
+};
+
+/* Kernels of one algorithm for one plan. */
+typedef struct clscan__algo_kernels {
+  int ready;
+  clscan__kernel_config cfg;
+  cl_kernel k[3];
+} clscan__algo_kernels;
+
+/* Index of the aligned (vector I/O) and unaligned kernel sets. */
+#define CLSCAN__IO_VARIANTS 2
+
+struct clscan_plan {
+  clscan_context *ctx;
+  clscan_scan_desc desc; /* desc.init points at init below, or is NULL */
+  unsigned char init[8];
+  size_t elem_size;
+  clscan__tuning tuning;
+  unsigned withhold; /* test only (CLSCAN_TEST_WITHHOLD) */
+  pthread_mutex_t lock; /* kernel arguments are set and enqueued under it */
+  clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
+};
+
+/* Creates a plan without clearing the error detail (shared by api.c and the plan cache). */
+clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
+                                  clscan_plan **out);
+
+/* Resolves AUTO for n elements. */
+clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n);
+
+/* Makes sure the kernels for an algorithm and I/O variant exist (builds on first use). */
+clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+                                   clscan__algo_kernels **out);
+
+/* ============================================================================================== */
+/* Validation (validate.c)                                                                        */
+/* ============================================================================================== */
+
+/* Checks a descriptor against the context's device. */
+clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc);
+
+/* Checks queue, buffers, ranges and the wait list of an enqueue; resolves a NULL queue and
+ * reports whether input and output are the same memory (an in-place scan). */
+clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_queue *queue,
+                                       cl_mem in, size_t in_off, cl_mem out, size_t out_off,
+                                       size_t n, size_t elem_size, cl_uint num_wait,
+                                       const cl_event *wait_list, int *in_place);
+
+/* ============================================================================================== */
+/* Dispatch (dispatch.c)                                                                          */
+/* ============================================================================================== */
+
+/* One enqueue request after validation. */
+typedef struct clscan__request {
+  cl_command_queue queue;
+  cl_mem in, out;
+  size_t in_off, out_off, n;
+  int in_place;
+  cl_uint num_wait;
+  const cl_event *wait_list;
+  cl_event *first, *done;
+} clscan__request;
+
+/* Enqueues the plan's scan for a validated request. */
+clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *req);
+
+/* Bytes of temporary storage an algorithm needs for n elements. */
+size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t n);
+
+/* Fills `bytes` with the operator's identity for the plan's type. */
+void clscan__identity(clscan_type type, clscan_op op, void *bytes);
+
+#endif /* CLSCAN_INTERNAL_H_ */

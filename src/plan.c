@@ -1,0 +1,157 @@
+/*
+ * clscan: plans. A plan holds a validated descriptor, its tuning, and the kernels of each
+ * algorithm it has run, built on first use through the context's program cache.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Kernel names of each algorithm, in the order dispatch.c uses them. */
+static const char *const kernel_names[CLSCAN_ALGORITHM_COUNT][3] = {
+    [CLSCAN_ALGO_BLELLOCH] = {"blelloch_scan_blocks", "add_block_offsets", NULL},
+    [CLSCAN_ALGO_HILLIS_STEELE] = {"hillis_steele_scan_blocks", "add_block_offsets", NULL},
+    [CLSCAN_ALGO_REDUCE_THEN_SCAN] = {"rts_reduce", "rts_scan", NULL},
+    [CLSCAN_ALGO_SINGLE_PASS] = {"single_pass_scan", NULL, NULL},
+};
+
+/* Reads an unsigned tuning override from the environment (documented in the README). */
+static unsigned env_unsigned(const char *name, unsigned fallback) {
+  const char *v = getenv(name);
+  if (!v || !*v) return fallback;
+  char *end;
+  unsigned long x = strtoul(v, &end, 10);
+  return *end == '\0' ? (unsigned)x : fallback;
+}
+
+clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
+                                  clscan_plan **out) {
+  if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  *out = NULL;
+  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  clscan_status st = clscan__validate_desc(ctx, desc);
+  if (st != CLSCAN_SUCCESS) return st;
+
+  clscan_plan *plan = calloc(1, sizeof *plan);
+  if (!plan) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "plan");
+  plan->ctx = ctx;
+  plan->desc = *desc;
+  plan->elem_size = clscan_type_size(desc->type);
+  if (desc->init) {
+    memcpy(plan->init, desc->init, plan->elem_size);
+    plan->desc.init = plan->init;
+  }
+  pthread_mutex_init(&plan->lock, NULL);
+
+  // Tuning: the table, then overrides from the environment (for `clscan tune` and tests).
+  clscan__tuning *t = &plan->tuning;
+  clscan__tuning_lookup(&ctx->info, plan->elem_size, t);
+  t->seed_wg = env_unsigned("CLSCAN_SEED_WG", t->seed_wg);
+  t->tile_wg = env_unsigned("CLSCAN_TILE_WG", t->tile_wg);
+  t->tile_vpt = env_unsigned("CLSCAN_TILE_VPT", t->tile_vpt);
+  t->cpu_tile = env_unsigned("CLSCAN_CPU_TILE", t->cpu_tile);
+  t->single_pass_cpu = (int)env_unsigned("CLSCAN_SINGLE_PASS_CPU", (unsigned)t->single_pass_cpu);
+  plan->withhold = env_unsigned("CLSCAN_TEST_WITHHOLD", 0);
+
+  // Build what the plan's algorithm needs now, so the first enqueue does not compile.
+  clscan__algo_kernels *unused;
+  clscan_algorithm algo = clscan__plan_resolve(plan, (size_t)1 << 24);
+  st = clscan__plan_prepare(plan, algo, 1, &unused);
+  if (st != CLSCAN_SUCCESS) {
+    clscan_plan_release(plan);
+    return st;
+  }
+  *out = plan;
+  return CLSCAN_SUCCESS;
+}
+
+clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
+  if (plan->desc.algorithm != CLSCAN_ALGO_AUTO) return plan->desc.algorithm;
+  // One pass needs 64-bit atomics; without them reduce-then-scan is the fastest portable path.
+  (void)n;
+  return plan->ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+}
+
+/* Fills the kernel configuration of an algorithm for this plan. */
+static void plan_config(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+                        clscan__kernel_config *cfg) {
+  const clscan__tuning *t = &plan->tuning;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->type = plan->desc.type;
+  cfg->op = plan->desc.op;
+  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE) {
+    cfg->program = CLSCAN__PROG_SEED;
+    cfg->wg = t->seed_wg;
+    return;
+  }
+  if (algo == CLSCAN_ALGO_SINGLE_PASS && t->single_pass_cpu) {
+    cfg->program = CLSCAN__PROG_SINGLE_PASS_CPU;
+    cfg->wg = 1;
+    cfg->cpu_tile = t->cpu_tile;
+    cfg->withhold = plan->withhold;
+    return;
+  }
+  cfg->program =
+      algo == CLSCAN_ALGO_SINGLE_PASS ? CLSCAN__PROG_SINGLE_PASS : CLSCAN__PROG_REDUCE_THEN_SCAN;
+  cfg->wg = t->tile_wg;
+  cfg->vpt = t->tile_vpt;
+  cfg->vector_io = vector_io;
+  cfg->nv_ptx = clscan__device_has_nv_ptx(plan->ctx);
+  if (algo == CLSCAN_ALGO_SINGLE_PASS) cfg->withhold = plan->withhold;
+}
+
+/* Creates an algorithm's kernels from its (cached) program. */
+static clscan_status create_kernels(clscan_plan *plan, clscan_algorithm algo,
+                                    clscan__algo_kernels *ak) {
+  cl_program program = NULL;
+  clscan_status st = clscan__program_get(plan->ctx, &ak->cfg, &program);
+  if (st != CLSCAN_SUCCESS) return st;
+  for (int i = 0; i < 3 && kernel_names[algo][i]; i++) {
+    const char *name = kernel_names[algo][i];
+    if (ak->cfg.program == CLSCAN__PROG_SINGLE_PASS_CPU) name = "single_pass_scan_cpu";
+    cl_int err;
+    ak->k[i] = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateKernel");
+  }
+  ak->ready = 1;
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+                                   clscan__algo_kernels **out) {
+  // The seed kernels use scalar I/O only, so they have one variant.
+  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE) vector_io = 0;
+  clscan__algo_kernels *ak = &plan->algos[algo][vector_io ? 1 : 0];
+  clscan_status st = CLSCAN_SUCCESS;
+  pthread_mutex_lock(&plan->lock);
+  if (!ak->ready) {
+    plan_config(plan, algo, vector_io, &ak->cfg);
+    st = create_kernels(plan, algo, ak);
+    if (st != CLSCAN_SUCCESS) {
+      for (int i = 0; i < 3; i++) {
+        if (ak->k[i]) clReleaseKernel(ak->k[i]);
+        ak->k[i] = NULL;
+      }
+    }
+  }
+  pthread_mutex_unlock(&plan->lock);
+  *out = ak;
+  return st;
+}
+
+void clscan_plan_release(clscan_plan *plan) {
+  if (!plan) return;
+  for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++) {
+    for (int v = 0; v < CLSCAN__IO_VARIANTS; v++) {
+      for (int i = 0; i < 3; i++) {
+        if (plan->algos[a][v].k[i]) clReleaseKernel(plan->algos[a][v].k[i]);
+      }
+    }
+  }
+  pthread_mutex_destroy(&plan->lock);
+  free(plan);
+}
+
+clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_t n) {
+  return plan ? clscan__plan_resolve(plan, n) : CLSCAN_ALGO_AUTO;
+}

@@ -1,0 +1,135 @@
+/*
+ * clscan: temporary device buffers, reused across scans.
+ *
+ * The context keeps up to CLSCAN__MAX_TEMP_SLOTS buffers. A scan holds one slot from before its
+ * first enqueue until after its last; its commands wait on the previous user's completion event,
+ * so scans on different queues never share a buffer at the same time, and on one in-order queue
+ * the wait costs nothing. A slot last used on the same queue is preferred, then an idle one,
+ * then a new one; when all are taken the caller waits for one to be returned.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* Epochs live in 30 bits of the single-pass status words. */
+#define EPOCH_LIMIT ((cl_ulong)1 << 30)
+
+/* Returns 1 if a slot's last use has completed (or there was none). */
+static int slot_idle(const clscan__temp_slot *s) {
+  cl_int status = CL_COMPLETE;
+  if (!s->last) return 1;
+  if (clGetEventInfo(s->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  return status <= CL_COMPLETE; /* CL_COMPLETE is 0; errors are negative */
+}
+
+/* Picks a free slot: same queue first, then an idle allocated one, then an empty one. */
+static int pick_slot(clscan_context *ctx, cl_command_queue queue) {
+  int idle = -1, empty = -1, any = -1;
+  for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
+    clscan__temp_slot *s = &ctx->slots[i];
+    if (s->busy) continue;
+    if (s->buf && s->last_queue == queue) return i;
+    if (s->buf && idle < 0 && slot_idle(s)) idle = i;
+    if (!s->buf && empty < 0) empty = i;
+    if (s->buf && any < 0) any = i;
+  }
+  if (idle >= 0) return idle;
+  if (empty >= 0) return empty;
+  return any;
+}
+
+/* Makes sure a slot's buffer holds `bytes` (the caller holds the lock). */
+static clscan_status ensure_size(clscan_context *ctx, clscan__temp_slot *s, size_t bytes) {
+  if (s->buf && s->size >= bytes) return CLSCAN_SUCCESS;
+  // Grow geometrically; commands still using the old buffer keep it alive until they finish.
+  size_t size = s->size * 2 > bytes ? s->size * 2 : bytes;
+  if (size < 4096) size = 4096;
+  if (size > ctx->info.max_alloc) size = bytes;
+  cl_int err;
+  cl_mem buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateBuffer(temporary)");
+  if (s->buf) clReleaseMemObject(s->buf);
+  s->buf = buf;
+  s->size = size;
+  s->single_pass_ready = 0;
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
+                                   cl_uint tickets, clscan__temp_lease *lease) {
+  clscan_status st = CLSCAN_SUCCESS;
+  memset(lease, 0, sizeof *lease);
+  lease->slot = -1;
+  pthread_mutex_lock(&ctx->lock);
+
+  // Wait until some slot is free; slots are held only while a scan is being enqueued.
+  int i;
+  while ((i = pick_slot(ctx, queue)) < 0) pthread_cond_wait(&ctx->slot_freed, &ctx->lock);
+  clscan__temp_slot *s = &ctx->slots[i];
+  st = ensure_size(ctx, s, bytes);
+  if (st != CLSCAN_SUCCESS) goto done;
+
+  // Remember the state, so that a scan that enqueues nothing can put it back.
+  lease->saved_epoch = s->epoch;
+  lease->saved_tickets = s->tickets;
+  lease->saved_ready = s->single_pass_ready;
+  if (tickets) {
+    // Single pass: status words must hold zeros or older epochs. After another algorithm used
+    // the buffer, or when the epoch would overflow its bits, the buffer is zeroed first.
+    if (!s->single_pass_ready || s->epoch + 1 >= EPOCH_LIMIT) {
+      s->epoch = 0;
+      s->tickets = 0;
+      lease->needs_zero = 1;
+    }
+    s->epoch++;
+    lease->epoch = s->epoch;
+    lease->ticket_base = s->tickets;
+    s->tickets += tickets;
+  }
+  s->busy = 1;
+  lease->slot = i;
+  lease->buf = s->buf;
+  lease->size = s->size;
+  lease->wait = s->last;
+  lease->single_pass = tickets != 0;
+done:
+  pthread_mutex_unlock(&ctx->lock);
+  return st;
+}
+
+void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_event done,
+                          int partial) {
+  if (lease->slot < 0) return;
+  pthread_mutex_lock(&ctx->lock);
+  clscan__temp_slot *s = &ctx->slots[lease->slot];
+  s->busy = 0;
+  if (done) {
+    // The scan was enqueued: it is now the slot's last use.
+    clRetainEvent(done);
+    if (s->last) clReleaseEvent(s->last);
+    s->last = done;
+    s->single_pass_ready = lease->single_pass;
+  } else if (partial) {
+    // Some commands ran and the caller waited for them: the buffer's state is unknown.
+    s->single_pass_ready = 0;
+  } else {
+    // Nothing was enqueued: the slot's state is as before.
+    s->epoch = lease->saved_epoch;
+    s->tickets = lease->saved_tickets;
+    s->single_pass_ready = lease->saved_ready;
+  }
+  lease->slot = -1;
+  pthread_cond_signal(&ctx->slot_freed);
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+void clscan__temp_clear(clscan_context *ctx) {
+  for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
+    clscan__temp_slot *s = &ctx->slots[i];
+    if (s->last) clReleaseEvent(s->last);
+    if (s->buf) clReleaseMemObject(s->buf);
+    memset(s, 0, sizeof *s);
+  }
+}
