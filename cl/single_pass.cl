@@ -110,6 +110,75 @@ ALWAYS_INLINE int lookback_walk(__global ulong *status, ulong epoch, long *pred,
   }
 }
 
+#if CLSCAN_NV_PTX
+
+/* Warp primitives for the look-back window (inline PTX; all 32 lanes execute them). */
+ALWAYS_INLINE uint ballot(int predicate) {
+  uint r;
+  asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(r)
+               : "r"(predicate));
+  return r;
+}
+ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
+  elem_bits a, r;
+  a.l = 0;
+  a.e = x;
+  r.l = 0;
+  r.u[0] = shfl_down_u32(a.u[0], delta);
+  if (sizeof(elem_t) > 4) r.u[1] = shfl_down_u32(a.u[1], delta);
+  return r.e;
+}
+
+/* Index of the lowest set bit of a non-zero mask. */
+ALWAYS_INLINE uint lowest_bit(uint m) { return 31u - clz(m & (0u - m)); }
+
+/*
+ * The look-back of warp 0 (all 32 lanes call it): lane i reads tile pred - i, so one round trip
+ * covers 32 predecessors (Merrill & Garland's window). Tiles before 0 read as an inclusive
+ * prefix equal to the seed. Lanes up to the nearest inclusive prefix are folded in order,
+ * earliest tile leftmost, with a shuffle reduction into lane 0. Returns LOOKBACK_DONE, or
+ * LOOKBACK_FALLBACK with *pred the nearest tile that stayed silent for CLSCAN_SPIN rounds.
+ * *acc is meaningful in lane 0.
+ */
+ALWAYS_INLINE int lookback_walk_warp(__global ulong *status, ulong epoch, long *pred, elem_t *acc,
+                                     elem_t seed) {
+  const uint lane = get_local_id(0);
+  uint spins = 0;
+  for (;;) {
+    const long t = *pred - (long)lane;
+    elem_t v = seed;
+    ulong state = STATE_PREFIX;
+    if (t >= 0) state = status_read(status, (ulong)t, epoch, &v);
+    const uint silent = ballot(state == 0), done = ballot(state == STATE_PREFIX);
+    const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
+
+    // Fold the ready lanes before the first silent one (through the prefix, if it comes first).
+    const uint count = p < x ? p + 1 : x;
+    if (count > 0) {
+      elem_t w = lane < count ? v : IDENTITY;
+#pragma unroll
+      for (uint d = 1; d < 32; d <<= 1) w = combine(shfl_down(w, d), w);
+      *acc = combine(w, *acc);
+      *pred -= (long)count;
+      spins = 0;
+    }
+    if (p < x) return LOOKBACK_DONE;
+    if (x < 32 && count == 0) {
+      // The nearest predecessor is silent: wait, then reduce it ourselves.
+      if (++spins >= CLSCAN_SPIN) return LOOKBACK_FALLBACK;
+      backoff(spins);
+    }
+  }
+}
+
+#endif
+
 /* The work-group's shared state. */
 typedef struct single_pass_shared {
   tile_scratch scratch;
@@ -139,7 +208,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile;
-  const int withheld = CLSCAN_TEST_WITHHOLD && tile % CLSCAN_TEST_WITHHOLD == 1;
+  // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
+  // which the protocol rules out, so in-place launches withhold nothing.
+  const int withheld = CLSCAN_TEST_WITHHOLD && !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
 
   // Load and scan the tile locally; publish its aggregate at once.
   elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
@@ -157,10 +228,20 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   elem_t acc = IDENTITY;
   long pred = (long)tile - 1;
   for (;;) {
+#if CLSCAN_NV_PTX
+    if (lid < 32) {
+      const int command = lookback_walk_warp(status, epoch, &pred, &acc, seed);
+      if (lid == 0) {
+        sh.command = command;
+        sh.pred = pred;
+      }
+    }
+#else
     if (lid == 0) {
       sh.command = lookback_walk(status, epoch, &pred, &acc, seed);
       sh.pred = pred;
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     if (sh.command == LOOKBACK_DONE) break;
     const ulong silent = (ulong)sh.pred;
@@ -176,11 +257,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
         // Nobody published meanwhile (or the input cannot have changed): fagg is the value.
         status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
         acc = combine(fagg, acc);
-        pred--;
+        sh.pred = (long)silent - 1;
       }
       // Otherwise the owner published while we read: the next walk takes its value.
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    pred = sh.pred;
   }
 
   // Publish the inclusive prefix and share the exclusive one with the group. The global fence
