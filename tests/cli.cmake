@@ -1,0 +1,10 @@
+# CTest registration of the clscan program's tests (tests/test_cli.sh), for inclusion from
+# tests/CMakeLists.txt with include(cli.cmake). The test needs bash and the clscan_cli target.
+if(TARGET clscan_cli)
+  find_program(CLSCAN_BASH bash)
+  if(CLSCAN_BASH)
+    add_test(NAME cli COMMAND ${CLSCAN_BASH} ${CMAKE_CURRENT_LIST_DIR}/test_cli.sh
+                                $<TARGET_FILE:clscan_cli>)
+    set_tests_properties(cli PROPERTIES TIMEOUT 300 LABELS "cli")
+  endif()
+endif()

@@ -1,0 +1,235 @@
+/*
+ * The clscan program's private header: exit statuses, messages, option parsing, name lookups,
+ * device helpers, and the entry point of each subcommand. The program is split into
+ * clscan.c (main, dispatch, option parsing, usage), cli_devices.c (devices, device helpers),
+ * cli_io.c (scan: reading, parsing and writing elements), cli_output.c (output files replaced
+ * atomically), cli_measure.c (the measurements bench and tune share), cli_bench.c (bench),
+ * cli_tune.c (tune) and cli_plot.c (CSV and SVG reports).
+ */
+#ifndef CLSCAN_CLI_H_
+#define CLSCAN_CLI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clscan.h"
+
+/* ============================================================================================== */
+/* Exit statuses and messages (clscan.c)                                                          */
+/* ============================================================================================== */
+
+/* Exit statuses: success, a failure while running, a usage error on the command line. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Prints "clscan: " and a formatted message with a newline to stderr. */
+void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* Prints a library failure: "clscan: <what>: <status string> (<detail>)". */
+void cli_lib_error(clscan_status st, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Prints a usage error of a command and a hint to its help; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Prints the usage of a command (or of the program, for NULL) to f. */
+void cli_print_usage(FILE *f, const char *command);
+
+/* ============================================================================================== */
+/* Option parsing (clscan.c)                                                                      */
+/* ============================================================================================== */
+
+/* One long option of a command: its name without "--", whether it takes a value, and its id. */
+typedef struct cli_option {
+  const char *name;
+  int takes_value;
+  int id;
+} cli_option;
+
+/* Results of cli_next_option() other than an option id (ids are >= 0). */
+enum { CLI_OPT_END = -1, CLI_OPT_ERROR = -2, CLI_OPT_POSITIONAL = -3, CLI_OPT_HELP = -4 };
+
+/* The state of a command's argument parsing. */
+typedef struct cli_parser {
+  int argc;
+  char **argv;
+  int next;                  /* index of the next argument */
+  int only_positional;       /* set after "--" */
+  const char *command;       /* for messages */
+  const cli_option *options; /* terminated by a NULL name */
+} cli_parser;
+
+/* Starts parsing argv[1..argc-1] of a command. */
+void cli_parser_init(cli_parser *p, const char *command, int argc, char **argv,
+                     const cli_option *options);
+
+/* Returns the next option's id with its value (or NULL), CLI_OPT_POSITIONAL with the argument,
+ * CLI_OPT_HELP for -h/--help, CLI_OPT_END, or CLI_OPT_ERROR after printing a usage error.
+ * Accepts "--name=value" and "--name value". */
+int cli_next_option(cli_parser *p, const char **value);
+
+/* Parses a decimal unsigned integer in [min, max]; prints a usage error and returns 0 if it
+ * is not one. */
+int cli_parse_count(const char *command, const char *option, const char *text,
+                    unsigned long long min, unsigned long long max, unsigned long long *out);
+
+/* Looks a type, operator or algorithm up by its library name; returns 0 if none has it. */
+int cli_type_from_name(const char *name, clscan_type *out);
+int cli_op_from_name(const char *name, clscan_op *out);
+int cli_algorithm_from_name(const char *name, clscan_algorithm *out);
+
+/* Parses a comma-separated list of type names into out (at most CLSCAN_TYPE_COUNT, no
+ * repeats); prints a usage error and returns 0 on a bad list. */
+int cli_parse_type_list(const char *command, const char *text, clscan_type *out, int *count);
+
+/* Parses a comma-separated list of algorithm names (not "auto"), like cli_parse_type_list. */
+int cli_parse_algorithm_list(const char *command, const char *text, clscan_algorithm *out,
+                             int *count);
+
+/* Returns 1 for float and double. */
+int cli_type_is_float(clscan_type t);
+
+/* ============================================================================================== */
+/* Devices (cli_devices.c)                                                                        */
+/* ============================================================================================== */
+
+/* Opens a context on the default device, or on the device `selector` names ("P:D" or a name
+ * substring, as CLSCAN_DEVICE); prints the failure and returns 0 if none can be opened. */
+int cli_open_context(const char *selector, clscan_context **ctx);
+
+/* Copies a string property of a device into buf (empty on failure). */
+void cli_device_string(cl_device_id device, cl_device_info what, char *buf, size_t cap);
+
+/* Returns a cl_ulong property of a device (0 on failure). */
+cl_ulong cli_device_ulong(cl_device_id device, cl_device_info what);
+
+/* Returns 1 if the device is a GPU. */
+int cli_device_is_gpu(cl_device_id device);
+
+/* Returns the work-group size of the seed kernels (Blelloch, Hillis-Steele): CLSCAN_SEED_WG or
+ * the library's default of 256, halved until the device allows it, as src/tuning.c does (the
+ * API does not report it). */
+unsigned cli_seed_wg(cl_device_id device);
+
+/* Prints the build log of the context's last program build to stderr, if any. */
+void cli_print_build_log(const clscan_context *ctx);
+
+/* ============================================================================================== */
+/* Elements (cli_io.c)                                                                            */
+/* ============================================================================================== */
+
+/* Parses one element of `type` from text (no surrounding whitespace) into out. Returns 1 on
+ * success; otherwise 0 with a reason ("is not a valid int8", "is out of range for int8 ...")
+ * in why. */
+int cli_parse_element(clscan_type type, const char *text, void *out, char *why, size_t cap);
+
+/* ============================================================================================== */
+/* Output files (cli_output.c)                                                                    */
+/* ============================================================================================== */
+
+/* An output being written: standard output, a file written in place (a device or a pipe), or a
+ * temporary file that replaces `target` when committed. */
+typedef struct cli_output {
+  FILE *f;
+  const char *name; /* for messages */
+  char *tmp, *target;
+} cli_output;
+
+/* Opens an output: "-" or NULL is standard output, a regular or new file gets a temporary file
+ * next to it. Prints the failure and returns 0 if it cannot be opened. */
+int cli_output_open(cli_output *o, const char *path);
+
+/* Flushes and closes an output and renames its temporary file over the target. Prints the
+ * failure, drops the output and returns 0 if any step fails. */
+int cli_output_commit(cli_output *o);
+
+/* Drops an output: its temporary file is removed and the target stays as it was. */
+void cli_output_abort(cli_output *o);
+
+/* ============================================================================================== */
+/* Measurements shared by bench and tune (cli_measure.c)                                          */
+/* ============================================================================================== */
+
+/* Warm-up runs before every timed series. */
+#define CLI_WARMUPS 2
+
+/* Device and host buffers of one benchmark size: input, output and a copy destination. */
+typedef struct cli_bench_data {
+  clscan_context *ctx;
+  clscan_type type;
+  size_t n, bytes;
+  cl_mem in, out, copy;
+  void *host_in, *host_out;
+} cli_bench_data;
+
+/* Allocates the buffers for n elements and fills the input from `seed`; 0 on failure. */
+int cli_bench_data_init(cli_bench_data *d, clscan_context *ctx, clscan_type type, size_t n,
+                        uint64_t seed);
+
+/* Releases what cli_bench_data_init() allocated. */
+void cli_bench_data_free(cli_bench_data *d);
+
+/* Outcome of timing a plan. */
+typedef enum cli_timing { CLI_TIMED = 0, CLI_WRONG, CLI_FAILED } cli_timing;
+
+/* Verifies the plan's result on d, then times `reps` runs after two warm-ups and verifies again.
+ * Stores the median in *ms when CLI_TIMED; prints what went wrong otherwise. */
+cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
+                         int reps, const char *label, double *ms);
+
+/* Times clEnqueueCopyBuffer of d's input into its copy buffer (median of reps, after warm-ups);
+ * prints the failure and returns 0 if it fails. */
+int cli_time_copy(cli_bench_data *d, int reps, double *ms);
+
+/* Times a single-threaded exclusive add scan in C over d's input (median of a few runs). */
+double cli_time_host_loop(const cli_bench_data *d);
+
+/* Returns the largest log2 n whose in, out and copy buffers of elem bytes fit in a quarter of
+ * the device's global memory and in its largest allocation. */
+int cli_max_log2_for_device(cl_device_id device, size_t elem);
+
+/* Returns the median of count values (reorders them). */
+double cli_median(double *values, size_t count);
+
+/* Returns GB/s for reading and writing n elements of elem bytes in ms milliseconds. */
+double cli_gbps(size_t n, size_t elem, double ms);
+
+/* ============================================================================================== */
+/* Reports of bench (cli_plot.c)                                                                  */
+/* ============================================================================================== */
+
+/* One measured row of bench. */
+typedef struct cli_bench_row {
+  clscan_algorithm algo;
+  clscan_type type;
+  int log2n;
+  double ms, gbps, copy_ms, host_ms;
+} cli_bench_row;
+
+/* Writes the CSV header, or one row, to f (device names are quoted as needed). */
+void cli_csv_header(FILE *f);
+void cli_csv_row(FILE *f, const char *device, const cli_bench_row *row);
+
+/* Writes an SVG chart of GB/s against log2 n: one chart per type, one line per algorithm plus
+ * the copy line. Returns 0 if writing failed. */
+int cli_write_svg(FILE *f, const char *device, const cli_bench_row *rows, size_t count);
+
+/* ============================================================================================== */
+/* Commands                                                                                       */
+/* ============================================================================================== */
+
+/* Each takes the command's own arguments (argv[0] is the command name) and returns an exit
+ * status. */
+int cli_cmd_devices(int argc, char **argv);
+int cli_cmd_scan(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_tune(int argc, char **argv);
+
+#endif /* CLSCAN_CLI_H_ */

@@ -1,0 +1,350 @@
+/*
+ * The clscan program's `bench` command: every algorithm against a device copy and a host loop,
+ * over a range of sizes and types, with a table, "the seed's lesson", and CSV and SVG reports.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ============================================================================================== */
+/* The bench command: options                                                                     */
+/* ============================================================================================== */
+
+/* What the command line asks for. */
+typedef struct bench_request {
+  const char *device, *csv_path, *plot_path;
+  clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
+  clscan_type types[CLSCAN_TYPE_COUNT];
+  int algo_count, type_count, min_log2, max_log2, reps;
+  uint64_t seed;
+} bench_request;
+
+enum {
+  OPT_DEVICE,
+  OPT_ALGORITHMS,
+  OPT_TYPES,
+  OPT_CSV,
+  OPT_PLOT,
+  OPT_MIN,
+  OPT_MAX,
+  OPT_REPS,
+  OPT_SEED
+};
+
+/* Applies a numeric option; returns 0 after a usage error. */
+static int bench_number(bench_request *r, int id, const char *v) {
+  static const struct {
+    const char *name;
+    unsigned long long min, max;
+  } limits[] = {{"--min-log2", 0, 40},
+                {"--max-log2", 0, 40},
+                {"--reps", 1, 100000},
+                {"--seed", 0, UINT64_MAX}};
+  unsigned long long x;
+  int i = id - OPT_MIN;
+  if (!cli_parse_count("bench", limits[i].name, v, limits[i].min, limits[i].max, &x))
+    return 0;
+  if (id == OPT_MIN)
+    r->min_log2 = (int)x;
+  if (id == OPT_MAX)
+    r->max_log2 = (int)x;
+  if (id == OPT_REPS)
+    r->reps = (int)x;
+  if (id == OPT_SEED)
+    r->seed = x;
+  return 1;
+}
+
+/* Applies one option; returns 0 after a usage error. */
+static int bench_option(bench_request *r, int id, const char *v) {
+  switch (id) {
+    case OPT_DEVICE:
+      r->device = v;
+      return 1;
+    case OPT_ALGORITHMS:
+      return cli_parse_algorithm_list("bench", v, r->algos, &r->algo_count);
+    case OPT_TYPES:
+      return cli_parse_type_list("bench", v, r->types, &r->type_count);
+    case OPT_CSV:
+      r->csv_path = v;
+      return 1;
+    case OPT_PLOT:
+      r->plot_path = v;
+      return 1;
+    default:
+      return bench_number(r, id, v);
+  }
+}
+
+/* Parses the command line; returns -1 to go on, or an exit status. */
+static int bench_parse(int argc, char **argv, bench_request *r) {
+  static const cli_option options[] = {{"device", 1, OPT_DEVICE}, {"algorithms", 1, OPT_ALGORITHMS},
+                                       {"types", 1, OPT_TYPES},   {"min-log2", 1, OPT_MIN},
+                                       {"max-log2", 1, OPT_MAX},  {"reps", 1, OPT_REPS},
+                                       {"seed", 1, OPT_SEED},     {"csv", 1, OPT_CSV},
+                                       {"plot", 1, OPT_PLOT},     {NULL, 0, 0}};
+  cli_parser p;
+  const char *v;
+  cli_parser_init(&p, "bench", argc, argv, options);
+  for (int id; (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
+    if (id == CLI_OPT_ERROR)
+      return CLI_EXIT_USAGE;
+    if (id == CLI_OPT_HELP) {
+      cli_print_usage(stdout, "bench");
+      return CLI_EXIT_OK;
+    }
+    if (id == CLI_OPT_POSITIONAL)
+      return cli_usage_error("bench", "unexpected argument '%s'", v);
+    if (!bench_option(r, id, v))
+      return CLI_EXIT_USAGE;
+  }
+  if (r->max_log2 >= 0 && r->min_log2 > r->max_log2)
+    return cli_usage_error("bench", "--min-log2 %d is above --max-log2 %d", r->min_log2,
+                           r->max_log2);
+  return -1;
+}
+
+/* ============================================================================================== */
+/* The bench command: measuring                                                                   */
+/* ============================================================================================== */
+
+/* A benchmark in progress. */
+typedef struct bench_state {
+  const bench_request *req;
+  clscan_context *ctx;
+  cl_device_id device;
+  char device_name[256];
+  cli_output csv, plot; /* f is NULL when not asked for */
+  cli_bench_row *rows;
+  size_t row_count, row_cap;
+  int failed;
+  clscan_plan *plans[CLSCAN_ALGORITHM_COUNT]; /* of the type being measured, by algorithm */
+} bench_state;
+
+/* Keeps a measured row, prints it and writes it to the CSV file. */
+static void bench_row(bench_state *s, const cli_bench_row *row) {
+  printf("%-17s %-7s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10.4f\n", clscan_algorithm_name(row->algo),
+         clscan_type_name(row->type), row->log2n, row->ms, row->gbps, row->copy_ms / row->ms,
+         row->copy_ms, row->host_ms);
+  fflush(stdout);
+  if (s->csv.f)
+    cli_csv_row(s->csv.f, s->device_name, row);
+  if (s->row_count == s->row_cap) {
+    size_t cap = s->row_cap ? 2 * s->row_cap : 64;
+    cli_bench_row *grown = realloc(s->rows, cap * sizeof *grown);
+    if (!grown)
+      return; /* the row is printed; only the chart misses it */
+    s->rows = grown;
+    s->row_cap = cap;
+  }
+  s->rows[s->row_count++] = *row;
+}
+
+/* Measures every planned algorithm on n = 2^k elements of one type. */
+static void bench_size(bench_state *s, clscan_type type, int k) {
+  cli_bench_data d;
+  cli_bench_row row = {.type = type, .log2n = k};
+  int ok = cli_bench_data_init(&d, s->ctx, type, (size_t)1 << k, s->req->seed) &&
+           cli_time_copy(&d, s->req->reps, &row.copy_ms);
+  if (!ok)
+    s->failed = 1;
+  if (ok)
+    row.host_ms = cli_time_host_loop(&d);
+  for (int i = 0; ok && i < s->req->algo_count; i++) {
+    row.algo = s->req->algos[i];
+    if (!s->plans[row.algo])
+      continue;
+    char label[96];
+    snprintf(label, sizeof label, "%s %s n=2^%d", clscan_algorithm_name(row.algo),
+             clscan_type_name(type), k);
+    clscan_scan_desc desc = {.type = type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = row.algo};
+    cli_timing t = cli_time_plan(s->plans[row.algo], &desc, &d, s->req->reps, label, &row.ms);
+    if (t == CLI_TIMED) {
+      row.gbps = cli_gbps(d.n, clscan_type_size(type), row.ms);
+      bench_row(s, &row);
+    } else {
+      printf("%-17s %-7s 2^%-3d %s\n", clscan_algorithm_name(row.algo), clscan_type_name(type), k,
+             t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
+      s->failed = 1;
+    }
+  }
+  cli_bench_data_free(&d);
+}
+
+/* Creates the plans of one type; returns how many algorithms can run. */
+static int bench_plans(bench_state *s, clscan_type type) {
+  int count = 0;
+  for (int i = 0; i < s->req->algo_count; i++) {
+    clscan_algorithm a = s->req->algos[i];
+    clscan_scan_desc desc = {.type = type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = a};
+    const char *name = clscan_algorithm_name(a);
+    clscan_status st = clscan_context_supports(s->ctx, &desc);
+    if (st != CLSCAN_SUCCESS) {
+      printf("note: skipping %s for %s: %s (%s)\n", name, clscan_type_name(type),
+             clscan_status_string(st), clscan_last_error_detail());
+      continue;
+    }
+    st = clscan_plan_create(s->ctx, &desc, &s->plans[a]);
+    if (st != CLSCAN_SUCCESS) {
+      cli_lib_error(st, "cannot create the %s plan for %s", name, clscan_type_name(type));
+      if (st == CLSCAN_BUILD_FAILED)
+        cli_print_build_log(s->ctx);
+      s->failed = 1;
+      continue;
+    }
+    count++;
+  }
+  return count;
+}
+
+/* Measures one type at every size that fits the device. */
+static void bench_type(bench_state *s, clscan_type type) {
+  int want = s->req->max_log2 >= 0 ? s->req->max_log2 : cli_device_is_gpu(s->device) ? 28 : 24;
+  int cap = cli_max_log2_for_device(s->device, clscan_type_size(type));
+  int max = want < cap ? want : cap;
+  if (max < want)
+    printf("note: %s sizes capped at 2^%d so that in, out and copy buffers fit the device\n",
+           clscan_type_name(type), cap);
+  if (s->req->min_log2 > max) {
+    printf("note: no %s size from 2^%d up fits the device\n", clscan_type_name(type),
+           s->req->min_log2);
+    return;
+  }
+  memset(s->plans, 0, sizeof s->plans);
+  if (bench_plans(s, type) > 0) {
+    for (int k = s->req->min_log2; k <= max; k++)
+      bench_size(s, type, k);
+  }
+  for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++)
+    clscan_plan_release(s->plans[a]);
+}
+
+/* ============================================================================================== */
+/* The bench command: reports                                                                     */
+/* ============================================================================================== */
+
+/* Finds the measured time of an algorithm for a type and size; 0 if there is none. */
+static double row_ms(const bench_state *s, clscan_algorithm a, clscan_type t, int k) {
+  for (size_t i = 0; i < s->row_count; i++) {
+    const cli_bench_row *r = &s->rows[i];
+    if (r->algo == a && r->type == t && r->log2n == k)
+      return r->ms;
+  }
+  return 0;
+}
+
+/* Prints where Blelloch's O(n) work starts to beat Hillis-Steele's O(n log B), per type. */
+static void print_lesson(const bench_state *s) {
+  unsigned b = cli_seed_wg(s->device), log2b = 0;
+  while ((1u << (log2b + 1)) <= b)
+    log2b++;
+  printf("\nThe seed's lesson (seed work-group size B = %u):\n", b);
+  printf(
+      "  work per element and level: hillis-steele log2(%u) = %u combines, blelloch ~2 "
+      "(up-sweep + down-sweep)\n",
+      b, log2b);
+  for (int i = 0; i < s->req->type_count; i++) {
+    clscan_type t = s->req->types[i];
+    int first = -1, compared = 0;
+    for (int k = s->req->min_log2; k <= 40 && first < 0; k++) {
+      double bl = row_ms(s, CLSCAN_ALGO_BLELLOCH, t, k),
+             hs = row_ms(s, CLSCAN_ALGO_HILLIS_STEELE, t, k);
+      if (bl > 0 && hs > 0)
+        compared = 1;
+      if (bl > 0 && hs > 0 && bl < hs)
+        first = k;
+    }
+    printf("  %-7s smallest n where blelloch beats hillis-steele: ", clscan_type_name(t));
+    if (first >= 0)
+      printf("2^%d (%.4f ms vs %.4f ms)\n", first, row_ms(s, CLSCAN_ALGO_BLELLOCH, t, first),
+             row_ms(s, CLSCAN_ALGO_HILLIS_STEELE, t, first));
+    else
+      printf("%s\n", compared ? "none in range" : "not measured (run both algorithms)");
+  }
+}
+
+/* Prints what is measured, on which device, and the table's columns. */
+static void print_header(const bench_state *s) {
+  char vendor[256], driver[256];
+  cli_device_string(s->device, CL_DEVICE_VENDOR, vendor, sizeof vendor);
+  cli_device_string(s->device, CL_DRIVER_VERSION, driver, sizeof driver);
+  printf("device:  %s (%s)\ndriver:  %s\n", s->device_name, vendor, driver);
+  printf("seed:    %llu (repeat with --seed %llu)\n", (unsigned long long)s->req->seed,
+         (unsigned long long)s->req->seed);
+  printf(
+      "scan:    exclusive add, verified before and after timing; median of %d runs after %d "
+      "warm-ups\n",
+      s->req->reps, CLI_WARMUPS);
+  printf(
+      "GB/s = 2 * n * element size / time; ratio = copy time / scan time (1.0 = copy speed)\n\n");
+  printf("%-17s %-7s %-5s %11s %9s %9s %10s %10s\n", "algorithm", "type", "n", "median ms", "GB/s",
+         "ratio", "copy ms", "host ms");
+}
+
+/* Opens the report files before measuring, so that a bad path fails at once. */
+static int open_reports(bench_state *s) {
+  const bench_request *r = s->req;
+  if (r->csv_path && !cli_output_open(&s->csv, r->csv_path))
+    return 0;
+  if (r->plot_path && !cli_output_open(&s->plot, r->plot_path))
+    return 0;
+  if (s->csv.f)
+    cli_csv_header(s->csv.f);
+  return 1;
+}
+
+/* Finishes the report files (they hold verified rows only); returns 0 if writing failed. */
+static int close_reports(bench_state *s) {
+  int ok = 1;
+  if (s->plot.f && !cli_write_svg(s->plot.f, s->device_name, s->rows, s->row_count)) {
+    cli_error("cannot write %s: %s", s->plot.name, strerror(errno));
+    cli_output_abort(&s->plot);
+    ok = 0;
+  }
+  if (s->plot.f)
+    ok = cli_output_commit(&s->plot) && ok;
+  if (s->csv.f)
+    ok = cli_output_commit(&s->csv) && ok;
+  return ok;
+}
+
+int cli_cmd_bench(int argc, char **argv) {
+  bench_request r = {.algos = {CLSCAN_ALGO_BLELLOCH, CLSCAN_ALGO_HILLIS_STEELE,
+                               CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_ALGO_SINGLE_PASS},
+                     .algo_count = 4,
+                     .types = {CLSCAN_INT32},
+                     .type_count = 1,
+                     .min_log2 = 10,
+                     .max_log2 = -1,
+                     .reps = 20,
+                     .seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)};
+  int status = bench_parse(argc, argv, &r);
+  if (status >= 0)
+    return status;
+
+  bench_state s = {.req = &r};
+  if (!cli_open_context(r.device, &s.ctx))
+    return CLI_EXIT_FAIL;
+  s.device = clscan_context_device(s.ctx);
+  cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
+  int ok = open_reports(&s);
+  if (ok) {
+    print_header(&s);
+    for (int i = 0; i < r.type_count; i++)
+      bench_type(&s, r.types[i]);
+    print_lesson(&s);
+    ok = close_reports(&s) && !s.failed;
+  } else {
+    cli_output_abort(&s.csv);
+    cli_output_abort(&s.plot);
+  }
+  if (s.failed)
+    cli_error("bench: some measurements failed (see above); their rows have no time");
+  free(s.rows);
+  clscan_context_release(s.ctx);
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}

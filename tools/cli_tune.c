@@ -1,0 +1,411 @@
+/*
+ * The clscan program's `tune` command: sweeps the tile parameters of the single-pass and
+ * reduce-then-scan algorithms through the library's environment overrides, verifies and times
+ * every candidate, ranks them, and prints rows in the format of src/tuning.c's table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The environment overrides the library reads at plan creation. */
+static const char *const tuning_vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_CPU_TILE",
+                                          "CLSCAN_SINGLE_PASS_CPU"};
+#define TUNING_VAR_COUNT (sizeof tuning_vars / sizeof tuning_vars[0])
+
+/* The swept values. */
+static const unsigned cpu_tiles[] = {8192, 16384, 32768, 65536, 131072};
+static const unsigned gpu_wgs[] = {128, 256, 512};
+static const unsigned gpu_vpts[] = {2, 3, 4, 6, 8};
+
+/* Defaults for what a sweep does not cover (the global default row of src/tuning.c). */
+#define DEFAULT_TILE_WG 256
+#define DEFAULT_TILE_VPT 2
+#define DEFAULT_RTS_GROUPS_PER_CU 4
+#define DEFAULT_CPU_TILE 32768
+
+/* ============================================================================================== */
+/* Candidates                                                                                     */
+/* ============================================================================================== */
+
+/* One candidate: an algorithm and the overrides it runs with (0: not set). */
+typedef struct candidate {
+  clscan_algorithm algo;
+  unsigned wg, vpt, cpu_tile;
+  int single_pass_cpu; /* -1: not set */
+} candidate;
+
+/* A measured candidate. */
+typedef struct result {
+  candidate c;
+  clscan_type type;
+  double ms, gbps;
+} result;
+
+/* Describes a candidate's overrides ("CLSCAN_CPU_TILE=8192", or "library defaults"). */
+static void describe(const candidate *c, char *buf, size_t cap) {
+  int len = 0;
+  buf[0] = '\0';
+  if (c->wg)
+    len += snprintf(buf + len, cap - (size_t)len, "WG=%u ", c->wg);
+  if (c->vpt)
+    len += snprintf(buf + len, cap - (size_t)len, "VPT=%u ", c->vpt);
+  if (c->cpu_tile)
+    len += snprintf(buf + len, cap - (size_t)len, "CPU_TILE=%u ", c->cpu_tile);
+  if (c->single_pass_cpu >= 0)
+    len += snprintf(buf + len, cap - (size_t)len, "SINGLE_PASS_CPU=%d ", c->single_pass_cpu);
+  if (len > 0)
+    buf[len - 1] = '\0';
+  else
+    snprintf(buf, cap, "library defaults");
+}
+
+/* Sets a candidate's overrides in the environment. */
+static void apply(const candidate *c) {
+  char v[32];
+  const unsigned values[] = {c->wg, c->vpt, c->cpu_tile};
+  for (size_t i = 0; i < 3; i++) {
+    if (!values[i])
+      continue;
+    snprintf(v, sizeof v, "%u", values[i]);
+    setenv(tuning_vars[i], v, 1);
+  }
+  if (c->single_pass_cpu >= 0)
+    setenv("CLSCAN_SINGLE_PASS_CPU", c->single_pass_cpu ? "1" : "0", 1);
+}
+
+/* Removes every override from the environment. */
+static void clear_overrides(void) {
+  for (size_t i = 0; i < TUNING_VAR_COUNT; i++)
+    unsetenv(tuning_vars[i]);
+}
+
+/* Lists the candidates for a device: CPU tiles on a CPU, work-group x vectors elsewhere.
+ * Returns how many were stored (at most cap). */
+static int list_candidates(cl_device_id device, int single_pass, candidate *out, int cap) {
+  int count = 0;
+  if (cli_device_ulong(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) {
+    for (size_t i = 0; single_pass && i < sizeof cpu_tiles / sizeof cpu_tiles[0]; i++)
+      out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, 0, 0, cpu_tiles[i], 1};
+    // Reduce-then-scan at the library's defaults, for comparison.
+    out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, -1};
+    return count;
+  }
+  for (size_t w = 0; w < sizeof gpu_wgs / sizeof gpu_wgs[0]; w++) {
+    for (size_t v = 0; v < sizeof gpu_vpts / sizeof gpu_vpts[0] && count + 2 <= cap; v++) {
+      if (single_pass)
+        out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, gpu_wgs[w], gpu_vpts[v], 0, 0};
+      out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, gpu_wgs[w], gpu_vpts[v], 0, -1};
+    }
+  }
+  return count;
+}
+
+/* ============================================================================================== */
+/* Measuring                                                                                      */
+/* ============================================================================================== */
+
+/* A sweep in progress. */
+typedef struct tune_state {
+  clscan_context *ctx;
+  cl_device_id device;
+  size_t max_wg;
+  int reps, wrong;
+  result *results;
+  size_t count;
+} tune_state;
+
+/* Creates the candidate's plan under its overrides, then verifies and times it. Returns 1 and
+ * stores the result when it was measured. */
+static int measure(tune_state *s, const candidate *c, cli_bench_data *d, result *out) {
+  char params[96], label[160];
+  describe(c, params, sizeof params);
+  snprintf(label, sizeof label, "%s %s [%s]", clscan_algorithm_name(c->algo),
+           clscan_type_name(d->type), params);
+  if (c->wg > s->max_wg) {
+    printf("  skipped  %s: the device allows work-groups of at most %zu\n", label, s->max_wg);
+    return 0;
+  }
+  clscan_scan_desc desc = {.type = d->type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = c->algo};
+  clscan_plan *plan = NULL;
+  apply(c);
+  clscan_status st = clscan_plan_create(s->ctx, &desc, &plan);
+  cli_timing t = CLI_FAILED;
+  if (st != CLSCAN_SUCCESS) {
+    printf("  skipped  %s: plan creation failed: %s (%s)\n", label, clscan_status_string(st),
+           clscan_last_error_detail());
+  } else {
+    t = cli_time_plan(plan, &desc, d, s->reps, label, &out->ms);
+    if (t == CLI_FAILED)
+      printf("  skipped  %s: it could not run (see above)\n", label);
+  }
+  clscan_plan_release(plan);
+  clear_overrides();
+  if (t == CLI_WRONG)
+    s->wrong = 1;
+  if (t != CLI_TIMED)
+    return 0;
+  out->c = *c;
+  out->type = d->type;
+  out->gbps = cli_gbps(d->n, clscan_type_size(d->type), out->ms);
+  printf("  %8.4f ms %8.3f GB/s  %s\n", out->ms, out->gbps, label);
+  fflush(stdout);
+  return 1;
+}
+
+/* Measures every candidate for one type at n = 2^log2n. */
+static void tune_type(tune_state *s, clscan_type type, int log2n, const candidate *cands, int count,
+                      uint64_t seed) {
+  cli_bench_data d;
+  printf("\n%s, n = 2^%d:\n", clscan_type_name(type), log2n);
+  if (cli_bench_data_init(&d, s->ctx, type, (size_t)1 << log2n, seed)) {
+    for (int i = 0; i < count; i++) {
+      if (measure(s, &cands[i], &d, &s->results[s->count]))
+        s->count++;
+    }
+  } else {
+    s->wrong = 1;
+  }
+  cli_bench_data_free(&d);
+}
+
+/* ============================================================================================== */
+/* Reports                                                                                        */
+/* ============================================================================================== */
+
+static int by_time(const void *a, const void *b) {
+  const result *x = a, *y = b;
+  return x->ms < y->ms ? -1 : x->ms > y->ms;
+}
+
+/* Prints the candidates of one type and algorithm, fastest first. */
+static void print_ranking(tune_state *s, clscan_type type, clscan_algorithm algo) {
+  result *r = malloc((s->count ? s->count : 1) * sizeof *r);
+  size_t n = 0;
+  for (size_t i = 0; r && i < s->count; i++) {
+    if (s->results[i].type == type && s->results[i].c.algo == algo)
+      r[n++] = s->results[i];
+  }
+  if (n) {
+    qsort(r, n, sizeof *r, by_time);
+    printf("\n%s, %s (fastest first):\n%4s  %-40s %10s %9s %8s\n", clscan_type_name(type),
+           clscan_algorithm_name(algo), "rank", "overrides (CLSCAN_...)", "median ms", "GB/s",
+           "of best");
+  }
+  for (size_t i = 0; i < n; i++) {
+    char params[96];
+    describe(&r[i].c, params, sizeof params);
+    printf("%4zu  %-40s %10.4f %9.3f %7.1f%%\n", i + 1, params, r[i].ms, r[i].gbps,
+           100.0 * r[0].ms / r[i].ms);
+  }
+  free(r);
+}
+
+/* Returns the fastest result of a type and algorithm, or NULL. */
+static const result *best(const tune_state *s, clscan_type type, clscan_algorithm algo) {
+  const result *b = NULL;
+  for (size_t i = 0; i < s->count; i++) {
+    const result *r = &s->results[i];
+    if (r->type == type && r->c.algo == algo && (!b || r->ms < b->ms))
+      b = r;
+  }
+  return b;
+}
+
+/* Writes text as the inside of a C string literal. */
+static void c_string(const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      putchar('\\');
+    putchar(*p);
+  }
+}
+
+/* Finds the result of a type and algorithm with given work-group size and vectors, or NULL. */
+static const result *find(const tune_state *s, clscan_type type, clscan_algorithm algo, unsigned wg,
+                          unsigned vpt) {
+  for (size_t i = 0; i < s->count; i++) {
+    const result *r = &s->results[i];
+    if (r->type == type && r->c.algo == algo && r->c.wg == wg && r->c.vpt == vpt)
+      return r;
+  }
+  return NULL;
+}
+
+/* Prints the comment of a suggested row: device, size and measured speeds. */
+static void print_row_comment(const tune_state *s, clscan_type type, int log2n, const result *lead,
+                              int is_cpu) {
+  char name[256], driver[256], params[96];
+  cli_device_string(s->device, CL_DEVICE_NAME, name, sizeof name);
+  cli_device_string(s->device, CL_DRIVER_VERSION, driver, sizeof driver);
+  const result *sp = best(s, type, CLSCAN_ALGO_SINGLE_PASS);
+  const result *rts = best(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN);
+  const result *rts_here = find(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN, lead->c.wg, lead->c.vpt);
+  printf("    /* %s, driver %s: measured by `clscan tune`, %s, n = 2^%d:\n     *", name, driver,
+         clscan_type_name(type), log2n);
+  if (sp)
+    printf(" single-pass %.2f GB/s%s", sp->gbps, rts_here ? "," : ".");
+  if (rts_here)
+    printf(" reduce-then-scan %.2f GB/s.", rts_here->gbps);
+  if (rts && rts != rts_here) {
+    describe(&rts->c, params, sizeof params);
+    printf(" (Reduce-then-scan's best: %.2f GB/s with %s.)", rts->gbps, params);
+  }
+  printf(
+      "\n     * Not tuned here (library defaults shown): seed_wg, rts_groups_per_cu, "
+      "auto_seed_below%s. */\n",
+      is_cpu ? ", tile_wg, tile_vpt" : "");
+}
+
+/* Prints a suggested tuning-table row for the element size of `type`. */
+static void print_row(const tune_state *s, clscan_type type, int log2n) {
+  const result *lead = best(s, type, CLSCAN_ALGO_SINGLE_PASS);
+  if (!lead)
+    lead = best(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN);
+  if (!lead)
+    return;
+  int is_cpu = (cli_device_ulong(s->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  unsigned wg = lead->c.wg ? lead->c.wg : DEFAULT_TILE_WG;
+  unsigned vpt = lead->c.vpt ? lead->c.vpt : DEFAULT_TILE_VPT;
+  unsigned cpu_tile = lead->c.cpu_tile ? lead->c.cpu_tile : DEFAULT_CPU_TILE;
+  size_t e = clscan_type_size(type);
+  char vendor[256], name[256];
+  cli_device_string(s->device, CL_DEVICE_VENDOR, vendor, sizeof vendor);
+  cli_device_string(s->device, CL_DEVICE_NAME, name, sizeof name);
+
+  print_row_comment(s, type, log2n, lead, is_cpu);
+  printf("    {\"");
+  c_string(vendor);
+  printf("\", \"");
+  c_string(name);
+  printf("\", %zu,\n     {%u, %u, %u, %u, %u, %d, 0, \"", e, cli_seed_wg(s->device), wg, vpt,
+         DEFAULT_RTS_GROUPS_PER_CU, cpu_tile, is_cpu);
+  c_string(name);
+  printf(", %zu-byte\"}},\n", e);
+}
+
+/* Prints one suggested row per element size (from the first listed type of that size). */
+static void print_rows(const tune_state *s, const clscan_type *types, const int *log2n, int count) {
+  printf(
+      "\nSuggested rows for the table in src/tuning.c (fields: seed_wg, tile_wg, tile_vpt, "
+      "rts_groups_per_cu, cpu_tile, single_pass_cpu, auto_seed_below, source):\n");
+  for (int i = 0; i < count; i++) {
+    int first = 1;
+    for (int j = 0; j < i; j++)
+      first &= clscan_type_size(types[j]) != clscan_type_size(types[i]);
+    if (first)
+      print_row(s, types[i], log2n[i]);
+  }
+}
+
+/* ============================================================================================== */
+/* The tune command                                                                               */
+/* ============================================================================================== */
+
+/* What the command line asks for. */
+typedef struct tune_request {
+  const char *device;
+  clscan_type types[CLSCAN_TYPE_COUNT];
+  int type_count, log2n, reps;
+} tune_request;
+
+enum { OPT_DEVICE, OPT_TYPES, OPT_LOG2, OPT_REPS };
+
+/* Parses the command line; returns -1 to go on, or an exit status. */
+static int tune_parse(int argc, char **argv, tune_request *r) {
+  static const cli_option options[] = {{"device", 1, OPT_DEVICE},
+                                       {"types", 1, OPT_TYPES},
+                                       {"log2", 1, OPT_LOG2},
+                                       {"reps", 1, OPT_REPS},
+                                       {NULL, 0, 0}};
+  cli_parser p;
+  const char *v;
+  unsigned long long x;
+  int ok = 1;
+  cli_parser_init(&p, "tune", argc, argv, options);
+  for (int id; ok && (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
+    if (id == CLI_OPT_ERROR)
+      return CLI_EXIT_USAGE;
+    if (id == CLI_OPT_HELP) {
+      cli_print_usage(stdout, "tune");
+      return CLI_EXIT_OK;
+    }
+    if (id == CLI_OPT_POSITIONAL)
+      return cli_usage_error("tune", "unexpected argument '%s'", v);
+    if (id == OPT_DEVICE)
+      r->device = v;
+    if (id == OPT_TYPES)
+      ok = cli_parse_type_list("tune", v, r->types, &r->type_count);
+    if (id == OPT_LOG2 && (ok = cli_parse_count("tune", "--log2", v, 0, 40, &x)))
+      r->log2n = (int)x;
+    if (id == OPT_REPS && (ok = cli_parse_count("tune", "--reps", v, 1, 100000, &x)))
+      r->reps = (int)x;
+  }
+  return ok ? -1 : CLI_EXIT_USAGE;
+}
+
+/* Clears overrides inherited from the environment, saying so. */
+static void drop_inherited_overrides(void) {
+  for (size_t i = 0; i < TUNING_VAR_COUNT; i++) {
+    const char *v = getenv(tuning_vars[i]);
+    if (v)
+      printf("note: ignoring %s=%s from the environment during the sweep\n", tuning_vars[i], v);
+  }
+  clear_overrides();
+}
+
+/* Runs the sweep for every type; stores each type's size in log2n. */
+static void sweep(tune_state *s, const tune_request *r, int *log2n) {
+  clscan_scan_desc sp = {.algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  candidate cands[64];
+  int count =
+      list_candidates(s->device, clscan_context_supports(s->ctx, &sp) == CLSCAN_SUCCESS, cands, 64);
+  s->results = malloc((size_t)(count * r->type_count) * sizeof *s->results);
+  if (!s->results) {
+    cli_error("out of host memory");
+    s->wrong = 1;
+    return;
+  }
+  int want = r->log2n >= 0 ? r->log2n : cli_device_is_gpu(s->device) ? 26 : 24;
+  for (int i = 0; i < r->type_count; i++) {
+    int cap = cli_max_log2_for_device(s->device, clscan_type_size(r->types[i]));
+    log2n[i] = want < cap ? want : cap;
+    tune_type(s, r->types[i], log2n[i], cands, count, 12345);
+  }
+}
+
+int cli_cmd_tune(int argc, char **argv) {
+  tune_request r = {.types = {CLSCAN_INT32}, .type_count = 1, .log2n = -1, .reps = 20};
+  int status = tune_parse(argc, argv, &r);
+  if (status >= 0)
+    return status;
+
+  tune_state s = {.reps = r.reps};
+  drop_inherited_overrides();
+  if (!cli_open_context(r.device, &s.ctx))
+    return CLI_EXIT_FAIL;
+  s.device = clscan_context_device(s.ctx);
+  clGetDeviceInfo(s.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof s.max_wg, &s.max_wg, NULL);
+  char name[256];
+  cli_device_string(s.device, CL_DEVICE_NAME, name, sizeof name);
+  printf(
+      "device: %s\nscan:   exclusive add, verified; median of %d runs after %d warm-ups; "
+      "seed 12345\n",
+      name, r.reps, CLI_WARMUPS);
+
+  int log2n[CLSCAN_TYPE_COUNT];
+  sweep(&s, &r, log2n);
+  for (int i = 0; i < r.type_count; i++) {
+    print_ranking(&s, r.types[i], CLSCAN_ALGO_SINGLE_PASS);
+    print_ranking(&s, r.types[i], CLSCAN_ALGO_REDUCE_THEN_SCAN);
+  }
+  if (s.count)
+    print_rows(&s, r.types, log2n, r.type_count);
+  if (!s.count)
+    cli_error("tune: no candidate could be measured");
+  if (s.wrong)
+    cli_error("tune: some candidates failed verification (see above)");
+  free(s.results);
+  clscan_context_release(s.ctx);
+  return s.count && !s.wrong ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
