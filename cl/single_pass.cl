@@ -50,10 +50,16 @@ ALWAYS_INLINE ulong status_load(__global ulong *p) {
 #endif
 }
 
-/* Pauses between polls. */
+/* Pauses between polls: CLSCAN_BACKOFF_NS, doubling up to CLSCAN_BACKOFF_DOUBLINGS times. */
+#ifndef CLSCAN_BACKOFF_NS
+#define CLSCAN_BACKOFF_NS 32
+#endif
+#ifndef CLSCAN_BACKOFF_DOUBLINGS
+#define CLSCAN_BACKOFF_DOUBLINGS 5
+#endif
 ALWAYS_INLINE void backoff(uint round) {
 #if CLSCAN_NV_PTX
-  const uint ns = 32u << min(round, 5u);
+  const uint ns = (uint)CLSCAN_BACKOFF_NS << min(round, (uint)CLSCAN_BACKOFF_DOUBLINGS);
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 #endif
 }

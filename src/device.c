@@ -1,6 +1,7 @@
 /*
  * clscan: device capability queries.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -29,7 +30,8 @@ static int contains_ci(const char *hay, const char *needle) {
 
 clscan_status clscan__device_query(cl_device_id device, clscan__device_info *info) {
   clscan_status st = CLSCAN_SUCCESS;
-  char ext[8192] = "";
+  char *ext = NULL;
+  size_t ext_size = 0;
   cl_platform_id platform = NULL;
   cl_uint align_bits = 0;
   memset(info, 0, sizeof *info);
@@ -61,13 +63,18 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
   info->base_align_bytes = align_bits / 8;
 
   // Capabilities: fp64 for double, 64-bit atomics for the single-pass status words.
-  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size));
+  ext = calloc(ext_size + 1, 1);
+  if (!ext) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "device extensions");
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL));
   info->has_fp64 = has_extension(ext, "cl_khr_fp64");
   info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&
                             has_extension(ext, "cl_khr_int64_extended_atomics");
   info->is_nvidia = contains_ci(info->vendor, "nvidia") || contains_ci(info->platform, "nvidia");
   info->is_cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+  free(ext);
   return CLSCAN_SUCCESS;
 fail:
+  free(ext);
   return st;
 }

@@ -24,6 +24,27 @@ static unsigned env_unsigned(const char *name, unsigned fallback) {
   return *end == '\0' ? (unsigned)x : fallback;
 }
 
+/* Checks tuning values (table rows and environment overrides alike) against the device. */
+static clscan_status check_tuning(const clscan_context *ctx, const clscan__tuning *t) {
+  const size_t max_wg = ctx->info.max_wg;
+  if (!t->seed_wg || (t->seed_wg & (t->seed_wg - 1)) || t->seed_wg > max_wg)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "seed work-group size %u: need a power of two <= %zu",
+                        t->seed_wg, max_wg);
+  if (!t->tile_wg || (t->tile_wg & (t->tile_wg - 1)) || t->tile_wg > max_wg)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "tile work-group size %u: need a power of two <= %zu",
+                        t->tile_wg, max_wg);
+  if (ctx->info.is_nvidia && t->tile_wg < 32)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "tile work-group size %u: NVIDIA needs >= 32",
+                        t->tile_wg);
+  if (t->tile_vpt < 1 || t->tile_vpt > 16)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "vectors per work-item %u: need 1..16", t->tile_vpt);
+  if (t->cpu_tile < 1 || t->cpu_tile > (1u << 24))
+    return clscan__fail(CLSCAN_INVALID_VALUE, "CPU tile %u: need 1..2^24 elements", t->cpu_tile);
+  if (!t->rts_groups_per_cu)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "reduce-then-scan needs >= 1 group per unit");
+  return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
                                   clscan_plan **out) {
   if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
@@ -52,6 +73,11 @@ clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *d
   t->cpu_tile = env_unsigned("CLSCAN_CPU_TILE", t->cpu_tile);
   t->single_pass_cpu = (int)env_unsigned("CLSCAN_SINGLE_PASS_CPU", (unsigned)t->single_pass_cpu);
   plan->withhold = env_unsigned("CLSCAN_TEST_WITHHOLD", 0);
+  st = check_tuning(ctx, t);
+  if (st != CLSCAN_SUCCESS) {
+    clscan_plan_release(plan);
+    return st;
+  }
 
   // Build what the plan's algorithm needs now, so the first enqueue does not compile.
   clscan__algo_kernels *unused;
