@@ -187,7 +187,8 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
 /* Copies host data to a new device buffer (or only allocates it when data is NULL). */
 static clscan_status device_buffer(clscan_context *ctx, size_t bytes, cl_mem *buf) {
   cl_int err;
-  *buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
+  *buf = CLSCAN_FAULT_CREATE(err, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                             clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err));
   return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clCreateBuffer");
 }
 
@@ -216,7 +217,8 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   clscan_plan *plan = NULL;
   CLSCAN_TRY(cached_plan(ctx, desc, &plan));
   CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
-  CLSCAN_CL(clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0, bytes, in, 0, NULL, NULL));
+  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
+                                                                   bytes, in, 0, NULL, NULL)));
   clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n, .in_place = 1};
   cl_event done = NULL;
   r.done = &done;
@@ -226,7 +228,8 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
     goto fail;
   }
   clReleaseEvent(done);
-  CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
+  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
+                                                                  bytes, out, 0, NULL, NULL)));
   clReleaseMemObject(buf);
   return CLSCAN_SUCCESS;
 fail:

@@ -49,7 +49,8 @@ static clscan_status chain_kernel(chain *c, cl_kernel k, size_t groups, size_t l
   cl_uint nw = chain_waits(c, &list);
   size_t global = groups * local;
   cl_event ev;
-  cl_int err = clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, nw, list, &ev);
+  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global,
+                                                                     &local, nw, list, &ev));
   if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueNDRangeKernel");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;
@@ -62,7 +63,8 @@ static clscan_status chain_zero(chain *c, cl_mem buf, size_t bytes) {
   const cl_uint zero = 0;
   cl_event ev;
   bytes = (bytes + 3) & ~(size_t)3;
-  cl_int err = clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, 0, bytes, nw, list, &ev);
+  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero,
+                                                                  0, bytes, nw, list, &ev));
   if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueFillBuffer");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;
@@ -73,7 +75,8 @@ static clscan_status chain_marker(chain *c) {
   const cl_event *list;
   cl_uint nw = chain_waits(c, &list);
   cl_event ev;
-  cl_int err = clEnqueueMarkerWithWaitList(c->queue, nw, list, &ev);
+  cl_int err =
+      CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueMarkerWithWaitList(c->queue, nw, list, &ev));
   if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueMarkerWithWaitList");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;

@@ -54,6 +54,18 @@ void clscan__clear_error(void);
     }                               \
   } while (0)
 
+/* Fault injection (fault.c): a fault point fails when armed by the tests. CLSCAN_FAULT(code, call)
+ * yields `code` instead of running a call that returns a cl_int; CLSCAN_FAULT_CREATE(err, code,
+ * call) yields NULL with *err = code instead of running a call that creates an object. */
+#ifdef CLSCAN_FAULT_INJECTION
+int clscan__fault(void);
+#define CLSCAN_FAULT(code, call) (clscan__fault() ? (code) : (call))
+#define CLSCAN_FAULT_CREATE(err, code, call) (clscan__fault() ? ((err) = (code), NULL) : (call))
+#else
+#define CLSCAN_FAULT(code, call) (call)
+#define CLSCAN_FAULT_CREATE(err, code, call) (call)
+#endif
+
 /* ============================================================================================== */
 /* Device capabilities (device.c)                                                                 */
 /* ============================================================================================== */

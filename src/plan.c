@@ -136,7 +136,7 @@ static clscan_status create_kernels(clscan_plan *plan, clscan_algorithm algo,
     const char *name = kernel_names[algo][i];
     if (ak->cfg.program == CLSCAN__PROG_SINGLE_PASS_CPU) name = "single_pass_scan_cpu";
     cl_int err;
-    ak->k[i] = clCreateKernel(program, name, &err);
+    ak->k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES, clCreateKernel(program, name, &err));
     if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateKernel");
   }
   ak->ready = 1;

@@ -80,9 +80,11 @@ static clscan_status build_program(clscan_context *ctx, clscan__program_kind kin
     lengths[count] = src->length;
   }
   cl_int err;
-  cl_program program = clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err);
+  cl_program program = CLSCAN_FAULT_CREATE(
+      err, CL_OUT_OF_HOST_MEMORY, clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err));
   if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateProgramWithSource");
-  err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+  err = CLSCAN_FAULT(CL_BUILD_PROGRAM_FAILURE,
+                     clBuildProgram(program, 1, &ctx->device, options, NULL, NULL));
   keep_build_log(ctx, program);
   if (err != CL_SUCCESS) {
     clReleaseProgram(program);

@@ -48,7 +48,8 @@ static clscan_status ensure_size(clscan_context *ctx, clscan__temp_slot *s, size
   if (size < 4096) size = 4096;
   if (size > ctx->info.max_alloc) size = bytes;
   cl_int err;
-  cl_mem buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+  cl_mem buf = CLSCAN_FAULT_CREATE(err, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                                   clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size, NULL, &err));
   if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateBuffer(temporary)");
   if (s->buf) clReleaseMemObject(s->buf);
   s->buf = buf;
