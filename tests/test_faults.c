@@ -1,0 +1,248 @@
+/*
+ * clscan tests: OpenCL failures inside the library (built only with CLSCAN_FAULT_INJECTION).
+ *
+ * src/fault.h makes the k-th "fault point" (an OpenCL allocation, program creation or build,
+ * kernel creation or enqueue) fail as OpenCL would. For each operation, a clean run counts its
+ * fault points K; then for every k in 1..K the operation runs with the k-th point failing, and
+ * must return an error status with a detail, hand out no event, leave a host output array
+ * untouched, and not hang; afterwards the same context must scan correctly again (its program
+ * cache, plans and temporary buffers must not be left in a bad state). Each sweep runs on fresh
+ * contexts (so builds fail too) and on one warm context (so failures hit reused temporary
+ * buffers, single-pass epochs and tickets).
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fault.h"
+#include "ref_scan.h"
+#include "test_util.h"
+
+/* Elements per scan: two or three levels of the seed algorithms, many tiles of the others. */
+#define N 300001
+
+/* An operation under test. */
+typedef struct fault_op {
+  const char *name;
+  clscan_algorithm algo;
+  const char *shape; /* CLSCAN_SINGLE_PASS_CPU for the plan, or NULL */
+  enum { VIA_PLAN, VIA_SCAN, VIA_HOST } via;
+} fault_op;
+
+/* Buffers and data shared by every run. */
+static int32_t *g_input, *g_got;
+static cl_mem g_in, g_out;
+static const clscan_scan_desc g_desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, .exclusive = 1};
+
+/* What one run observed. */
+typedef struct outcome {
+  clscan_status status;
+  char detail[512];
+  int event_leaked;   /* a failed call handed out an event */
+  int host_modified;  /* a failed host scan wrote its output */
+  int output_correct; /* the run succeeded and the result is right */
+} outcome;
+
+/* Returns a new context on the shared context's cl_context and device. */
+static clscan_context *fresh_context(void) {
+  clscan_context *shared = tu_context(), *ctx = NULL;
+  clscan_status st =
+      clscan_context_create(clscan_context_cl_context(shared), clscan_context_device(shared), &ctx);
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  return ctx;
+}
+
+/* Creates the operation's plan (under its single-pass shape). */
+static clscan_status make_plan(clscan_context *ctx, const fault_op *op, clscan_plan **plan) {
+  clscan_scan_desc desc = g_desc;
+  tu_env_saved saved;
+  desc.algorithm = op->algo;
+  if (op->shape)
+    tu_env_set("CLSCAN_SINGLE_PASS_CPU", op->shape, &saved);
+  clscan_status st = clscan_plan_create(ctx, &desc, plan);
+  if (op->shape)
+    tu_env_restore(&saved);
+  return st;
+}
+
+/* Scans device buffers through a plan or clscan_scan(); fills o and returns nothing. */
+static void run_device(clscan_context *ctx, const fault_op *op, outcome *o) {
+  clscan_scan_desc desc = g_desc;
+  clscan_plan *plan = NULL;
+  cl_event done = (cl_event)(uintptr_t)1;
+  desc.algorithm = op->algo;
+  if (op->via == VIA_PLAN) {
+    o->status = make_plan(ctx, op, &plan);
+    if (o->status == CLSCAN_SUCCESS)
+      o->status = clscan_plan_enqueue(plan, NULL, g_in, 0, g_out, 0, N, 0, NULL, &done);
+  } else {
+    o->status = clscan_scan(ctx, NULL, &desc, g_in, 0, g_out, 0, N, 0, NULL, &done);
+  }
+  snprintf(o->detail, sizeof o->detail, "%s", clscan_last_error_detail());
+  if (o->status == CLSCAN_SUCCESS) {
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    if (tu_read(ctx, NULL, g_out, 0, N * sizeof(int32_t), g_got))
+      o->output_correct = clscan_ref_check(&desc, g_input, g_got, N, NULL);
+  } else {
+    o->event_leaked = done != NULL && done != (cl_event)(uintptr_t)1;
+  }
+  clscan_plan_release(plan);
+}
+
+/* Scans host arrays; a failure must leave the output untouched. */
+static void run_host(clscan_context *ctx, const fault_op *op, outcome *o) {
+  clscan_scan_desc desc = g_desc;
+  desc.algorithm = op->algo;
+  memset(g_got, 0xA5, N * sizeof(int32_t));
+  o->status = clscan_scan_host(ctx, &desc, g_input, g_got, N);
+  snprintf(o->detail, sizeof o->detail, "%s", clscan_last_error_detail());
+  if (o->status == CLSCAN_SUCCESS) {
+    o->output_correct = clscan_ref_check(&desc, g_input, g_got, N, NULL);
+  } else {
+    o->host_modified = !tu_all_bytes(g_got, N * sizeof(int32_t), 0xA5);
+  }
+}
+
+/* Runs an operation once with the k-th fault point armed (0: none); returns the points reached. */
+static unsigned long run_op(clscan_context *ctx, const fault_op *op, unsigned long k, outcome *o) {
+  char what[160];
+  snprintf(what, sizeof what, "%s, fault point %lu", op->name, k);
+  tu_progress(what);
+  memset(o, 0, sizeof *o);
+  clscan_test_fault_arm(k);
+  if (op->via == VIA_HOST) {
+    run_host(ctx, op, o);
+  } else {
+    run_device(ctx, op, o);
+  }
+  unsigned long reached = clscan_test_fault_count();
+  clscan_test_fault_arm(0);
+  return reached;
+}
+
+/* Checks a run whose k-th fault point failed. */
+static void check_failed(const fault_op *op, unsigned long k, const outcome *o) {
+  const clscan_status allowed[] = {CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OUT_OF_HOST_MEMORY,
+                                   CLSCAN_BUILD_FAILED, CLSCAN_OPENCL_ERROR};
+  int known = 0;
+  for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+    known |= o->status == allowed[i];
+  if (!known)
+    fail_msg("%s: fault point %lu: returned %s (%d), not an OpenCL failure status", op->name, k,
+             clscan_status_string(o->status), (int)o->status);
+  if (o->detail[0] == '\0')
+    fail_msg("%s: fault point %lu: empty error detail", op->name, k);
+  if (o->event_leaked)
+    fail_msg("%s: fault point %lu: an event was handed out", op->name, k);
+  if (o->host_modified)
+    fail_msg("%s: fault point %lu: the host output was written", op->name, k);
+}
+
+/* Checks that a context scans correctly again after a failure. */
+static void check_recovers(clscan_context *ctx, const fault_op *op, unsigned long k) {
+  outcome o;
+  run_op(ctx, op, 0, &o);
+  if (o.status != CLSCAN_SUCCESS || !o.output_correct)
+    fail_msg("%s: after fault point %lu failed, the next run %s (%s)", op->name, k,
+             o.status == CLSCAN_SUCCESS ? "gave a wrong result" : clscan_status_string(o.status),
+             o.detail);
+}
+
+/* Fails fault point k of an operation on ctx, then checks the result and the recovery. */
+static void fault_once(clscan_context *ctx, const fault_op *op, unsigned long k) {
+  outcome o;
+  unsigned long reached = run_op(ctx, op, k, &o);
+  if (reached >= k) {
+    check_failed(op, k, &o);
+  } else if (o.status != CLSCAN_SUCCESS || !o.output_correct) {
+    fail_msg("%s: fault point %lu was not reached, yet the run failed: %s", op->name, k,
+             clscan_status_string(o.status));
+  }
+  check_recovers(ctx, op, k);
+}
+
+static void test_fault_sweep(void **state) {
+  const fault_op *op = *state;
+  outcome o;
+
+  // Fresh contexts: every build, kernel and buffer is created during the run.
+  clscan_context *ctx = fresh_context();
+  unsigned long cold = run_op(ctx, op, 0, &o);
+  clscan_context_release(ctx);
+  assert_int_equal(o.status, CLSCAN_SUCCESS);
+  assert_true(o.output_correct);
+  for (unsigned long k = 1; k <= cold; k++) {
+    ctx = fresh_context();
+    fault_once(ctx, op, k);
+    clscan_context_release(ctx);
+  }
+
+  // One warm context: programs cached, temporary buffers (and single-pass state) reused.
+  ctx = fresh_context();
+  run_op(ctx, op, 0, &o);
+  unsigned long warm = run_op(ctx, op, 0, &o);
+  for (unsigned long k = 1; k <= warm; k++)
+    fault_once(ctx, op, k);
+  clscan_context_release(ctx);
+  printf("  %s: %lu fault points on a fresh context, %lu on a warm one: all failed cleanly\n",
+         op->name, cold, warm);
+}
+
+static const fault_op ops[] = {
+    {"blelloch, plan", CLSCAN_ALGO_BLELLOCH, NULL, VIA_PLAN},
+    {"hillis-steele, plan", CLSCAN_ALGO_HILLIS_STEELE, NULL, VIA_PLAN},
+    {"reduce-then-scan, plan", CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL, VIA_PLAN},
+    {"single-pass cpu shape, plan", CLSCAN_ALGO_SINGLE_PASS, "1", VIA_PLAN},
+    {"single-pass gpu shape, plan", CLSCAN_ALGO_SINGLE_PASS, "0", VIA_PLAN},
+    {"auto, clscan_scan", CLSCAN_ALGO_AUTO, NULL, VIA_SCAN},
+    {"blelloch, clscan_scan", CLSCAN_ALGO_BLELLOCH, NULL, VIA_SCAN},
+    {"auto, clscan_scan_host", CLSCAN_ALGO_AUTO, NULL, VIA_HOST},
+};
+
+static int setup(void **state) {
+  if (tu_group_setup(state) != 0)
+    return -1;
+  clscan_context *ctx = tu_context();
+  g_input = malloc(N * sizeof(int32_t));
+  g_got = malloc(N * sizeof(int32_t));
+  g_in = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int32_t));
+  g_out = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int32_t));
+  if (!g_input || !g_got || !g_in || !g_out)
+    return -1;
+  uint64_t seed = tu_mix(tu_seed(), 0xFA17);
+  printf("  data seed %" PRIu64 "\n", seed);
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, seed, g_input, N);
+  return tu_write(ctx, NULL, g_in, 0, N * sizeof(int32_t), g_input) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  if (g_in)
+    clReleaseMemObject(g_in);
+  if (g_out)
+    clReleaseMemObject(g_out);
+  free(g_input);
+  free(g_got);
+  return tu_group_teardown(state);
+}
+
+int main(void) {
+  struct CMUnitTest tests[sizeof ops / sizeof ops[0]];
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    struct CMUnitTest t = {ops[i].name, test_fault_sweep, NULL, NULL, (void *)&ops[i]};
+    tests[i] = t;
+  }
+  if (!tu_context())
+    return 1;
+  int failed = cmocka_run_group_tests_name("faults", tests, setup, teardown);
+  tu_context_release();
+  printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,171 @@
+/*
+ * clscan tests: one context shared by many threads.
+ *
+ * THREADS threads run many verified scans at once (mixed types, operators, algorithms, paths and
+ * random sizes): each on its own queue; all on the context's default queue; and all through one
+ * shared plan. Plans for clscan_scan() are created by racing threads, programs are built while
+ * other threads enqueue, and temporary buffers are shared. Results are checked per scan; the
+ * first failure of each thread is reported with its seed.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#define THREADS 8
+#define SCANS_PER_THREAD 24
+
+/* How the threads reach the context. */
+typedef enum mode { OWN_QUEUES, SHARED_QUEUE, SHARED_PLAN } mode;
+
+/* One thread's work and results. */
+typedef struct worker {
+  int id;
+  mode mode;
+  clscan_plan *plan; /* SHARED_PLAN: the plan (int32 add, single pass) */
+  uint64_t seed;
+  int scans, failures;
+  char first_failure[1100];
+} worker;
+
+/* The mix of scans: few enough types and operators that compiling stays cheap on POCL. */
+static const clscan_type types[] = {CLSCAN_INT32, CLSCAN_INT64, CLSCAN_FLOAT, CLSCAN_UINT8};
+static const clscan_algorithm algos[] = {CLSCAN_ALGO_AUTO, CLSCAN_ALGO_BLELLOCH,
+                                         CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_ALGO_REDUCE_THEN_SCAN,
+                                         CLSCAN_ALGO_SINGLE_PASS};
+
+/* Draws a size: mostly moderate, sometimes a boundary, now and then a large one. */
+static size_t draw_size(uint64_t *s) {
+  static const size_t special[] = {0, 1, 255, 257, 2049, 65537};
+  size_t pick = tu_random_size(s, 0, 19);
+  if (pick < 3)
+    return special[tu_random_size(s, 0, 5)];
+  if (pick == 3)
+    return tu_random_size(s, 1u << 20, 3u << 20);
+  return tu_random_size(s, 2, 200000);
+}
+
+/* Draws one scan of the mix. */
+static void draw_case(worker *w, uint64_t *s, int i, tu_case *c) {
+  memset(c, 0, sizeof *c);
+  c->type = types[tu_random_size(s, 0, 3)];
+  c->op = c->type == CLSCAN_INT32 && tu_random_size(s, 0, 3) == 0 ? CLSCAN_MAX : CLSCAN_ADD;
+  c->algorithm = algos[tu_random_size(s, 0, 4)];
+  c->exclusive = (int)tu_random_size(s, 0, 1);
+  if (tu_random_size(s, 0, 1))
+    tu_case_set_init(c, tu_mix(w->seed, 7));
+  c->n = draw_size(s);
+  c->in_place = tu_random_size(s, 0, 3) == 0;
+  c->in_off = c->in_place ? 0 : tu_random_size(s, 0, 2) * 16;
+  c->out_off = tu_random_size(s, 0, 3) == 0 ? 5 : 0;
+  if (c->in_place)
+    c->in_off = c->out_off;
+  c->path = (tu_path)tu_random_size(s, 0, 3);
+  c->seed = tu_mix(w->seed, (uint64_t)i);
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  clscan_context *ctx = tu_context();
+  cl_command_queue own = NULL;
+  if (w->mode == OWN_QUEUES || (w->mode == SHARED_PLAN && w->id % 2)) {
+    cl_int err;
+    own = clCreateCommandQueue(clscan_context_cl_context(ctx), clscan_context_device(ctx), 0, &err);
+    if (err != CL_SUCCESS) {
+      snprintf(w->first_failure, sizeof w->first_failure, "clCreateCommandQueue returned %d", err);
+      w->failures = 1;
+      return NULL;
+    }
+  }
+  uint64_t s = w->seed;
+  int count = w->mode == SHARED_PLAN ? 2 * SCANS_PER_THREAD : SCANS_PER_THREAD;
+  for (int i = 0; i < count; i++) {
+    tu_case c;
+    char msg[1024];
+    draw_case(w, &s, i, &c);
+    if (w->mode == SHARED_PLAN) {
+      // The shared plan's descriptor: int32 add, inclusive, no init, single pass.
+      c.type = CLSCAN_INT32;
+      c.op = CLSCAN_ADD;
+      c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+      c.exclusive = c.has_init = 0;
+      c.path = i % 3 ? TU_PATH_PLAN : TU_PATH_PLAN_TIMED;
+      c.plan = w->plan;
+    }
+    c.queue = own;
+    w->scans++;
+    if (!tu_run_case(ctx, &c, msg, sizeof msg) && w->failures++ == 0)
+      snprintf(w->first_failure, sizeof w->first_failure, "thread %d: %s", w->id, msg);
+  }
+  if (own)
+    clReleaseCommandQueue(own);
+  return NULL;
+}
+
+/* Runs THREADS workers in a mode and fails with every thread's first failure. */
+static void run_workers(mode m, uint64_t salt) {
+  worker w[THREADS];
+  pthread_t threads[THREADS];
+  clscan_plan *plan = NULL;
+  if (m == SHARED_PLAN) {
+    clscan_scan_desc desc = {
+        .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+    assert_int_equal(clscan_plan_create(tu_context(), &desc, &plan), CLSCAN_SUCCESS);
+  }
+  for (int i = 0; i < THREADS; i++) {
+    w[i] = (worker){
+        .id = i, .mode = m, .plan = plan, .seed = tu_mix(tu_seed(), salt * 100 + (uint64_t)i)};
+    printf("  thread %d: seed %" PRIu64 "\n", i, w[i].seed);
+    assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &w[i]), 0);
+  }
+  int failures = 0, scans = 0;
+  for (int i = 0; i < THREADS; i++) {
+    assert_int_equal(pthread_join(threads[i], NULL), 0);
+    scans += w[i].scans;
+    failures += w[i].failures;
+    if (w[i].failures)
+      fprintf(stderr, "  FAILED %s\n", w[i].first_failure);
+  }
+  clscan_plan_release(plan);
+  printf("  %d scans on %d threads, %d failed\n", scans, THREADS, failures);
+  if (failures)
+    fail_msg("%d of %d scans failed (first failures above)", failures, scans);
+}
+
+static void test_own_queues(void **state) {
+  (void)state;
+  run_workers(OWN_QUEUES, 1);
+}
+
+static void test_shared_queue(void **state) {
+  (void)state;
+  run_workers(SHARED_QUEUE, 2);
+}
+
+static void test_shared_plan(void **state) {
+  (void)state;
+  run_workers(SHARED_PLAN, 3);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_own_queues),
+      cmocka_unit_test(test_shared_queue),
+      cmocka_unit_test(test_shared_plan),
+  };
+  if (!tu_context())
+    return 1;
+  int failed = cmocka_run_group_tests_name("threads", tests, tu_group_setup, tu_group_teardown);
+  tu_context_release();
+  printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
+  return failed ? 1 : 0;
+}

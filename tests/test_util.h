@@ -1,0 +1,138 @@
+/*
+ * clscan tests: helpers shared by the test programs.
+ *
+ * Every test program uses one clscan context per process, created on first use on the default
+ * device (CLSCAN_DEVICE selects another) and described once on stdout together with the seed.
+ * Test data comes from the deterministic generator in tools/ref_scan.h; every seed is derived
+ * from one base seed (CLSCAN_TEST_SEED, printed at start), so a failure's message is enough to
+ * reproduce it. A watchdog ends the process, naming the case it was running, when no case makes
+ * progress for a while, so a hung kernel fails the test instead of stalling CI.
+ *
+ * Helper names start with tu_ (test utilities).
+ */
+#ifndef CLSCAN_TEST_UTIL_H_
+#define CLSCAN_TEST_UTIL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clscan.h"
+
+/* Elements after every output range that must keep their poison. */
+#define TU_GUARD 16
+/* Byte the output buffer holds before a scan. */
+#define TU_POISON 0xA5
+/* Byte the input buffer holds outside the scanned range. */
+#define TU_INPUT_FILL 0x5A
+
+/* ============================================================================================== */
+/* Context, device and seeds                                                                      */
+/* ============================================================================================== */
+
+/* Returns the process's context, creating it on first use (NULL, with a message, on failure). */
+clscan_context *tu_context(void);
+
+/* Releases the process's context (at the end of main). */
+void tu_context_release(void);
+
+/* Returns the device's name, or "" before tu_context() succeeded. */
+const char *tu_device_name(void);
+
+/* Returns 1 when the context's device is a CPU. */
+int tu_device_is_cpu(void);
+
+/* Group setup and teardown for cmocka: make sure the context exists (its release is main's). */
+int tu_group_setup(void **state);
+int tu_group_teardown(void **state);
+
+/* Returns the base seed: CLSCAN_TEST_SEED (a number, or "time"), else a fixed default. */
+uint64_t tu_seed(void);
+
+/* Derives a seed from a seed and a value (splitmix64 of both). */
+uint64_t tu_mix(uint64_t seed, uint64_t value);
+
+/* Returns a pseudo-random size in [lo, hi] and advances *state. */
+size_t tu_random_size(uint64_t *state, size_t lo, size_t hi);
+
+/* ============================================================================================== */
+/* Environment and watchdog                                                                       */
+/* ============================================================================================== */
+
+/* A variable's value saved by tu_env_set(), to be put back by tu_env_restore(). */
+typedef struct tu_env_saved {
+  char name[64];
+  char value[256];
+  int was_set;
+} tu_env_saved;
+
+/* Sets (value not NULL) or unsets (value NULL) an environment variable, saving the old value. */
+void tu_env_set(const char *name, const char *value, tu_env_saved *saved);
+
+/* Puts back the value tu_env_set() saved. */
+void tu_env_restore(const tu_env_saved *saved);
+
+/* Records that the process is now working on `what` (the watchdog names it if it stalls). */
+void tu_progress(const char *what);
+
+/* ============================================================================================== */
+/* Buffers                                                                                        */
+/* ============================================================================================== */
+
+/* Creates a buffer of the context's cl_context; NULL (with a message) on failure. */
+cl_mem tu_buffer(clscan_context *ctx, cl_mem_flags flags, size_t bytes);
+
+/* Blocking write and read of `bytes` at byte offset `at` on `queue` (NULL: the context's). */
+int tu_write(clscan_context *ctx, cl_command_queue queue, cl_mem buf, size_t at, size_t bytes,
+             const void *data);
+int tu_read(clscan_context *ctx, cl_command_queue queue, cl_mem buf, size_t at, size_t bytes,
+            void *data);
+
+/* ============================================================================================== */
+/* One checked scan                                                                               */
+/* ============================================================================================== */
+
+/* How a case reaches the library. */
+typedef enum tu_path {
+  TU_PATH_SCAN = 0,   /* clscan_scan() on device buffers */
+  TU_PATH_PLAN,       /* clscan_plan_enqueue() */
+  TU_PATH_PLAN_TIMED, /* clscan_plan_enqueue_timed(), checking its first event too */
+  TU_PATH_HOST        /* clscan_scan_host() on host arrays (offsets are ignored) */
+} tu_path;
+
+/* One scan to run and verify. */
+typedef struct tu_case {
+  clscan_type type;
+  clscan_op op;
+  clscan_algorithm algorithm;
+  int exclusive;
+  int has_init;
+  unsigned char init[8]; /* the initial value when has_init */
+  size_t n, in_off, out_off;
+  int in_place; /* one buffer, in_off is used for both ranges */
+  tu_path path;
+  clscan_plan *plan;      /* plan paths: the plan to use, or NULL to create one */
+  cl_command_queue queue; /* device paths: the queue, or NULL for the context's */
+  uint64_t seed;          /* seed of the input data */
+} tu_case;
+
+/* Fills a descriptor from a case (desc->init points into the case). */
+void tu_case_desc(const tu_case *c, clscan_scan_desc *desc);
+
+/* Gives a case a pseudo-random initial value derived from `seed`. */
+void tu_case_set_init(tu_case *c, uint64_t seed);
+
+/* Describes a case in one line (everything needed to reproduce it). */
+void tu_case_describe(const tu_case *c, char *buf, size_t cap);
+
+/*
+ * Runs a case: fills the input from its seed, poisons the output, scans, waits, and checks every
+ * result element against the reference, the guard elements around the output range, and that
+ * the input was not modified. Thread-safe (it does not use cmocka). Returns 1 on success; else 0
+ * with the reason in msg.
+ */
+int tu_run_case(clscan_context *ctx, const tu_case *c, char *msg, size_t cap);
+
+/* Returns 1 if every byte of p[0, bytes) equals `byte`. */
+int tu_all_bytes(const void *p, size_t bytes, unsigned char byte);
+
+#endif /* CLSCAN_TEST_UTIL_H_ */
