@@ -5,10 +5,11 @@
  * kernel creation or enqueue) fail as OpenCL would. For each operation, a clean run counts its
  * fault points K; then for every k in 1..K the operation runs with the k-th point failing, and
  * must return an error status with a detail, hand out no event, leave a host output array
- * untouched, and not hang; afterwards the same context must scan correctly again (its program
- * cache, plans and temporary buffers must not be left in a bad state). Each sweep runs on fresh
- * contexts (so builds fail too) and on one warm context (so failures hit reused temporary
- * buffers, single-pass epochs and tickets).
+ * untouched, and not hang (or, where the library absorbs the failure, such as NVIDIA's optional
+ * inline-PTX probe, succeed with the right result); afterwards the same context must scan correctly
+ * again (its program cache, plans and temporary buffers must not be left in a bad state). Each
+ * sweep runs on fresh contexts (so builds fail too) and on one warm context (so failures hit reused
+ * temporary buffers, single-pass epochs and tickets).
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -156,17 +157,24 @@ static void check_recovers(clscan_context *ctx, const fault_op *op, unsigned lon
              o.detail);
 }
 
-/* Fails fault point k of an operation on ctx, then checks the result and the recovery. */
-static void fault_once(clscan_context *ctx, const fault_op *op, unsigned long k) {
+/*
+ * Fails fault point k of an operation on ctx, then checks the result and the recovery. Returns 1
+ * when the library absorbed the failure (a failed optional step, such as NVIDIA's inline-PTX
+ * probe, only turns a fast path off): the call then succeeded and its result must be right.
+ */
+static int fault_once(clscan_context *ctx, const fault_op *op, unsigned long k) {
   outcome o;
   unsigned long reached = run_op(ctx, op, k, &o);
-  if (reached >= k) {
+  int absorbed = reached >= k && o.status == CLSCAN_SUCCESS;
+  if (reached >= k && !absorbed) {
     check_failed(op, k, &o);
   } else if (o.status != CLSCAN_SUCCESS || !o.output_correct) {
-    fail_msg("%s: fault point %lu was not reached, yet the run failed: %s", op->name, k,
-             clscan_status_string(o.status));
+    fail_msg("%s: fault point %lu %s, yet the run %s", op->name, k,
+             reached >= k ? "failed and the call succeeded" : "was not reached",
+             o.status == CLSCAN_SUCCESS ? "gave a wrong result" : clscan_status_string(o.status));
   }
   check_recovers(ctx, op, k);
+  return absorbed;
 }
 
 static void test_fault_sweep(void **state) {
@@ -179,9 +187,10 @@ static void test_fault_sweep(void **state) {
   clscan_context_release(ctx);
   assert_int_equal(o.status, CLSCAN_SUCCESS);
   assert_true(o.output_correct);
+  unsigned long absorbed = 0;
   for (unsigned long k = 1; k <= cold; k++) {
     ctx = fresh_context();
-    fault_once(ctx, op, k);
+    absorbed += (unsigned long)fault_once(ctx, op, k);
     clscan_context_release(ctx);
   }
 
@@ -190,10 +199,12 @@ static void test_fault_sweep(void **state) {
   run_op(ctx, op, 0, &o);
   unsigned long warm = run_op(ctx, op, 0, &o);
   for (unsigned long k = 1; k <= warm; k++)
-    fault_once(ctx, op, k);
+    absorbed += (unsigned long)fault_once(ctx, op, k);
   clscan_context_release(ctx);
-  printf("  %s: %lu fault points on a fresh context, %lu on a warm one: all failed cleanly\n",
-         op->name, cold, warm);
+  printf(
+      "  %s: %lu fault points on a fresh context, %lu on a warm one: every one failed cleanly"
+      " or (%lu) was absorbed with a right result\n",
+      op->name, cold, warm, absorbed);
 }
 
 static const fault_op ops[] = {
