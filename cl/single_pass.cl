@@ -216,7 +216,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   const ulong tile = sh.tile;
   // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
   // which the protocol rules out, so in-place launches withhold nothing.
-  const int withheld = CLSCAN_TEST_WITHHOLD && !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+#if CLSCAN_TEST_WITHHOLD
+  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  const int withheld = 0;
+#endif
 
   // Load and scan the tile locally; publish its aggregate at once.
   elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;

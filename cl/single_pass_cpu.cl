@@ -107,7 +107,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   const ulong tile = atomic_inc(temp) - ticket_base;
   // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
   // which the protocol rules out, so in-place launches withhold nothing.
-  const int withheld = CLSCAN_TEST_WITHHOLD && !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+#if CLSCAN_TEST_WITHHOLD
+  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  const int withheld = 0;
+#endif
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
 
   // Reduce and publish the aggregate, then find the exclusive prefix.

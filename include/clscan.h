@@ -270,7 +270,10 @@ CLSCAN_API clscan_status clscan_context_supports(const clscan_context *ctx,
  * @param[in] num_wait, wait_list events the scan waits for (OpenCL conventions).
  * @param[out] done if not NULL, receives an event that completes when out holds the result; the
  *   caller releases it. It is valid for n == 0 too.
- * @return CLSCAN_SUCCESS or an error status; on error nothing was enqueued.
+ * @return CLSCAN_SUCCESS or an error status. Invalid arguments, build failures and failed
+ *   allocations are reported before anything is enqueued, and `out` is then untouched. If OpenCL
+ *   refuses an enqueue midway (out of resources), the commands already enqueued are waited for
+ *   and `out` may be partly written.
  */
 CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                                      const clscan_scan_desc *desc, cl_mem in, size_t in_offset,

@@ -88,12 +88,12 @@ clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queu
                                         cl_uint num_wait, const cl_event *wait_list,
                                         cl_event *first, cl_event *done) {
   clscan__clear_error();
+  if (first) *first = NULL;
+  if (done) *done = NULL;
   if (!plan) return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
                        .out_off = out_offset, .n = n, .num_wait = num_wait,
                        .wait_list = wait_list, .first = first, .done = done};
-  if (first) *first = NULL;
-  if (done) *done = NULL;
   clscan_status st = clscan__validate_enqueue(plan->ctx, &r.queue, in, in_offset, out, out_offset,
                                               n, plan->elem_size, num_wait, wait_list, &r.in_place);
   if (st != CLSCAN_SUCCESS) return st;

@@ -130,8 +130,9 @@ clscan_status clscan__program_get(clscan_context *ctx, const clscan__kernel_conf
 /* Releases every cached program (context teardown). */
 void clscan__program_cache_clear(clscan_context *ctx);
 
-/* Returns 1 if the device compiles the inline PTX the NVIDIA tile path uses (cached). */
-int clscan__device_has_nv_ptx(clscan_context *ctx);
+/* Sets *has to 1 if the device compiles the inline PTX the NVIDIA tile path uses (cached once
+ * known). Fails only if the probe could not be built for a reason other than a compile error. */
+clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has);
 
 /* ============================================================================================== */
 /* Temporary buffers (temp.c)                                                                     */

@@ -99,8 +99,8 @@ clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
 }
 
 /* Fills the kernel configuration of an algorithm for this plan. */
-static void plan_config(clscan_plan *plan, clscan_algorithm algo, int vector_io,
-                        clscan__kernel_config *cfg) {
+static clscan_status plan_config(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+                                 clscan__kernel_config *cfg) {
   const clscan__tuning *t = &plan->tuning;
   memset(cfg, 0, sizeof *cfg);
   cfg->type = plan->desc.type;
@@ -108,22 +108,22 @@ static void plan_config(clscan_plan *plan, clscan_algorithm algo, int vector_io,
   if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE) {
     cfg->program = CLSCAN__PROG_SEED;
     cfg->wg = t->seed_wg;
-    return;
+    return CLSCAN_SUCCESS;
   }
   if (algo == CLSCAN_ALGO_SINGLE_PASS && t->single_pass_cpu) {
     cfg->program = CLSCAN__PROG_SINGLE_PASS_CPU;
     cfg->wg = 1;
     cfg->cpu_tile = t->cpu_tile;
     cfg->withhold = plan->withhold;
-    return;
+    return CLSCAN_SUCCESS;
   }
   cfg->program =
       algo == CLSCAN_ALGO_SINGLE_PASS ? CLSCAN__PROG_SINGLE_PASS : CLSCAN__PROG_REDUCE_THEN_SCAN;
   cfg->wg = t->tile_wg;
   cfg->vpt = t->tile_vpt;
   cfg->vector_io = vector_io;
-  cfg->nv_ptx = clscan__device_has_nv_ptx(plan->ctx);
   if (algo == CLSCAN_ALGO_SINGLE_PASS) cfg->withhold = plan->withhold;
+  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
 /* Creates an algorithm's kernels from its (cached) program. */
@@ -151,8 +151,8 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int
   clscan_status st = CLSCAN_SUCCESS;
   pthread_mutex_lock(&plan->lock);
   if (!ak->ready) {
-    plan_config(plan, algo, vector_io, &ak->cfg);
-    st = create_kernels(plan, algo, ak);
+    st = plan_config(plan, algo, vector_io, &ak->cfg);
+    if (st == CLSCAN_SUCCESS) st = create_kernels(plan, algo, ak);
     if (st != CLSCAN_SUCCESS) {
       for (int i = 0; i < 3; i++) {
         if (ak->k[i]) clReleaseKernel(ak->k[i]);

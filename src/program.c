@@ -156,11 +156,14 @@ void clscan__program_cache_clear(clscan_context *ctx) {
   ctx->program_count = ctx->program_cap = 0;
 }
 
-int clscan__device_has_nv_ptx(clscan_context *ctx) {
+clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has) {
   pthread_mutex_lock(&ctx->lock);
   int known = ctx->nv_ptx;
   pthread_mutex_unlock(&ctx->lock);
-  if (known >= 0) return known;
+  if (known >= 0) {
+    *has = known;
+    return CLSCAN_SUCCESS;
+  }
 
   // Only NVIDIA devices are probed: elsewhere inline PTX cannot compile.
   int ok = 0;
@@ -168,11 +171,15 @@ int clscan__device_has_nv_ptx(clscan_context *ctx) {
     clscan__kernel_config cfg = {.program = CLSCAN__PROG_PTX_PROBE, .wg = 256, .vpt = 1,
                                  .nv_ptx = 1};
     cl_program probe = NULL;
-    ok = clscan__program_get(ctx, &cfg, &probe) == CLSCAN_SUCCESS;
+    clscan_status st = clscan__program_get(ctx, &cfg, &probe);
+    // A compile error means no PTX here, for good; any other failure is reported, not cached.
+    if (st != CLSCAN_SUCCESS && st != CLSCAN_BUILD_FAILED) return st;
+    ok = st == CLSCAN_SUCCESS;
     clscan__clear_error();
   }
   pthread_mutex_lock(&ctx->lock);
   ctx->nv_ptx = ok;
   pthread_mutex_unlock(&ctx->lock);
-  return ok;
+  *has = ok;
+  return CLSCAN_SUCCESS;
 }
