@@ -6,7 +6,8 @@
  *   CLSCAN_TYPE  element type, the value of the host's clscan_type enum (0 = int32).
  *   CLSCAN_OP    operator, the value of the host's clscan_op enum (0 = add).
  * It defines elem_t (the element type), OP(a, b) (the operator, always applied left to right),
- * IDENTITY (the operator's identity), and VEC / vec_t for 16-byte vector input and output.
+ * IDENTITY (the operator's identity), VEC / vec_t for 16-byte vector input and output, and vec8_t
+ * (eight elements) for the CPU kernel.
  *
  * Integer add and mul are computed in an unsigned type of at least 32 bits and truncated, so
  * they wrap modulo 2^bits with no signed-overflow undefined behaviour.
@@ -28,6 +29,7 @@ typedef int elem_t;
 typedef uint uelem_t;
 typedef uint wide_t;
 typedef int4 vec_t;
+typedef int8 vec8_t;
 #define AS_ELEM(x) as_int(x)
 #define ELEM_MIN INT_MIN
 #define ELEM_MAX INT_MAX
@@ -37,6 +39,7 @@ typedef uint elem_t;
 typedef uint uelem_t;
 typedef uint wide_t;
 typedef uint4 vec_t;
+typedef uint8 vec8_t;
 #define AS_ELEM(x) as_uint(x)
 #define ELEM_MIN 0u
 #define ELEM_MAX UINT_MAX
@@ -46,6 +49,7 @@ typedef long elem_t;
 typedef ulong uelem_t;
 typedef ulong wide_t;
 typedef long2 vec_t;
+typedef long8 vec8_t;
 #define AS_ELEM(x) as_long(x)
 #define ELEM_MIN LONG_MIN
 #define ELEM_MAX LONG_MAX
@@ -55,6 +59,7 @@ typedef ulong elem_t;
 typedef ulong uelem_t;
 typedef ulong wide_t;
 typedef ulong2 vec_t;
+typedef ulong8 vec8_t;
 #define AS_ELEM(x) as_ulong(x)
 #define ELEM_MIN 0ul
 #define ELEM_MAX ULONG_MAX
@@ -62,6 +67,7 @@ typedef ulong2 vec_t;
 #elif CLSCAN_TYPE == 4
 typedef float elem_t;
 typedef float4 vec_t;
+typedef float8 vec8_t;
 #define ELEM_MIN (-INFINITY)
 #define ELEM_MAX INFINITY
 #define ELEM_IS_FLOAT 1
@@ -70,6 +76,7 @@ typedef float4 vec_t;
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double elem_t;
 typedef double2 vec_t;
+typedef double8 vec8_t;
 #define ELEM_MIN (-(double)INFINITY)
 #define ELEM_MAX ((double)INFINITY)
 #define ELEM_IS_FLOAT 1
@@ -79,6 +86,7 @@ typedef char elem_t;
 typedef uchar uelem_t;
 typedef uint wide_t;
 typedef char16 vec_t;
+typedef char8 vec8_t;
 #define AS_ELEM(x) as_char(x)
 #define ELEM_MIN CHAR_MIN
 #define ELEM_MAX CHAR_MAX
@@ -88,6 +96,7 @@ typedef uchar elem_t;
 typedef uchar uelem_t;
 typedef uint wide_t;
 typedef uchar16 vec_t;
+typedef uchar8 vec8_t;
 #define AS_ELEM(x) as_uchar(x)
 #define ELEM_MIN ((uchar)0)
 #define ELEM_MAX UCHAR_MAX
@@ -97,6 +106,7 @@ typedef short elem_t;
 typedef ushort uelem_t;
 typedef uint wide_t;
 typedef short8 vec_t;
+typedef short8 vec8_t;
 #define AS_ELEM(x) as_short(x)
 #define ELEM_MIN SHRT_MIN
 #define ELEM_MAX SHRT_MAX
@@ -106,6 +116,7 @@ typedef ushort elem_t;
 typedef ushort uelem_t;
 typedef uint wide_t;
 typedef ushort8 vec_t;
+typedef ushort8 vec8_t;
 #define AS_ELEM(x) as_ushort(x)
 #define ELEM_MIN ((ushort)0)
 #define ELEM_MAX USHRT_MAX

@@ -93,6 +93,48 @@ inline elem_t cpu_lookback(const __global elem_t *in, ulong n, __global ulong *s
   return combine(seed, acc);
 }
 
+/* Scans eight elements in registers, seeded with *acc; stores inclusive or exclusive results. */
+inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
+  const elem_t a = *acc;
+  const elem_t s0 = combine(a, x.s0), s1 = combine(s0, x.s1), s2 = combine(s1, x.s2);
+  const elem_t s3 = combine(s2, x.s3), s4 = combine(s3, x.s4), s5 = combine(s4, x.s5);
+  const elem_t s6 = combine(s5, x.s6), s7 = combine(s6, x.s7);
+  *acc = s7;
+  return exclusive ? (vec8_t)(a, s0, s1, s2, s3, s4, s5, s6) : (vec8_t)(s0, s1, s2, s3, s4, s5, s6, s7);
+}
+
+/*
+ * Scans in[begin, end) into out[begin, end), seeded with prefix: eight elements at a time in
+ * registers. Where the compiler has it and the output is aligned, the stores are non-temporal,
+ * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
+ * about copy speed instead of about 1.3 x its time).
+ */
+inline void cpu_scan_tile(const __global elem_t *in, __global elem_t *out, ulong begin, ulong end,
+                          elem_t prefix, int exclusive) {
+  elem_t acc = prefix;
+  ulong i = begin;
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+  if ((ulong)(out + i) % sizeof(vec8_t) == 0) {
+    for (; i + 8 <= end; i += 8) {
+      const vec8_t r = cpu_scan8(vload8(0, in + i), &acc, exclusive);
+      __builtin_nontemporal_store(r, (__global vec8_t *)(out + i));
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    // Non-temporal stores are weakly ordered: make them visible before the kernel completes.
+    __builtin_ia32_sfence();
+#endif
+  }
+#endif
+#endif
+  for (; i + 8 <= end; i += 8) vstore8(cpu_scan8(vload8(0, in + i), &acc, exclusive), 0, out + i);
+  for (; i < end; i++) {
+    const elem_t x = in[i], next = combine(acc, x);
+    out[i] = exclusive ? acc : next;
+    acc = next;
+  }
+}
+
 /*
  * Scans in[0, n) into out[0, n). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one work-item.
  * Arguments as for single_pass_scan in single_pass.cl.
@@ -127,17 +169,5 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
   // Scan the tile (now in cache) seeded with its prefix.
-  elem_t acc = prefix;
-  if (exclusive) {
-    for (ulong i = begin; i < end; i++) {
-      const elem_t x = in[i];
-      out[i] = acc;
-      acc = combine(acc, x);
-    }
-  } else {
-    for (ulong i = begin; i < end; i++) {
-      acc = combine(acc, in[i]);
-      out[i] = acc;
-    }
-  }
+  cpu_scan_tile(in, out, begin, end, prefix, exclusive);
 }
