@@ -205,6 +205,75 @@ run "$CLSCAN" scan good.txt good.txt
 expect_eq "IN and OUT may be one file" "$(paste -sd' ' - <good.txt)" "1 3"
 
 # ---------------------------------------------------------------------------------------------
+echo "# scan: more bad input (each fails with a message, exit 1 or 2, and writes no OUT)"
+# rejected INPUT_FILE NAME PATTERN WANT_STATUS ARGS...: scans INPUT_FILE into a new OUT, which
+# must fail with WANT_STATUS, a message matching PATTERN, and no OUT (nor temporary file) left.
+rejected() {
+  local input=$1 name=$2 pattern=$3 want=$4
+  shift 4
+  rm -f rejected.out
+  run "$CLSCAN" scan "$@" "$input" rejected.out
+  expect_status "$name: exit $want" "$want"
+  expect_stderr "$name: explained" "$pattern"
+  check "$name: no OUT" "rejected.out exists" test ! -e rejected.out
+}
+printf '1\n12abc\n' >garbage.txt
+rejected garbage.txt "trailing garbage" "line 2: '12abc' is not a valid int32" 1
+printf '1 2\n' >two.txt
+rejected two.txt "two numbers on a line" "line 1: '1 2' is not a valid int32" 1
+printf '1\0002\n' >nul.txt
+rejected nul.txt "a NUL byte in a line" "line 1: contains a NUL byte" 1
+for word in nan inf -inf 1e5 0x10 1.5 --5 ' '; do
+  printf '%s\n' "$word" >word.txt
+  rejected word.txt "'$word' for int64" "is not a valid int64|blank lines" 1 --type int64
+done
+printf '1e999\n' >huge_exp.txt
+rejected huge_exp.txt "1e999 for double" "'1e999' is out of range for double" 1 --type double
+printf '3.5e38\n' >big_float.txt
+rejected big_float.txt "3.5e38 for float" "'3.5e38' is out of range for float" 1 --type float
+printf -- '-1e39\n' >neg_float.txt
+rejected neg_float.txt "-1e39 for float" "is out of range for float" 1 --type float
+printf '18446744073709551616\n' >u64.txt
+rejected u64.txt "2^64 for uint64" "is out of range for uint64" 1 --type uint64
+printf -- '-9223372036854775809\n' >i64.txt
+rejected i64.txt "-2^63-1 for int64" "is out of range for int64" 1 --type int64
+printf '%01000d\n' 7 >long_line.txt
+scanned "a 1000-digit 7 with leading zeros is 7" "$(cat long_line.txt)" "7"
+printf '9%01000d\n' 0 >long_number.txt
+rejected long_number.txt "a 1001-digit number" "is out of range for int32" 1
+scanned "denormal underflow to 0 is accepted" "1e-999" "0" --type double
+scanned "+5 and -0 are numbers" "+5 -0" "5 5"
+scanned "nan and inf are floats" "inf 1" "inf inf" --type float
+printf '\001\002\003\004\005\006\007\010\011\012\013\014' >trunc64.bin
+rejected trunc64.bin "truncated int64 binary (12 bytes)" "12 bytes is not a whole number of int64" 1 \
+  --format binary --type int64
+printf '\001\002\003' >trunc16.bin
+rejected trunc16.bin "truncated int16 binary (3 bytes)" "3 bytes" 1 --format binary --type int16
+rejected good.txt "--init 1e999 for double" "--init: '1e999' is out of range for double" 2 \
+  --type double --init 1e999
+rejected good.txt "--init -1 for uint64" "--init: '-1' is out of range for uint64" 2 --type uint64 \
+  --init -1
+rejected good.txt "--init nan for int32" "--init: 'nan' is not a valid int32" 2 --init nan
+rejected good.txt "--init 128 for int8" "--init: '128' is out of range for int8" 2 --type int8 \
+  --init 128
+rejected good.txt "empty --init=" "needs a non-empty value" 2 --init=
+rejected good.txt "unknown --format" "--format: unknown value 'csv'" 2 --format csv
+rejected good.txt "unknown --algorithm" "--algorithm: unknown value" 2 --algorithm quick
+rejected good.txt "and on double" "--op and is not defined on double" 2 --type double --op and
+mkdir -p out_dir
+run "$CLSCAN" scan good.txt out_dir
+expect_status "an output path that is a directory fails" 1
+expect_stderr "an output path that is a directory is explained" "out_dir.*[Ii]s a directory"
+check "the directory is left as it was" "out_dir changed" test -z "$(ls -A out_dir)"
+run "$CLSCAN" scan out_dir rejected.out
+expect_status "an input path that is a directory fails" 1
+check "no OUT for a directory input" "rejected.out exists" test ! -e rejected.out
+run "$CLSCAN" scan good.txt out1.txt extra.txt
+expect_status "a third positional argument: exit 2" 2
+check "no temporary files left after the bad-input checks" "$(find . -name '.clscan-*')" \
+  test -z "$(find . -name '.clscan-*')"
+
+# ---------------------------------------------------------------------------------------------
 echo "# bench and tune"
 run "$CLSCAN" bench --min-log2 10 --max-log2 12 --reps 3 --csv f.csv --plot f.svg
 expect_status "tiny bench succeeds" 0

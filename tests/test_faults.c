@@ -10,6 +10,15 @@
  * again (its program cache, plans and temporary buffers must not be left in a bad state). Each
  * sweep runs on fresh contexts (so builds fail too) and on one warm context (so failures hit reused
  * temporary buffers, single-pass epochs and tickets).
+ *
+ * Every algorithm is swept through each entry point: explicit plans (creation and enqueue, both
+ * single-pass shapes), clscan_scan and clscan_scan_host. tests/cl_track.c counts the OpenCL objects
+ * alive and the kernels enqueued, so that a sweep also checks that no buffer, program, kernel,
+ * queue, event or context outlives a released context (host memory leaks are LeakSanitizer's, in
+ * the sanitizer build), and that a failed device scan left `out` exactly as it was when the failure
+ * came before its first kernel was enqueued. (After a kernel was enqueued, a failure may leave
+ * `out` partly written, as clscan.h documents; those runs are counted.) The total number of
+ * faults injected is printed at the end.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -22,6 +31,7 @@
 
 #include <cmocka.h>
 
+#include "cl_track.h"
 #include "fault.h"
 #include "ref_scan.h"
 #include "test_util.h"
@@ -46,10 +56,20 @@ static const clscan_scan_desc g_desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, 
 typedef struct outcome {
   clscan_status status;
   char detail[512];
-  int event_leaked;   /* a failed call handed out an event */
-  int host_modified;  /* a failed host scan wrote its output */
-  int output_correct; /* the run succeeded and the result is right */
+  int event_leaked;      /* a failed call handed out an event */
+  int host_modified;     /* a failed host scan wrote its output */
+  int output_correct;    /* the run succeeded and the result is right */
+  int out_modified;      /* a failed device scan changed `out` before any kernel was enqueued */
+  int out_partial;       /* a failed device scan changed `out` after a kernel was enqueued */
+  unsigned long armed;   /* the fault point armed for the run (0: none) */
+  unsigned long reached; /* fault points reached, when the run had to disarm early (else 0) */
 } outcome;
+
+/* What `out` holds before every device scan, as a 32-bit pattern. */
+#define OUT_POISON 0xA5A5A5A5u
+
+/* Totals over every sweep, printed at the end. */
+static unsigned long g_injected, g_absorbed, g_partial;
 
 /* Returns a new context on the shared context's cl_context and device. */
 static clscan_context *fresh_context(void) {
@@ -73,12 +93,36 @@ static clscan_status make_plan(clscan_context *ctx, const fault_op *op, clscan_p
   return st;
 }
 
+/* Fills `out` with the poison pattern. */
+static void poison_out(clscan_context *ctx) {
+  for (size_t i = 0; i < N; i++)
+    g_got[i] = (int32_t)OUT_POISON;
+  assert_true(tu_write(ctx, NULL, g_out, 0, N * sizeof(int32_t), g_got));
+}
+
+/* After a failed device scan: records whether `out` changed, and whether a kernel had run. */
+static void check_out_after_failure(clscan_context *ctx, const tr_snapshot *before, outcome *o) {
+  tr_snapshot now;
+  tr_snapshot_take(&now);
+  assert_true(tu_read(ctx, NULL, g_out, 0, N * sizeof(int32_t), g_got));
+  int changed = !tu_all_bytes(g_got, N * sizeof(int32_t), 0xA5);
+  if (changed && now.kernels_enqueued == before->kernels_enqueued)
+    o->out_modified = 1;
+  else if (changed)
+    o->out_partial = 1;
+}
+
 /* Scans device buffers through a plan or clscan_scan(); fills o and returns nothing. */
 static void run_device(clscan_context *ctx, const fault_op *op, outcome *o) {
   clscan_scan_desc desc = g_desc;
   clscan_plan *plan = NULL;
   cl_event done = (cl_event)(uintptr_t)1;
+  tr_snapshot before;
   desc.algorithm = op->algo;
+  clscan_test_fault_arm(0);
+  poison_out(ctx);
+  clscan_test_fault_arm(o->armed);
+  tr_snapshot_take(&before);
   if (op->via == VIA_PLAN) {
     o->status = make_plan(ctx, op, &plan);
     if (o->status == CLSCAN_SUCCESS)
@@ -94,6 +138,10 @@ static void run_device(clscan_context *ctx, const fault_op *op, outcome *o) {
       o->output_correct = clscan_ref_check(&desc, g_input, g_got, N, NULL);
   } else {
     o->event_leaked = done != NULL && done != (cl_event)(uintptr_t)1;
+    unsigned long reached = clscan_test_fault_count();
+    clscan_test_fault_arm(0);
+    check_out_after_failure(ctx, &before, o);
+    o->reached = reached;
   }
   clscan_plan_release(plan);
 }
@@ -118,13 +166,14 @@ static unsigned long run_op(clscan_context *ctx, const fault_op *op, unsigned lo
   snprintf(what, sizeof what, "%s, fault point %lu", op->name, k);
   tu_progress(what);
   memset(o, 0, sizeof *o);
+  o->armed = k;
   clscan_test_fault_arm(k);
   if (op->via == VIA_HOST) {
     run_host(ctx, op, o);
   } else {
     run_device(ctx, op, o);
   }
-  unsigned long reached = clscan_test_fault_count();
+  unsigned long reached = o->reached ? o->reached : clscan_test_fault_count();
   clscan_test_fault_arm(0);
   return reached;
 }
@@ -145,6 +194,9 @@ static void check_failed(const fault_op *op, unsigned long k, const outcome *o) 
     fail_msg("%s: fault point %lu: an event was handed out", op->name, k);
   if (o->host_modified)
     fail_msg("%s: fault point %lu: the host output was written", op->name, k);
+  if (o->out_modified)
+    fail_msg("%s: fault point %lu: `out` was written although no kernel was enqueued", op->name, k);
+  g_partial += (unsigned long)o->out_partial;
 }
 
 /* Checks that a context scans correctly again after a failure. */
@@ -166,6 +218,7 @@ static int fault_once(clscan_context *ctx, const fault_op *op, unsigned long k) 
   outcome o;
   unsigned long reached = run_op(ctx, op, k, &o);
   int absorbed = reached >= k && o.status == CLSCAN_SUCCESS;
+  g_injected += reached >= k;
   if (reached >= k && !absorbed) {
     check_failed(op, k, &o);
   } else if (o.status != CLSCAN_SUCCESS || !o.output_correct) {
@@ -177,21 +230,36 @@ static int fault_once(clscan_context *ctx, const fault_op *op, unsigned long k) 
   return absorbed;
 }
 
+/* Fails unless the OpenCL objects alive now are those alive at `before`. */
+static void check_no_leak(const fault_op *op, const tr_snapshot *before, const char *when) {
+  tr_snapshot now;
+  char leaked[256];
+  tr_snapshot_take(&now);
+  if (tr_leaked(before, &now, leaked, sizeof leaked))
+    fail_msg("%s: %s, OpenCL objects are left over: %s", op->name, when, leaked);
+}
+
 static void test_fault_sweep(void **state) {
   const fault_op *op = *state;
   outcome o;
+  tr_snapshot before;
+  char when[96];
 
   // Fresh contexts: every build, kernel and buffer is created during the run.
+  tr_snapshot_take(&before);
   clscan_context *ctx = fresh_context();
   unsigned long cold = run_op(ctx, op, 0, &o);
   clscan_context_release(ctx);
   assert_int_equal(o.status, CLSCAN_SUCCESS);
   assert_true(o.output_correct);
+  check_no_leak(op, &before, "after a clean run on a fresh context");
   unsigned long absorbed = 0;
   for (unsigned long k = 1; k <= cold; k++) {
     ctx = fresh_context();
     absorbed += (unsigned long)fault_once(ctx, op, k);
     clscan_context_release(ctx);
+    snprintf(when, sizeof when, "fault point %lu on a fresh context, once it was released", k);
+    check_no_leak(op, &before, when);
   }
 
   // One warm context: programs cached, temporary buffers (and single-pass state) reused.
@@ -201,6 +269,8 @@ static void test_fault_sweep(void **state) {
   for (unsigned long k = 1; k <= warm; k++)
     absorbed += (unsigned long)fault_once(ctx, op, k);
   clscan_context_release(ctx);
+  check_no_leak(op, &before, "after the warm context's sweep, once it was released");
+  g_absorbed += absorbed;
   printf(
       "  %s: %lu fault points on a fresh context, %lu on a warm one: every one failed cleanly"
       " or (%lu) was absorbed with a right result\n",
@@ -215,7 +285,14 @@ static const fault_op ops[] = {
     {"single-pass gpu shape, plan", CLSCAN_ALGO_SINGLE_PASS, "0", VIA_PLAN},
     {"auto, clscan_scan", CLSCAN_ALGO_AUTO, NULL, VIA_SCAN},
     {"blelloch, clscan_scan", CLSCAN_ALGO_BLELLOCH, NULL, VIA_SCAN},
+    {"hillis-steele, clscan_scan", CLSCAN_ALGO_HILLIS_STEELE, NULL, VIA_SCAN},
+    {"reduce-then-scan, clscan_scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL, VIA_SCAN},
+    {"single-pass, clscan_scan", CLSCAN_ALGO_SINGLE_PASS, NULL, VIA_SCAN},
     {"auto, clscan_scan_host", CLSCAN_ALGO_AUTO, NULL, VIA_HOST},
+    {"blelloch, clscan_scan_host", CLSCAN_ALGO_BLELLOCH, NULL, VIA_HOST},
+    {"hillis-steele, clscan_scan_host", CLSCAN_ALGO_HILLIS_STEELE, NULL, VIA_HOST},
+    {"reduce-then-scan, clscan_scan_host", CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL, VIA_HOST},
+    {"single-pass, clscan_scan_host", CLSCAN_ALGO_SINGLE_PASS, NULL, VIA_HOST},
 };
 
 static int setup(void **state) {
@@ -254,6 +331,11 @@ int main(void) {
     return 1;
   int failed = cmocka_run_group_tests_name("faults", tests, setup, teardown);
   tu_context_release();
+  printf(
+      "faults: %lu faults injected over %zu operations: every one failed cleanly, or (%lu) was "
+      "absorbed with a right result; %lu failed device scans left `out` partly written after "
+      "a kernel had been enqueued\n",
+      g_injected, sizeof ops / sizeof ops[0], g_absorbed, g_partial);
   printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
   return failed ? 1 : 0;
 }

@@ -507,7 +507,31 @@ typedef struct group {
   const char *name;
   struct CMUnitTest *tests;
   size_t count, cap;
+  void **owned; /* cells and names allocated for the tests, freed with the group */
+  size_t owned_count, owned_cap;
 } group;
+
+/* Records an allocation the group frees after its tests ran; aborts on NULL. */
+static void *own(group *g, void *p) {
+  if (!p)
+    abort();
+  if (g->owned_count == g->owned_cap) {
+    g->owned_cap = g->owned_cap ? 2 * g->owned_cap : 64;
+    g->owned = realloc(g->owned, g->owned_cap * sizeof *g->owned);
+    if (!g->owned)
+      abort();
+  }
+  g->owned[g->owned_count++] = p;
+  return p;
+}
+
+/* Frees a group's tests and what they own. */
+static void group_free(group *g) {
+  for (size_t i = 0; i < g->owned_count; i++)
+    free(g->owned[i]);
+  free(g->owned);
+  free(g->tests);
+}
 
 static void add_test(group *g, const char *name, CMUnitTestFunction fn, void *state) {
   if (g->count == g->cap) {
@@ -524,9 +548,7 @@ static void add_test(group *g, const char *name, CMUnitTestFunction fn, void *st
 static void add_cell(group *g, clscan_algorithm algo, clscan_type type, clscan_op op,
                      const size_t *sizes, size_t count, int unaligned, const char *shape,
                      const char *withhold, const char *tag) {
-  scan_cell *cell = calloc(1, sizeof *cell);
-  if (!cell)
-    abort();
+  scan_cell *cell = own(g, calloc(1, sizeof *cell));
   *cell = (scan_cell){.algo = algo,
                       .type = type,
                       .op = op,
@@ -550,10 +572,8 @@ static int op_count(clscan_type t) {
 }
 
 /* Returns a lasting test name "ALGORITHM/what". */
-static const char *extra_name(clscan_algorithm algo, const char *what) {
-  char *name = malloc(64);
-  if (!name)
-    abort();
+static const char *extra_name(group *g, clscan_algorithm algo, const char *what) {
+  char *name = own(g, malloc(64));
   snprintf(name, 64, "%s/%s", clscan_algorithm_name(algo), what);
   return name;
 }
@@ -564,8 +584,8 @@ static void build_full(group *g, const clscan_algorithm *algos, size_t count) {
     add_cell(g, algos[a], CLSCAN_INT32, CLSCAN_ADD, full_sizes, full_count, 1, NULL, NULL, "full");
     add_cell(g, algos[a], CLSCAN_INT64, CLSCAN_ADD, full_sizes, full_count, 1, NULL, NULL, "full");
     add_cell(g, algos[a], CLSCAN_FLOAT, CLSCAN_ADD, float_large_sizes, 3, 1, NULL, NULL, "large");
-    add_test(g, extra_name(algos[a], "offset-grid"), test_offset_grid, (void *)&algos[a]);
-    add_test(g, extra_name(algos[a], "sub-buffers"), test_sub_buffers, (void *)&algos[a]);
+    add_test(g, extra_name(g, algos[a], "offset-grid"), test_offset_grid, (void *)&algos[a]);
+    add_test(g, extra_name(g, algos[a], "sub-buffers"), test_sub_buffers, (void *)&algos[a]);
   }
 }
 
@@ -689,7 +709,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     failed += _cmocka_run_group_tests(g.name, g.tests, g.count, tu_group_setup, tu_group_teardown);
-    free(g.tests);
+    group_free(&g);
   }
   tu_context_release();
   printf("clscan tests: seed %" PRIu64 "\n", tu_seed());

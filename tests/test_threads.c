@@ -5,7 +5,9 @@
  * random sizes): each on its own queue; all on the context's default queue; and all through one
  * shared plan. Plans for clscan_scan() are created by racing threads, programs are built while
  * other threads enqueue, and temporary buffers are shared. Results are checked per scan; the
- * first failure of each thread is reported with its seed.
+ * first failure of each thread is reported with its seed. CLSCAN_TEST_THREAD_SCANS sets the scans
+ * per thread and mode (default 64; the shared-plan mode runs twice as many); the total of
+ * threads x scans is printed at the end.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -22,7 +24,17 @@
 #include "test_util.h"
 
 #define THREADS 8
-#define SCANS_PER_THREAD 24
+#define DEFAULT_SCANS_PER_THREAD 64
+
+/* Scans per thread and mode: CLSCAN_TEST_THREAD_SCANS, else the default. */
+static int scans_per_thread(void) {
+  const char *v = getenv("CLSCAN_TEST_THREAD_SCANS");
+  int n = v && *v ? atoi(v) : DEFAULT_SCANS_PER_THREAD;
+  return n > 0 ? n : DEFAULT_SCANS_PER_THREAD;
+}
+
+/* Scans run by all threads of all modes, printed at the end. */
+static int g_total_scans;
 
 /* How the threads reach the context. */
 typedef enum mode { OWN_QUEUES, SHARED_QUEUE, SHARED_PLAN } mode;
@@ -87,7 +99,7 @@ static void *worker_main(void *arg) {
     }
   }
   uint64_t s = w->seed;
-  int count = w->mode == SHARED_PLAN ? 2 * SCANS_PER_THREAD : SCANS_PER_THREAD;
+  int count = w->mode == SHARED_PLAN ? 2 * scans_per_thread() : scans_per_thread();
   for (int i = 0; i < count; i++) {
     tu_case c;
     char msg[1024];
@@ -136,6 +148,7 @@ static void run_workers(mode m, uint64_t salt) {
       fprintf(stderr, "  FAILED %s\n", w[i].first_failure);
   }
   clscan_plan_release(plan);
+  g_total_scans += scans;
   printf("  %d scans on %d threads, %d failed\n", scans, THREADS, failures);
   if (failures)
     fail_msg("%d of %d scans failed (first failures above)", failures, scans);
@@ -166,6 +179,10 @@ int main(void) {
     return 1;
   int failed = cmocka_run_group_tests_name("threads", tests, tu_group_setup, tu_group_teardown);
   tu_context_release();
+  printf(
+      "threads: %d threads x %d scans per thread and mode (x2 through the shared plan) = %d "
+      "verified scans on one context\n",
+      THREADS, scans_per_thread(), g_total_scans);
   printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
   return failed ? 1 : 0;
 }

@@ -262,6 +262,10 @@ void tu_case_describe(const tu_case *c, char *buf, size_t cap) {
 }
 
 /* Formats a failure: the case, then the reason. Always returns 0. */
+#if defined(__GNUC__)
+static int fail(const tu_case *c, char *msg, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#endif
 static int fail(const tu_case *c, char *msg, size_t cap, const char *fmt, ...) {
   char what[256], desc[384];
   va_list ap;

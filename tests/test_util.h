@@ -106,7 +106,7 @@ typedef struct tu_case {
   clscan_algorithm algorithm;
   int exclusive;
   int has_init;
-  unsigned char init[8]; /* the initial value when has_init */
+  _Alignas(8) unsigned char init[8]; /* the initial value when has_init (aligned for its type) */
   size_t n, in_off, out_off;
   int in_place; /* one buffer, in_off is used for both ranges */
   tu_path path;

@@ -1,0 +1,165 @@
+/*
+ * clscan tests: libFuzzer target for the clscan program's input parsing and option handling.
+ *
+ * The parser's functions are static in tools/cli_io.c and tools/clscan.c, so this file includes
+ * both (clscan.c's main renamed), which leaves the program's sources untouched. The first byte of
+ * an input picks what is fuzzed and an element type; the rest is:
+ *   0: text input (one number a line) read through read_text() from memory; every element parsed
+ *      must format and parse back to the same bytes;
+ *   1: binary input read through read_binary(); its length must be a whole number of elements;
+ *   2: `clscan scan` options: the rest split at NUL bytes into argv, through scan_parse();
+ *   3: one element through cli_parse_element(), and the list and count parsers of bench and tune.
+ * No OpenCL device is opened. Built with clang's -fsanitize=fuzzer,address,undefined in the
+ * sanitizer build (tests/CMakeLists.txt); the seed corpus is tests/fuzz_corpus/.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The program's sources, with its main renamed. */
+int clscan_cli_main(int argc, char **argv);
+#define main clscan_cli_main
+#include "clscan.c"
+#undef main
+#include "cli_io.c"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Aborts (a finding) when a property of the parser does not hold. */
+#define PROPERTY(cond)                                                                       \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "fuzz_cli: property failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      abort();                                                                               \
+    }                                                                                        \
+  } while (0)
+
+/* Checks that an element formats and parses back to the same bytes (NaN: to a NaN). */
+static void check_round_trip(clscan_type type, const unsigned char *element) {
+  char text[64], why[96];
+  unsigned char back[8] = {0};
+  size_t e = clscan_type_size(type);
+  clscan_ref_format(type, element, 0, text, sizeof text);
+  PROPERTY(cli_parse_element(type, text, back, why, sizeof why));
+  if (type == CLSCAN_FLOAT) {
+    float a, b;
+    memcpy(&a, element, sizeof a);
+    memcpy(&b, back, sizeof b);
+    PROPERTY(isnan(a) ? isnan(b) : memcmp(&a, &b, sizeof a) == 0);
+  } else if (type == CLSCAN_DOUBLE) {
+    double a, b;
+    memcpy(&a, element, sizeof a);
+    memcpy(&b, back, sizeof b);
+    PROPERTY(isnan(a) ? isnan(b) : memcmp(&a, &b, sizeof a) == 0);
+  } else {
+    PROPERTY(memcmp(element, back, e) == 0);
+  }
+}
+
+/* Mode 0: text input. */
+static void fuzz_text(clscan_type type, const uint8_t *data, size_t size) {
+  FILE *f = fmemopen((void *)data, size, "r");
+  if (!f)
+    return;
+  byte_buf b = {0};
+  int ok = read_text(f, "fuzz input", type, &b);
+  fclose(f);
+  size_t e = clscan_type_size(type);
+  PROPERTY(b.len % e == 0);
+  if (ok) {
+    for (size_t i = 0; i < b.len; i += e)
+      check_round_trip(type, b.data + i);
+  }
+  free(b.data);
+}
+
+/* Mode 1: binary input. */
+static void fuzz_binary(clscan_type type, const uint8_t *data, size_t size) {
+  FILE *f = fmemopen((void *)data, size, "rb");
+  if (!f)
+    return;
+  byte_buf b = {0};
+  int ok = read_binary(f, "fuzz input", type, &b);
+  fclose(f);
+  PROPERTY(ok == (size % clscan_type_size(type) == 0));
+  PROPERTY(!ok || b.len == size);
+  if (ok)
+    swap_to_little_endian(b.data, b.len, clscan_type_size(type));
+  free(b.data);
+}
+
+/* Mode 2: the scan command's options, argv split at NUL bytes. */
+static void fuzz_options(const uint8_t *data, size_t size) {
+  char *text = malloc(size + 1);
+  char *argv[66];
+  int argc = 0;
+  if (!text)
+    return;
+  memcpy(text, data, size);
+  text[size] = '\0';
+  argv[argc++] = "scan";
+  for (size_t i = 0; i <= size && argc < 64;) {
+    argv[argc++] = text + i;
+    i += strlen(text + i) + 1;
+  }
+  argv[argc] = NULL;
+  scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
+  int status = scan_parse(argc, argv, &r);
+  PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
+  if (status == -1) {
+    // An accepted command line describes a scan the library accepts.
+    PROPERTY((unsigned)r.desc.type < CLSCAN_TYPE_COUNT && (unsigned)r.desc.op < CLSCAN_OP_COUNT);
+    PROPERTY(!cli_type_is_float(r.desc.type) || r.desc.op < CLSCAN_AND);
+    PROPERTY(!r.desc.init || r.desc.init == r.init);
+  }
+  free(text);
+}
+
+/* Mode 3: one element, and the list and count parsers. */
+static void fuzz_values(clscan_type type, const uint8_t *data, size_t size) {
+  char *text = malloc(size + 1);
+  if (!text)
+    return;
+  memcpy(text, data, size);
+  text[size] = '\0';
+  unsigned char element[8];
+  char why[96];
+  if (cli_parse_element(type, text, element, why, sizeof why))
+    check_round_trip(type, element);
+  clscan_type types[CLSCAN_TYPE_COUNT];
+  clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
+  int count = -1;
+  if (cli_parse_type_list("bench", text, types, &count))
+    PROPERTY(count >= 1 && count <= CLSCAN_TYPE_COUNT);
+  if (cli_parse_algorithm_list("bench", text, algos, &count))
+    PROPERTY(count >= 1 && count < CLSCAN_ALGORITHM_COUNT);
+  unsigned long long v;
+  if (cli_parse_count("bench", "--reps", text, 1, 1000, &v))
+    PROPERTY(v >= 1 && v <= 1000);
+  free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1)
+    return 0;
+  clscan_type type = (clscan_type)((data[0] >> 2) % CLSCAN_TYPE_COUNT);
+  switch (data[0] & 3) {
+    case 0:
+      fuzz_text(type, data + 1, size - 1);
+      break;
+    case 1:
+      fuzz_binary(type, data + 1, size - 1);
+      break;
+    case 2:
+      fuzz_options(data + 1, size - 1);
+      break;
+    default:
+      fuzz_values(type, data + 1, size - 1);
+      break;
+  }
+  return 0;
+}
