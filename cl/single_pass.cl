@@ -36,6 +36,11 @@
 #define STATUS_WORDS ((sizeof(elem_t) + 3) / 4)
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
+#if CLSCAN_NV_PTX
+#define LOOKBACK_LANES 32 /* warp 0 walks */
+#else
+#define LOOKBACK_LANES 1 /* work-item 0 walks */
+#endif
 #define LOOKBACK_DONE 0
 #define LOOKBACK_FALLBACK 1
 
@@ -272,7 +277,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
       // Otherwise the owner published while we read: the next walk takes its value.
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    pred = sh.pred;
+    // Only the work-items that walk read it back (the walker writes it again in the next round).
+    if (lid < LOOKBACK_LANES) pred = sh.pred;
   }
 
   // Publish the inclusive prefix and share the exclusive one with the group. The global fence

@@ -111,13 +111,12 @@ clscan_status clscan_plan_enqueue(clscan_plan *plan, cl_command_queue queue, cl_
 /* One-shot scans                                                                                 */
 /* ============================================================================================== */
 
-/* Returns 1 if a cached plan runs the same scan as desc (the init value is compared by bytes). */
+/* Returns 1 if a cached plan runs the same kernels as desc. The initial value is not part of the
+ * key: one-shot scans pass it with each request, so the cache stays bounded. */
 static int same_desc(const clscan_plan *p, const clscan_scan_desc *d) {
   const clscan_scan_desc *q = &p->desc;
-  if (q->type != d->type || q->op != d->op || !q->exclusive != !d->exclusive ||
-      q->algorithm != d->algorithm || !q->init != !d->init)
-    return 0;
-  return !d->init || memcmp(p->init, d->init, p->elem_size) == 0;
+  return q->type == d->type && q->op == d->op && !q->exclusive == !d->exclusive &&
+         q->algorithm == d->algorithm;
 }
 
 /* Finds or creates the context's plan for a descriptor. */
@@ -174,7 +173,8 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
   if (st != CLSCAN_SUCCESS) return st;
   clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
                        .out_off = out_offset, .n = n, .num_wait = num_wait,
-                       .wait_list = wait_list, .done = done};
+                       .wait_list = wait_list, .done = done, .init_override = 1,
+                       .init = desc->init};
   st = clscan__validate_enqueue(ctx, &r.queue, in, in_offset, out, out_offset, n,
                                 clscan_type_size(desc->type), num_wait, wait_list, &r.in_place);
   if (st != CLSCAN_SUCCESS) return st;
@@ -219,7 +219,8 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
   CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
                                                                    bytes, in, 0, NULL, NULL)));
-  clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n, .in_place = 1};
+  clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n, .in_place = 1,
+                       .init_override = 1, .init = desc->init};
   cl_event done = NULL;
   r.done = &done;
   st = clscan__dispatch(plan, &r);

@@ -323,7 +323,9 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   }
   CLSCAN_TRY(initial_waits(&c, r, lease.wait));
   clscan__identity(plan->desc.type, plan->desc.op, a.identity);
-  memcpy(a.seed, plan->desc.init ? plan->init : a.identity, sizeof a.seed);
+  const void *init = r->init_override ? r->init : plan->desc.init;
+  memcpy(a.seed, a.identity, sizeof a.seed);
+  if (init) memcpy(a.seed, init, plan->elem_size);
 
   // Enqueue: an empty scan is a marker; a fresh temporary buffer is zeroed first.
   pthread_mutex_lock(&plan->lock);

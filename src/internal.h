@@ -281,6 +281,8 @@ typedef struct clscan__request {
   cl_mem in, out;
   size_t in_off, out_off, n;
   int in_place;
+  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
+  const void *init;  /* with init_override: the initial value, or NULL for the identity */
   cl_uint num_wait;
   const cl_event *wait_list;
   cl_event *first, *done;
