@@ -231,8 +231,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
   tile_load(in, n, tile, x);
   const elem_t aggregate = tile_scan_local(x, pre, &group_prefix, &sh.scratch);
-  if (lid == 0 && !withheld) {
-    if (tile == 0) {
+  if (lid == 0) {
+    if (withheld) {
+      // Test only: stay silent.
+    } else if (tile == 0) {
       status_publish(status, 0, epoch, STATE_PREFIX, combine(seed, aggregate));
     } else {
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
@@ -285,8 +287,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   // orders the publications before this group's stores (an in-place fallback relies on it).
   if (lid == 0) {
     const elem_t prefix = tile == 0 ? seed : acc;
-    if (tile != 0 && !withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    if (tile != 0) {
+      if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    }
     sh.prefix = prefix;
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
