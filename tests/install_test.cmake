@@ -74,8 +74,10 @@ set(ENV{PKG_CONFIG_PATH} ${pc_dir})
 # the file lies (--define-prefix, which pkgconf and pkg-config >= 0.29 have).
 run_checked("pkg-config --variable=prefix clscan" ${PKG_CONFIG} --variable=prefix clscan)
 string(STRIP "${last_output}" pc_prefix)
+get_filename_component(pc_prefix_real "${pc_prefix}" REALPATH)
+get_filename_component(prefix_real "${prefix}" REALPATH)
 set(define_prefix)
-if(NOT pc_prefix STREQUAL prefix)
+if(NOT pc_prefix_real STREQUAL prefix_real)
   message(STATUS "install test: KNOWN ISSUE: clscan.pc says prefix=${pc_prefix}, not the install "
                  "prefix ${prefix}: using pkg-config --define-prefix")
   set(define_prefix --define-prefix)
