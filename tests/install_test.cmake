@@ -68,10 +68,9 @@ if(NOT PKG_CONFIG)
   message(FATAL_ERROR "install test: pkg-config not found (install pkg-config)")
 endif()
 set(ENV{PKG_CONFIG_PATH} ${pc_dir})
-# clscan.pc holds the configure-time CMAKE_INSTALL_PREFIX, so `cmake --install --prefix` elsewhere
-# leaves it pointing at the wrong place (a known packaging issue, tests/RELIABILITY.md). Until it
-# is relocatable (prefix=${pcfiledir}/../..), pkg-config is asked to derive the prefix from where
-# the file lies (--define-prefix, which pkgconf and pkg-config >= 0.29 have).
+# clscan.pc finds its prefix relative to where it lies (prefix=${pcfiledir}/...), so it must name
+# the install prefix; should it not (an older, absolute .pc), pkg-config is asked to derive the
+# prefix from where the file lies (--define-prefix, which pkgconf and pkg-config >= 0.29 have).
 run_checked("pkg-config --variable=prefix clscan" ${PKG_CONFIG} --variable=prefix clscan)
 string(STRIP "${last_output}" pc_prefix)
 get_filename_component(pc_prefix_real "${pc_prefix}" REALPATH)

@@ -10,7 +10,7 @@
  * larger than its global memory) is skipped with the reason. POCL on a 24 GiB machine allows
  * 2 GiB per buffer and about 5 GiB in all, so there the largest case is 2^31 int8 elements; the
  * 2^32 + 3 and 2^31 + 5 cases need a device with larger allocations (a GPU: see
- * tests/RELIABILITY.md).
+ * the README's Reliability section).
  *
  * Usage: test_huge [--all-algorithms]   (also scans the 2^31 case with every algorithm)
  */

@@ -102,10 +102,10 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
 /* ============================================================================================== */
 
 /*
- * Findings of this test that are known and reported against the kernels (see tests/RELIABILITY.md):
- * a message matching one of these (its first line, kernel and source line) is counted and listed
- * but does not fail the test, and a known finding that no longer appears is pointed out so that
- * its entry can be removed. Any other message fails the case that caused it.
+ * Findings of this test that are known and reported against the kernels (see the README's
+ * Reliability section): a message matching one of these (its first line, kernel and source line)
+ * is counted and listed but does not fail the test, and a known finding that no longer appears is
+ * pointed out so that its entry can be removed. Any other message fails the case that caused it.
  */
 typedef struct known_finding {
   const char *header; /* the message's first line starts with this */
