@@ -115,15 +115,19 @@ static size_t seed_block(const clscan_plan *plan, clscan_algorithm algo) {
   return algo == CLSCAN_ALGO_BLELLOCH ? 2 * (size_t)plan->tuning.seed_wg : plan->tuning.seed_wg;
 }
 
-/* Elements per tile of the tile kernels. */
-static size_t tile_elems(const clscan_plan *plan) {
-  if (plan->tuning.single_pass_cpu) return plan->tuning.cpu_tile;
+/* Elements per tile of the GPU-shaped tile kernels (tile.cl). */
+static size_t gpu_tile_elems(const clscan_plan *plan) {
   return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * (16 / plan->elem_size);
+}
+
+/* Elements per tile of the single pass (the CPU shape has its own tile size). */
+static size_t tile_elems(const clscan_plan *plan) {
+  return plan->tuning.single_pass_cpu ? plan->tuning.cpu_tile : gpu_tile_elems(plan);
 }
 
 /* Work-groups reduce-then-scan uses for n elements. */
 static size_t rts_groups(const clscan_plan *plan, size_t n) {
-  size_t tile = (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * (16 / plan->elem_size);
+  size_t tile = gpu_tile_elems(plan);
   size_t groups = (size_t)plan->ctx->info.compute_units * plan->tuning.rts_groups_per_cu;
   size_t tiles = div_up(n, tile);
   return groups < tiles ? (groups ? groups : 1) : (tiles ? tiles : 1);
@@ -142,11 +146,8 @@ size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t
     case CLSCAN_ALGO_REDUCE_THEN_SCAN:
       return 2 * align16(rts_groups(plan, n) * e);
     case CLSCAN_ALGO_SINGLE_PASS:
-      if (!plan->tuning.single_pass_cpu) {
-        size_t tile = tile_elems(plan);
-        return STATUS_OFFSET + div_up(n, tile) * 8 * ((e + 3) / 4);
-      }
-      return STATUS_OFFSET + div_up(n, plan->tuning.cpu_tile) * 8 * ((e + 3) / 4);
+      // The ticket counter, then (8-byte status words per 4 bytes of value) per tile.
+      return STATUS_OFFSET + div_up(n, tile_elems(plan)) * 8 * ((e + 3) / 4);
     default:
       return 0;
   }
@@ -207,7 +208,7 @@ static clscan_status reduce_then_scan(scan_args *a, const clscan__request *r) {
   size_t e = plan->elem_size, wg = plan->tuning.tile_wg;
   cl_ulong n = r->n, in_off = r->in_off, out_off = r->out_off;
   cl_ulong groups = rts_groups(plan, r->n);
-  cl_ulong tile = (cl_ulong)wg * plan->tuning.tile_vpt * (16 / e);
+  cl_ulong tile = gpu_tile_elems(plan);
   cl_ulong per_group = div_up(div_up(r->n, tile), groups);
   cl_ulong partials_off = 0, offsets_off = align16(groups * e) / e;
   cl_ulong spine_per_group = div_up(groups, tile);

@@ -19,7 +19,8 @@ typedef struct tuning_row {
  * auto_seed_below, source. */
 static const tuning_row table[] = {
     /* NVIDIA H200, NVIDIA OpenCL 3.0 CUDA 13.0, driver 580.159.04, exclusive add at 2^28 (sweep of
-     * work-group 128/256/512 x 2..8 vectors per work-item, 2026-11-29):
+     * work-group 128/256/512 x 2..8 vectors per work-item, 2026-11-29, by a scratch program making
+     * the same calls as `clscan tune`: verified, median of 20, copy timed in the same run):
      * int32 128 x 6 vectors: 0.592 ms, 3.63 TB/s, 0.87 of clEnqueueCopyBuffer;
      * int64 256 x 4 vectors: 1.342 ms, 3.20 TB/s, 0.75 of clEnqueueCopyBuffer. */
     {"NVIDIA", "H200", 1, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 1-byte (4-byte values)"}},
