@@ -74,7 +74,10 @@ extern "C" {
   X(OUT_OF_HOST_MEMORY, -1016, "host memory allocation failed")                                    \
   X(OUT_OF_DEVICE_MEMORY, -1017, "device memory allocation failed")                                \
   X(OPENCL_ERROR, -1018, "an OpenCL call failed; see clscan_last_error_detail()")                  \
-  X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")
+  X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")                                     \
+  X(USER_SOURCE_INVALID, -1020,                                                                    \
+    "user OpenCL C (op, type or map source) failed to compile; see clscan_context_build_log()")    \
+  X(TYPE_SIZE_MISMATCH, -1021, "type_size differs from the device's sizeof(type_name)")
 
 /** Status codes. CLSCAN_SUCCESS is 0; every error is negative and distinct. */
 typedef enum clscan_status {
@@ -122,11 +125,38 @@ typedef enum clscan_type {
   CLSCAN_INT8,
   CLSCAN_UINT8,
   CLSCAN_INT16,
-  CLSCAN_UINT16
+  CLSCAN_UINT16,
+  /** The descriptor's user type: OpenCL C named by type_name (defined by type_source, unless it
+   * is a built-in OpenCL type such as float2), of type_size bytes. */
+  CLSCAN_USER_TYPE = 64
 } clscan_type;
 
-/** Number of element types (one past the last clscan_type value). */
+/** Number of built-in element types (one past the last built-in clscan_type value). */
 #define CLSCAN_TYPE_COUNT 10
+
+/**
+ * Output (and accumulator) types of a descriptor. CLSCAN_OUT_SAME, the zero value, makes the
+ * output type the input type. Every other value is 0x100 + a clscan_type, so that a clscan_type
+ * stored here by mistake is rejected rather than misread: CLSCAN_OUT_TYPE(CLSCAN_UINT32) ==
+ * CLSCAN_OUT_UINT32.
+ */
+typedef enum clscan_out_type {
+  CLSCAN_OUT_SAME = 0,
+  CLSCAN_OUT_INT32 = 0x100,
+  CLSCAN_OUT_UINT32,
+  CLSCAN_OUT_INT64,
+  CLSCAN_OUT_UINT64,
+  CLSCAN_OUT_FLOAT,
+  CLSCAN_OUT_DOUBLE,
+  CLSCAN_OUT_INT8,
+  CLSCAN_OUT_UINT8,
+  CLSCAN_OUT_INT16,
+  CLSCAN_OUT_UINT16,
+  CLSCAN_OUT_USER_TYPE = 0x100 + CLSCAN_USER_TYPE
+} clscan_out_type;
+
+/** The clscan_out_type for a clscan_type. */
+#define CLSCAN_OUT_TYPE(t) ((clscan_out_type)(0x100 + (int)(t)))
 
 /**
  * Operators. Integer ADD and MUL wrap modulo 2^bits, for signed types too. MIN and MAX on
@@ -140,10 +170,12 @@ typedef enum clscan_op {
   CLSCAN_MAX,
   CLSCAN_AND,
   CLSCAN_OR,
-  CLSCAN_XOR
+  CLSCAN_XOR,
+  /** The descriptor's op_source, with the identity the descriptor gives. */
+  CLSCAN_USER_OP = 64
 } clscan_op;
 
-/** Number of operators (one past the last clscan_op value). */
+/** Number of built-in operators (one past the last built-in clscan_op value). */
 #define CLSCAN_OP_COUNT 7
 
 /**
@@ -170,22 +202,69 @@ typedef enum clscan_algorithm {
 #define CLSCAN_ALGORITHM_COUNT 5
 
 /**
+ * How a scan is split into segments that each start again from the initial value (or the
+ * identity). Segmented descriptors run through clscan_segmented_scan(), clscan_scan_by_key() or
+ * clscan_plan_enqueue_segmented().
+ * - HEAD_FLAGS: a uint8 buffer of n flags; a non-zero flag starts a segment at that element.
+ * - KEYS: a buffer of n keys of key_type; a segment is a run of equal consecutive keys.
+ */
+typedef enum clscan_segments {
+  CLSCAN_SEGMENTS_NONE = 0,
+  CLSCAN_SEGMENTS_HEAD_FLAGS,
+  CLSCAN_SEGMENTS_KEYS
+} clscan_segments;
+
+/**
  * What to scan. A descriptor that is zero except for the fields a caller sets is valid: it
- * describes an inclusive int32 sum with no initial value and the automatic algorithm.
+ * describes an inclusive int32 sum with no initial value and the automatic algorithm. Every field
+ * added later keeps that rule: its zero value keeps the earlier behaviour.
+ *
+ * Types. `type` is the input buffer's element type. `out_type` is the output buffer's element type
+ * and the type every combination is computed in (CLSCAN_OUT_SAME: `type`). Between two built-in
+ * types the input is converted as an OpenCL C cast, e.g. uint8 counts summed in uint32. A user
+ * type (CLSCAN_USER_TYPE as `type` or CLSCAN_OUT_USER_TYPE as `out_type`) is named by type_name,
+ * defined by type_source and has type_size bytes; the library checks type_size against the
+ * device's sizeof and reports CLSCAN_TYPE_SIZE_MISMATCH, since host and device layouts must agree.
+ * Converting between a user type and another type needs map_source.
+ *
+ * User operators. With op == CLSCAN_USER_OP, op_source is OpenCL C over `a` and `b` (of the output
+ * type): an expression ("a + b"), or a function body that returns the result ("{ ... return r; }",
+ * recognised by the word `return`). `identity` points at the identity's bytes (out-type size).
+ * The operator must be associative; it need not be commutative: results are always combined in
+ * order, earlier elements on the left. It is called only on input elements (after the map),
+ * the identity, the initial value and their combinations, never on padding or uninitialised memory.
+ *
+ * Map. map_source is an OpenCL C expression (or function body with `return`) of `x`, the input
+ * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
+ * value, of the output type, is what is scanned; the map is fused into the load.
+ *
+ * Every string is copied when a plan is created. A source that does not compile makes plan
+ * creation return CLSCAN_USER_SOURCE_INVALID; the compiler's log is then read with
+ * clscan_context_build_log().
  */
 typedef struct clscan_scan_desc {
-  clscan_type type;   /**< Element type of input and output. */
+  clscan_type type;   /**< Element type of the input. */
   clscan_op op;       /**< Associative operator. */
   int exclusive;      /**< 0: out[i] = init op in[0] op ... op in[i]; else up to in[i-1]. */
-  const void *init;   /**< NULL (the operator's identity) or one element of `type`, copied. */
+  const void *init;   /**< NULL (the operator's identity) or one element of the output type. */
   clscan_algorithm algorithm; /**< CLSCAN_ALGO_AUTO unless a specific one is wanted. */
+  clscan_out_type out_type;   /**< Output and accumulator type; CLSCAN_OUT_SAME: `type`. */
+  const char *op_source;      /**< With op == CLSCAN_USER_OP: the operator over a and b. */
+  const void *identity;       /**< With op == CLSCAN_USER_OP: the identity's bytes. */
+  const char *type_source;    /**< OpenCL C defining type_name (NULL for a built-in type). */
+  const char *type_name;      /**< With a user type: its OpenCL C name. */
+  size_t type_size;           /**< With a user type: sizeof(type_name) on host and device. */
+  const char *map_source;     /**< NULL, or the scanned value as OpenCL C of x and i. */
+  clscan_segments segments;   /**< CLSCAN_SEGMENTS_NONE unless the scan is segmented. */
+  clscan_type key_type;       /**< With CLSCAN_SEGMENTS_KEYS: int32, uint32, int64 or uint64. */
 } clscan_scan_desc;
 
-/** Returns the size in bytes of one element of `type`, or 0 for an unknown type. */
+/** Returns the size in bytes of one element of a built-in `type`, or 0 for CLSCAN_USER_TYPE or
+ * an unknown type. */
 CLSCAN_API size_t clscan_type_size(clscan_type type);
 
-/** Returns the name of a type ("int32", ...), operator ("add", ...) or algorithm ("blelloch",
- * ...), or NULL for an unknown value. Names are what the clscan program accepts. */
+/** Returns the name of a type ("int32", ..., "user"), operator ("add", ..., "user") or algorithm
+ * ("blelloch", ...), or NULL for an unknown value. Names are what the clscan program accepts. */
 CLSCAN_API const char *clscan_type_name(clscan_type type);
 CLSCAN_API const char *clscan_op_name(clscan_op op);
 CLSCAN_API const char *clscan_algorithm_name(clscan_algorithm algorithm);
@@ -288,6 +367,35 @@ CLSCAN_API clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue
 CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc,
                                           const void *in, void *out, size_t n);
 
+/**
+ * Enqueues a segmented scan: as clscan_scan(), but the scan starts again (from the initial value,
+ * or the identity) at every element whose head flag is non-zero. Element 0 always starts a
+ * segment. Inclusive and exclusive scans, every operator and type, and every algorithm work.
+ * @param[in] desc its segments field must be CLSCAN_SEGMENTS_NONE or CLSCAN_SEGMENTS_HEAD_FLAGS.
+ * @param[in] flags a buffer of uint8 head flags, n of them from element flags_offset. It must not
+ *   overlap the output.
+ */
+CLSCAN_API clscan_status clscan_segmented_scan(clscan_context *ctx, cl_command_queue queue,
+                                               const clscan_scan_desc *desc, cl_mem flags,
+                                               size_t flags_offset, cl_mem in, size_t in_offset,
+                                               cl_mem out, size_t out_offset, size_t n,
+                                               cl_uint num_wait, const cl_event *wait_list,
+                                               cl_event *done);
+
+/**
+ * Enqueues a scan by key: a segmented scan whose segments are the runs of equal consecutive keys
+ * (Thrust's and CUB's scan_by_key).
+ * @param[in] desc its segments field must be CLSCAN_SEGMENTS_NONE or CLSCAN_SEGMENTS_KEYS; its
+ *   key_type (int32, the zero value, uint32, int64 or uint64) is the keys' type.
+ * @param[in] keys a buffer of n keys from element keys_offset. It must not overlap the output.
+ */
+CLSCAN_API clscan_status clscan_scan_by_key(clscan_context *ctx, cl_command_queue queue,
+                                            const clscan_scan_desc *desc, cl_mem keys,
+                                            size_t keys_offset, cl_mem in, size_t in_offset,
+                                            cl_mem out, size_t out_offset, size_t n,
+                                            cl_uint num_wait, const cl_event *wait_list,
+                                            cl_event *done);
+
 /* ============================================================================================== */
 /* Plans                                                                                          */
 /* ============================================================================================== */
@@ -303,7 +411,9 @@ typedef struct clscan_plan clscan_plan;
  * @param[out] out receives the plan, or NULL on failure.
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_TYPE; CLSCAN_INVALID_OP;
  *   CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_OP_FOR_TYPE; CLSCAN_UNSUPPORTED_BY_DEVICE;
- *   CLSCAN_BUILD_FAILED; CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
+ *   CLSCAN_BUILD_FAILED; CLSCAN_USER_SOURCE_INVALID; CLSCAN_TYPE_SIZE_MISMATCH;
+ *   CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR. Creating a plan for a descriptor the context
+ *   has compiled before (same types, operator, sources and segments) reuses the compiled program.
  */
 CLSCAN_API clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
                                             clscan_plan **out);
@@ -326,6 +436,19 @@ CLSCAN_API clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command
                                                    size_t out_offset, size_t n, cl_uint num_wait,
                                                    const cl_event *wait_list, cl_event *first,
                                                    cl_event *done);
+
+/**
+ * Enqueues a segmented plan's scan (desc.segments HEAD_FLAGS or KEYS): `segments` holds n head
+ * flags (uint8) or keys (of desc.key_type) from element segments_offset; the other arguments are
+ * as for clscan_plan_enqueue_timed(). Unsegmented plans reject this call, and segmented plans
+ * reject clscan_plan_enqueue(), with CLSCAN_INVALID_VALUE.
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue queue,
+                                                       cl_mem segments, size_t segments_offset,
+                                                       cl_mem in, size_t in_offset, cl_mem out,
+                                                       size_t out_offset, size_t n,
+                                                       cl_uint num_wait, const cl_event *wait_list,
+                                                       cl_event *first, cl_event *done);
 
 /**
  * Returns the algorithm the plan runs for n elements (AUTO resolved), or CLSCAN_ALGO_AUTO for a
