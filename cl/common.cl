@@ -1,13 +1,26 @@
 /*
  * clscan kernels: definitions shared by every program. The host prepends this file to each
- * program's source.
+ * program's source (after the user prelude, when the descriptor has user sources).
  *
  * Semantic parameters (set by the host; the defaults let the file compile on its own):
- *   CLSCAN_TYPE  element type, the value of the host's clscan_type enum (0 = int32).
- *   CLSCAN_OP    operator, the value of the host's clscan_op enum (0 = add).
- * It defines elem_t (the element type), OP(a, b) (the operator, always applied left to right),
- * IDENTITY (the operator's identity), VEC / vec_t for 16-byte vector input and output, and vec8_t
- * (eight elements) for the CPU kernel.
+ *   CLSCAN_TYPE       output and accumulator type: a clscan_type value (0 = int32, 64 = user).
+ *   CLSCAN_IN_TYPE    input type (defaults to CLSCAN_TYPE).
+ *   CLSCAN_OP         operator: a clscan_op value (0 = add, 64 = user).
+ *   CLSCAN_MAP        1 when the user prelude defines clscan_user_map(x, i).
+ *   CLSCAN_SEGMENTS   0 none, 1 head flags, 2 keys (of CLSCAN_KEY_TYPE).
+ *   CLSCAN_STATE_ALIGN  alignment of the segmented state (the host computes its size from it).
+ * A user type is named CLSCAN_USER_TYPE_NAME, of CLSCAN_USER_TYPE_SIZE bytes; a user operator is
+ * clscan_user_op(a, b) with identity clscan_user_identity(); the host's prelude defines them.
+ *
+ * Three types come out of it:
+ *   in_t     the input buffer's element;
+ *   val_t    the output buffer's element and the operator's domain (VAL_OP, VAL_IDENTITY);
+ *   elem_t   the scan state: val_t, or for segmented scans a (value, flag) pair whose operator
+ *            restarts at flags. The kernels scan elem_t with OP and IDENTITY.
+ * load_elem() turns input element i into its elem_t (map, conversion and head flag fused into
+ * the load); out_value() turns scan states into the value written out. VEC elements move per
+ * 16-byte (or narrower) vector; vec8_t exists for plain scans (CLSCAN_PLAIN), where in_t == val_t
+ * == elem_t and no map applies.
  *
  * Integer add and mul are computed in an unsigned type of at least 32 bits and truncated, so
  * they wrap modulo 2^bits with no signed-overflow undefined behaviour.
@@ -16,165 +29,352 @@
 #ifndef CLSCAN_TYPE
 #define CLSCAN_TYPE 0
 #endif
+#ifndef CLSCAN_IN_TYPE
+#define CLSCAN_IN_TYPE CLSCAN_TYPE
+#endif
 #ifndef CLSCAN_OP
 #define CLSCAN_OP 0
 #endif
+#ifndef CLSCAN_MAP
+#define CLSCAN_MAP 0
+#endif
+#ifndef CLSCAN_SEGMENTS
+#define CLSCAN_SEGMENTS 0
+#endif
+#ifndef CLSCAN_KEY_TYPE
+#define CLSCAN_KEY_TYPE 0
+#endif
+
+#define CLSCAN_CAT_(a, b) a##b
+#define CLSCAN_CAT(a, b) CLSCAN_CAT_(a, b)
+
+/* OpenCL C scalar names and sizes of the built-in clscan_type values, for token pasting. */
+#define CLSCAN_SCALAR_0 int
+#define CLSCAN_SCALAR_1 uint
+#define CLSCAN_SCALAR_2 long
+#define CLSCAN_SCALAR_3 ulong
+#define CLSCAN_SCALAR_4 float
+#define CLSCAN_SCALAR_5 double
+#define CLSCAN_SCALAR_6 char
+#define CLSCAN_SCALAR_7 uchar
+#define CLSCAN_SCALAR_8 short
+#define CLSCAN_SCALAR_9 ushort
+#define CLSCAN_SIZE_0 4
+#define CLSCAN_SIZE_1 4
+#define CLSCAN_SIZE_2 8
+#define CLSCAN_SIZE_3 8
+#define CLSCAN_SIZE_4 4
+#define CLSCAN_SIZE_5 8
+#define CLSCAN_SIZE_6 1
+#define CLSCAN_SIZE_7 1
+#define CLSCAN_SIZE_8 2
+#define CLSCAN_SIZE_9 2
+#define CLSCAN_SIZE_64 CLSCAN_USER_TYPE_SIZE
+
+#if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 
 /* ---------------------------------------------------------------------------------------------
- * Element types: elem_t, its unsigned twin uelem_t, the unsigned type arithmetic is done in
- * (wide_t), reinterpretation AS_ELEM, limits, and the 16-byte vector type.
+ * The value type (output and operator domain): val_t, its unsigned twin uval_t, the unsigned
+ * type arithmetic is done in (wide_t), reinterpretation AS_VAL, and limits.
  * ------------------------------------------------------------------------------------------- */
 #if CLSCAN_TYPE == 0
-typedef int elem_t;
-typedef uint uelem_t;
+typedef int val_t;
+typedef uint uval_t;
 typedef uint wide_t;
-typedef int4 vec_t;
-typedef int8 vec8_t;
-#define AS_ELEM(x) as_int(x)
-#define ELEM_MIN INT_MIN
-#define ELEM_MAX INT_MAX
-#define VEC 4
+#define AS_VAL(x) as_int(x)
+#define VAL_MIN INT_MIN
+#define VAL_MAX INT_MAX
 #elif CLSCAN_TYPE == 1
-typedef uint elem_t;
-typedef uint uelem_t;
+typedef uint val_t;
+typedef uint uval_t;
 typedef uint wide_t;
-typedef uint4 vec_t;
-typedef uint8 vec8_t;
-#define AS_ELEM(x) as_uint(x)
-#define ELEM_MIN 0u
-#define ELEM_MAX UINT_MAX
-#define VEC 4
+#define AS_VAL(x) as_uint(x)
+#define VAL_MIN 0u
+#define VAL_MAX UINT_MAX
 #elif CLSCAN_TYPE == 2
-typedef long elem_t;
-typedef ulong uelem_t;
+typedef long val_t;
+typedef ulong uval_t;
 typedef ulong wide_t;
-typedef long2 vec_t;
-typedef long8 vec8_t;
-#define AS_ELEM(x) as_long(x)
-#define ELEM_MIN LONG_MIN
-#define ELEM_MAX LONG_MAX
-#define VEC 2
+#define AS_VAL(x) as_long(x)
+#define VAL_MIN LONG_MIN
+#define VAL_MAX LONG_MAX
 #elif CLSCAN_TYPE == 3
-typedef ulong elem_t;
-typedef ulong uelem_t;
+typedef ulong val_t;
+typedef ulong uval_t;
 typedef ulong wide_t;
-typedef ulong2 vec_t;
-typedef ulong8 vec8_t;
-#define AS_ELEM(x) as_ulong(x)
-#define ELEM_MIN 0ul
-#define ELEM_MAX ULONG_MAX
-#define VEC 2
+#define AS_VAL(x) as_ulong(x)
+#define VAL_MIN 0ul
+#define VAL_MAX ULONG_MAX
 #elif CLSCAN_TYPE == 4
-typedef float elem_t;
-typedef float4 vec_t;
-typedef float8 vec8_t;
-#define ELEM_MIN (-INFINITY)
-#define ELEM_MAX INFINITY
-#define ELEM_IS_FLOAT 1
-#define VEC 4
+typedef float val_t;
+#define VAL_MIN (-INFINITY)
+#define VAL_MAX INFINITY
+#define VAL_IS_FLOAT 1
 #elif CLSCAN_TYPE == 5
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double elem_t;
-typedef double2 vec_t;
-typedef double8 vec8_t;
-#define ELEM_MIN (-(double)INFINITY)
-#define ELEM_MAX ((double)INFINITY)
-#define ELEM_IS_FLOAT 1
-#define VEC 2
+typedef double val_t;
+#define VAL_MIN (-(double)INFINITY)
+#define VAL_MAX ((double)INFINITY)
+#define VAL_IS_FLOAT 1
 #elif CLSCAN_TYPE == 6
-typedef char elem_t;
-typedef uchar uelem_t;
+typedef char val_t;
+typedef uchar uval_t;
 typedef uint wide_t;
-typedef char16 vec_t;
-typedef char8 vec8_t;
-#define AS_ELEM(x) as_char(x)
-#define ELEM_MIN CHAR_MIN
-#define ELEM_MAX CHAR_MAX
-#define VEC 16
+#define AS_VAL(x) as_char(x)
+#define VAL_MIN CHAR_MIN
+#define VAL_MAX CHAR_MAX
 #elif CLSCAN_TYPE == 7
-typedef uchar elem_t;
-typedef uchar uelem_t;
+typedef uchar val_t;
+typedef uchar uval_t;
 typedef uint wide_t;
-typedef uchar16 vec_t;
-typedef uchar8 vec8_t;
-#define AS_ELEM(x) as_uchar(x)
-#define ELEM_MIN ((uchar)0)
-#define ELEM_MAX UCHAR_MAX
-#define VEC 16
+#define AS_VAL(x) as_uchar(x)
+#define VAL_MIN ((uchar)0)
+#define VAL_MAX UCHAR_MAX
 #elif CLSCAN_TYPE == 8
-typedef short elem_t;
-typedef ushort uelem_t;
+typedef short val_t;
+typedef ushort uval_t;
 typedef uint wide_t;
-typedef short8 vec_t;
-typedef short8 vec8_t;
-#define AS_ELEM(x) as_short(x)
-#define ELEM_MIN SHRT_MIN
-#define ELEM_MAX SHRT_MAX
-#define VEC 8
+#define AS_VAL(x) as_short(x)
+#define VAL_MIN SHRT_MIN
+#define VAL_MAX SHRT_MAX
 #elif CLSCAN_TYPE == 9
-typedef ushort elem_t;
-typedef ushort uelem_t;
+typedef ushort val_t;
+typedef ushort uval_t;
 typedef uint wide_t;
-typedef ushort8 vec_t;
-typedef ushort8 vec8_t;
-#define AS_ELEM(x) as_ushort(x)
-#define ELEM_MIN ((ushort)0)
-#define ELEM_MAX USHRT_MAX
-#define VEC 8
+#define AS_VAL(x) as_ushort(x)
+#define VAL_MIN ((ushort)0)
+#define VAL_MAX USHRT_MAX
+#elif CLSCAN_TYPE == 64
+typedef CLSCAN_USER_TYPE_NAME val_t;
 #else
-#error "CLSCAN_TYPE must be a clscan_type value (0..9)"
+#error "CLSCAN_TYPE must be a clscan_type value (0..9, or 64 for a user type)"
 #endif
 
-#ifndef ELEM_IS_FLOAT
-#define ELEM_IS_FLOAT 0
+#ifndef VAL_IS_FLOAT
+#define VAL_IS_FLOAT 0
 #endif
 
 /* ---------------------------------------------------------------------------------------------
- * Operators and their identities. OP(a, b) is "a then b": the left operand always holds the
- * earlier elements, so non-commutative operators would be combined in order too.
+ * The input type, and the number of elements per vector (VEC) of the tile kernels' I/O: 16 bytes
+ * of the wider of the two types, or 1 element where either is a user type.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_OP == 0
-#define IDENTITY ((elem_t)0)
-#if ELEM_IS_FLOAT
-#define OP(a, b) ((a) + (b))
+#if CLSCAN_IN_TYPE == 64
+typedef CLSCAN_USER_TYPE_NAME in_t;
 #else
-#define OP(a, b) AS_ELEM((uelem_t)((wide_t)(a) + (wide_t)(b)))
+typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_IN_TYPE) in_t;
+#endif
+
+#define IN_SIZE CLSCAN_CAT(CLSCAN_SIZE_, CLSCAN_IN_TYPE)
+#define VAL_SIZE CLSCAN_CAT(CLSCAN_SIZE_, CLSCAN_TYPE)
+#if CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#define VEC 1
+typedef in_t in_vec_t;
+typedef val_t val_vec_t;
+#else
+/* A literal number, so that it can be pasted into vector type names. */
+#if IN_SIZE == 8 || VAL_SIZE == 8
+#define VEC 2
+#elif IN_SIZE == 4 || VAL_SIZE == 4
+#define VEC 4
+#elif IN_SIZE == 2 || VAL_SIZE == 2
+#define VEC 8
+#else
+#define VEC 16
+#endif
+typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_IN_TYPE), VEC) in_vec_t;
+typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), VEC) val_vec_t;
+#endif
+
+/* A plain scan: one built-in type in and out, no map, no segments (the CPU kernel's fast path). */
+#if CLSCAN_TYPE != 64 && CLSCAN_IN_TYPE == CLSCAN_TYPE && !CLSCAN_MAP && !CLSCAN_SEGMENTS
+#define CLSCAN_PLAIN 1
+typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
+#else
+#define CLSCAN_PLAIN 0
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * The operator on values and its identity. VAL_OP(a, b) is "a then b": the left operand always
+ * holds the earlier elements, so non-commutative operators are combined in order.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_OP == 64
+#define VAL_IDENTITY clscan_user_identity()
+#define VAL_OP(a, b) clscan_user_op(a, b)
+#elif CLSCAN_TYPE == 64
+#error "a user type needs a user operator"
+#elif CLSCAN_OP == 0
+#define VAL_IDENTITY ((val_t)0)
+#if VAL_IS_FLOAT
+#define VAL_OP(a, b) ((a) + (b))
+#else
+#define VAL_OP(a, b) AS_VAL((uval_t)((wide_t)(a) + (wide_t)(b)))
 #endif
 #elif CLSCAN_OP == 1
-#define IDENTITY ((elem_t)1)
-#if ELEM_IS_FLOAT
-#define OP(a, b) ((a) * (b))
+#define VAL_IDENTITY ((val_t)1)
+#if VAL_IS_FLOAT
+#define VAL_OP(a, b) ((a) * (b))
 #else
-#define OP(a, b) AS_ELEM((uelem_t)((wide_t)(a) * (wide_t)(b)))
+#define VAL_OP(a, b) AS_VAL((uval_t)((wide_t)(a) * (wide_t)(b)))
 #endif
 #elif CLSCAN_OP == 2
-#define IDENTITY ((elem_t)ELEM_MAX)
-#define OP(a, b) (((b) < (a)) ? (b) : (a))
+#define VAL_IDENTITY ((val_t)VAL_MAX)
+#define VAL_OP(a, b) (((b) < (a)) ? (b) : (a))
 #elif CLSCAN_OP == 3
-#define IDENTITY ((elem_t)ELEM_MIN)
-#define OP(a, b) (((a) < (b)) ? (b) : (a))
+#define VAL_IDENTITY ((val_t)VAL_MIN)
+#define VAL_OP(a, b) (((a) < (b)) ? (b) : (a))
 #elif CLSCAN_OP >= 4 && CLSCAN_OP <= 6
-#if ELEM_IS_FLOAT
+#if VAL_IS_FLOAT
 #error "bitwise operators are not defined on floating-point types"
 #endif
 #if CLSCAN_OP == 4
-#define IDENTITY AS_ELEM((uelem_t)~(uelem_t)0)
-#define OP(a, b) ((elem_t)((a) & (b)))
+#define VAL_IDENTITY AS_VAL((uval_t)~(uval_t)0)
+#define VAL_OP(a, b) ((val_t)((a) & (b)))
 #elif CLSCAN_OP == 5
-#define IDENTITY ((elem_t)0)
-#define OP(a, b) ((elem_t)((a) | (b)))
+#define VAL_IDENTITY ((val_t)0)
+#define VAL_OP(a, b) ((val_t)((a) | (b)))
 #else
-#define IDENTITY ((elem_t)0)
-#define OP(a, b) ((elem_t)((a) ^ (b)))
+#define VAL_IDENTITY ((val_t)0)
+#define VAL_OP(a, b) ((val_t)((a) ^ (b)))
 #endif
 #else
-#error "CLSCAN_OP must be a clscan_op value (0..6)"
+#error "CLSCAN_OP must be a clscan_op value (0..6, or 64 for a user operator)"
 #endif
 
-/* Combines two elements through a function, so that macro arguments are evaluated once. */
-inline elem_t combine(elem_t a, elem_t b) { return OP(a, b); }
+/* Combines two values through a function, so that macro arguments are evaluated once. */
+inline val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
+
+/* The value input element x at index i (from the start of the range) contributes. */
+#if CLSCAN_MAP
+#define MAP(x, i) clscan_user_map((x), (i))
+#elif CLSCAN_IN_TYPE == CLSCAN_TYPE
+#define MAP(x, i) (x)
+#elif CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#error "converting to or from a user type needs a map"
+#else
+#define MAP(x, i) ((val_t)(x))
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * The scan state. Unsegmented it is the value. Segmented it is a (value, flag) pair: the flag says
+ * that a segment starts within the combined range, and the operator then drops what came before:
+ * (v1, f1) op (v2, f2) = (f2 ? v2 : v1 op v2, f1 | f2). That operator is associative whenever the
+ * value operator is, and it keeps the order of operands.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_SEGMENTS
+#ifndef CLSCAN_STATE_ALIGN
+#define CLSCAN_STATE_ALIGN 8
+#endif
+typedef struct __attribute__((aligned(CLSCAN_STATE_ALIGN))) seg_state {
+  val_t v;
+  uint f;
+} elem_t;
+
+inline elem_t seg_make(val_t v, uint f) {
+  elem_t s;
+  s.v = v;
+  s.f = f;
+  return s;
+}
+inline elem_t combine(elem_t a, elem_t b) {
+  return seg_make(b.f ? b.v : val_combine(a.v, b.v), a.f | b.f);
+}
+#define IDENTITY seg_make(VAL_IDENTITY, 0u)
+/* The seed of the carry chain: segmented scans apply the initial value at the output instead. */
+#define CHAIN_SEED(seed) IDENTITY
+#else
+typedef val_t elem_t;
+#define IDENTITY VAL_IDENTITY
+inline elem_t combine(elem_t a, elem_t b) { return VAL_OP(a, b); }
+#define CHAIN_SEED(seed) (seed)
+#endif
+#define OP(a, b) combine(a, b)
+
+/* ---------------------------------------------------------------------------------------------
+ * Loads and outputs. aux is the head flags (uchar) or keys of a segmented scan, already offset
+ * to the range's start; unsegmented kernels receive any buffer there and never read it.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_SEGMENTS == 2
+typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
+#define AUX_SIZE sizeof(key_t)
+#else
+#define AUX_SIZE 1
+#endif
+
+/* Returns 1 if element i starts a segment (element 0 always does). */
+inline uint is_head(const __global uchar *aux, ulong i) {
+#if CLSCAN_SEGMENTS == 1
+  return i == 0 || aux[i] != 0;
+#elif CLSCAN_SEGMENTS == 2
+  const __global key_t *keys = (const __global key_t *)aux;
+  return i == 0 || keys[i] != keys[i - 1];
+#else
+  return 0;
+#endif
+}
+
+/* The scan state of input element x at index i. */
+inline elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
+#if CLSCAN_SEGMENTS
+  return seg_make(MAP(x, i), is_head(aux, i));
+#else
+  return MAP(x, i);
+#endif
+}
 
 /* Loads element i of a range of n elements, or the identity past its end. */
-inline elem_t load_or_identity(const __global elem_t *p, ulong i, ulong n) {
+inline elem_t load_or_identity(const __global in_t *in, const __global uchar *aux, ulong i,
+                               ulong n) {
+  return i < n ? make_elem(in[i], aux, i) : IDENTITY;
+}
+
+/* Loads element i of an array of states (the upper levels' block totals), or the identity. */
+inline elem_t state_or_identity(const __global elem_t *p, ulong i, ulong n) {
   return i < n ? p[i] : IDENTITY;
 }
+
+/*
+ * The value written for an element x whose exclusive prefix state is excl (incl = excl op x).
+ * Unsegmented: the prefix itself (the initial value is already in the chain). Segmented: the
+ * initial value op the prefix since the segment's start; an exclusive head gets the initial value.
+ */
+inline val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t seed) {
+#if CLSCAN_SEGMENTS
+  if (exclusive && x.f) return seed;
+  return val_combine(seed, exclusive ? excl.v : incl.v);
+#else
+  return exclusive ? excl : incl;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * A scan state seen as 32-bit words (for shuffles and status words).
+ * ------------------------------------------------------------------------------------------- */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define ELEM_WORDS ((sizeof(elem_t) + 3) / 4)
+typedef union elem_bits {
+  elem_t e;
+  uint u[ELEM_WORDS];
+} elem_bits;
+
+/* Returns a state's words, the bytes past its end zero. */
+ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
+  elem_bits b;
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++) b.u[i] = 0;
+  b.e = x;
+  return b;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Layout checks: the host sizes buffers and kernel arguments from its own view of the types, so a
+ * disagreement must stop the build rather than corrupt memory.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#ifndef CLSCAN_NO_SIZE_CHECK
+typedef char clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
+#endif
+#endif
+#ifdef CLSCAN_STATE_SIZE
+typedef char clscan_state_size_check[sizeof(elem_t) == CLSCAN_STATE_SIZE ? 1 : -1];
+#endif

@@ -2,9 +2,9 @@
  * clscan kernels: reduce-then-scan (about 3n memory traffic; portable and deterministic).
  *
  * A fixed number of work-groups G each own a contiguous run of tiles. rts_reduce writes each
- * group's total; rts_scan, launched once with one group over the G totals, turns them into
- * exclusive offsets (seeded with the initial value); rts_scan, launched again with G groups,
- * scans each run seeded with its offset. The tile scan is tile.cl's.
+ * group's total; rts_spine, one work-group, turns the G totals into exclusive offsets (seeded
+ * with the initial value); rts_scan scans each run seeded with its offset. The tile scan is
+ * tile.cl's.
  *
  * Needs common.cl and tile.cl first.
  */
@@ -16,41 +16,77 @@ inline void group_tiles(ulong n, ulong tiles_per_group, ulong *first, ulong *las
   *last = min(*first + tiles_per_group, num_tiles);
 }
 
-/* Writes the total of each group's run of tiles to partials[group]. */
+/* Writes the total of each group's run of tiles to partials[group]. aux: see common.cl. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
-    const __global elem_t *in, ulong in_off, ulong n, __global elem_t *partials,
-    ulong partials_off, ulong tiles_per_group) {
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off, ulong n,
+    __global elem_t *partials, ulong partials_off, ulong tiles_per_group) {
   __local tile_scratch scratch;
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
   in += in_off;
+  aux += aux_off * AUX_SIZE;
   elem_t total = IDENTITY;
   for (ulong t = first; t < last; t++) {
     elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, n, t, x);
+    tile_load(in, aux, n, t, x);
     total = combine(total, tile_scan_local(x, pre, &group_prefix, &scratch));
   }
   if (get_local_id(0) == 0) partials[partials_off + get_group_id(0)] = total;
 }
 
 /*
- * Scans each group's run of tiles, seeded with offsets[group] when has_offsets, else with seed.
+ * Writes the exclusive scan of partials[0, count), seeded with the initial value, to offsets.
+ * One work-group: each work-item reduces a run of partials, the run totals are scanned in local
+ * memory (Hillis-Steele), and each work-item writes its run's offsets.
  */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
+    const __global elem_t *partials, ulong partials_off, __global elem_t *offsets,
+    ulong offsets_off, ulong count, val_t seed) {
+  __local elem_t lanes[CLSCAN_WG];
+  const uint lid = get_local_id(0);
+  const ulong per = (count + CLSCAN_WG - 1) / CLSCAN_WG;
+  const ulong begin = min(lid * per, count), end = min(begin + per, count);
+  partials += partials_off;
+  offsets += offsets_off;
+
+  elem_t run = IDENTITY;
+  for (ulong i = begin; i < end; i++) run = combine(run, partials[i]);
+  lanes[lid] = run;
+  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const elem_t y = lid >= d ? lanes[lid - d] : IDENTITY;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid >= d) run = combine(y, run);
+    lanes[lid] = run;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  elem_t acc = combine(CHAIN_SEED(seed), lid > 0 ? lanes[lid - 1] : IDENTITY);
+  for (ulong i = begin; i < end; i++) {
+    const elem_t x = partials[i];
+    offsets[i] = acc;
+    acc = combine(acc, x);
+  }
+}
+
+/* Scans each group's run of tiles, seeded with offsets[group]. seed: the initial value, which
+ * segmented scans apply at the output (see out_value in common.cl). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
-    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    const __global elem_t *offsets, ulong offsets_off, int has_offsets, elem_t seed,
-    ulong tiles_per_group, int exclusive) {
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, const __global elem_t *offsets,
+    ulong offsets_off, ulong tiles_per_group, int exclusive, val_t seed) {
   __local tile_scratch scratch;
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
   in += in_off;
+  aux += aux_off * AUX_SIZE;
   out += out_off;
-  elem_t carry = has_offsets ? offsets[offsets_off + get_group_id(0)] : seed;
+  elem_t carry = offsets[offsets_off + get_group_id(0)];
   for (ulong t = first; t < last; t++) {
     elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, n, t, x);
+    tile_load(in, aux, n, t, x);
     const elem_t total = tile_scan_local(x, pre, &group_prefix, &scratch);
-    tile_store(out, n, t, x, pre, combine(carry, group_prefix), exclusive);
+    tile_store(out, n, t, x, pre, combine(carry, group_prefix), exclusive, seed);
     carry = combine(carry, total);
   }
 }

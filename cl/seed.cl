@@ -2,12 +2,18 @@
  * clscan kernels: the classic multi-level scan (GPU Gems 3, ch. 39; Blelloch 1990).
  *
  * Phase 1 scans each block in local memory and records the block's total; the totals are then
- * scanned with the same kernels (recursively, as many levels as n needs); phase 3 combines each
- * block's offset into its elements. Two work-group scans are provided:
- *   blelloch_scan_blocks       up-sweep / down-sweep, in place, 2 elements per work-item,
- *                              bank-conflict padding; a block is 2 * CLSCAN_WG elements.
- *   hillis_steele_scan_blocks  double-buffered Hillis-Steele, 1 element per work-item;
- *                              a block is CLSCAN_WG elements.
+ * scanned with the same work-group scans (recursively, as many levels as n needs); phase 3
+ * combines each block's offset into its elements. Two work-group scans are provided:
+ *   Blelloch       up-sweep / down-sweep, in place, 2 elements per work-item, bank-conflict
+ *                  padding; a block is 2 * CLSCAN_WG elements.
+ *   Hillis-Steele  double-buffered, 1 element per work-item; a block is CLSCAN_WG elements.
+ * The *_blocks kernels and add_block_offsets work on the input and output (level 0: input type,
+ * map and segments in, values out); the *_sums kernels and add_sum_offsets work on the block
+ * totals of the upper levels (scan states in and out, always exclusive).
+ *
+ * Segmented scans: the block totals are (value, flag) states, so the offsets carry the value since
+ * the last segment start. add_block_offsets then combines a block's offset only into the elements
+ * before the block's first segment start, and applies the initial value to every element.
  *
  * Tuning parameter: CLSCAN_WG, the work-group size (a power of two). Needs common.cl first.
  */
@@ -21,31 +27,13 @@
 #define CONFLICT_FREE(i) ((i) + ((i) >> LOG_NUM_BANKS))
 #define BLELLOCH_BLOCK (2 * CLSCAN_WG)
 
-/* Writes a block's scan results: seed op (exclusive or inclusive prefix), for in-range items. */
-inline void store_result(__global elem_t *out, ulong i, ulong n, elem_t seed, elem_t excl,
-                         elem_t x, int exclusive) {
-  if (i < n) out[i] = combine(seed, exclusive ? excl : combine(excl, x));
-}
-
 /*
- * Scans blocks of 2 * CLSCAN_WG elements with Blelloch's work-efficient algorithm.
- * in/out may be the same buffer (each block is read before it is written). sums, when not NULL
- * (has_sums != 0), receives each block's total, without the seed. seed is combined before every
- * result (the caller passes the identity, or the initial value when one block covers n).
+ * Blelloch's work-group scan of the block (xa at lid, xb at lid + CLSCAN_WG): *ea and *eb receive
+ * the exclusive prefixes; returns the block's total. Every work-item must call it.
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_scan_blocks(
-    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global elem_t *sums, ulong sums_off, int has_sums, int exclusive, elem_t seed) {
-  __local elem_t tmp[CONFLICT_FREE(BLELLOCH_BLOCK)];
+inline elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea, elem_t *eb) {
   const uint lid = get_local_id(0);
-  const ulong base = (ulong)get_group_id(0) * BLELLOCH_BLOCK;
-  in += in_off;
-  out += out_off;
-
-  // Load two elements per work-item, padding past n with the identity.
   const uint ai = lid, bi = lid + CLSCAN_WG;
-  const elem_t xa = load_or_identity(in, base + ai, n);
-  const elem_t xb = load_or_identity(in, base + bi, n);
   tmp[CONFLICT_FREE(ai)] = xa;
   tmp[CONFLICT_FREE(bi)] = xb;
 
@@ -60,12 +48,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
     offset <<= 1;
   }
 
-  // Record the block total and clear the root for the down-sweep.
+  // Read the block total, then clear the root for the down-sweep.
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    if (has_sums) sums[sums_off + get_group_id(0)] = tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)];
-    tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)] = IDENTITY;
-  }
+  const elem_t total = tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)] = IDENTITY;
 
   // Down-sweep: each right child gets (prefix from above) op (left subtree total).
   for (uint d = 1; d < BLELLOCH_BLOCK; d <<= 1) {
@@ -79,29 +66,18 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-
-  // Write the exclusive or inclusive results.
-  store_result(out, base + ai, n, seed, tmp[CONFLICT_FREE(ai)], xa, exclusive);
-  store_result(out, base + bi, n, seed, tmp[CONFLICT_FREE(bi)], xb, exclusive);
+  *ea = tmp[CONFLICT_FREE(ai)];
+  *eb = tmp[CONFLICT_FREE(bi)];
+  return total;
 }
 
 /*
- * Scans blocks of CLSCAN_WG elements with the Hillis-Steele algorithm: log2(CLSCAN_WG) steps,
- * each combining element i - 2^k into element i, between two local buffers. Arguments as for
- * blelloch_scan_blocks.
+ * Hillis-Steele work-group scan of x (one element per work-item) between two local buffers:
+ * returns the exclusive prefix; *total receives the block's total. Every work-item must call it.
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_steele_scan_blocks(
-    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global elem_t *sums, ulong sums_off, int has_sums, int exclusive, elem_t seed) {
-  __local elem_t buf[2][CLSCAN_WG];
+inline elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x, elem_t *total) {
   const uint lid = get_local_id(0);
-  const ulong i = (ulong)get_group_id(0) * CLSCAN_WG + lid;
-  in += in_off;
-  out += out_off;
-
-  const elem_t x = load_or_identity(in, i, n);
   buf[0][lid] = x;
-
   // Each step reads one buffer and writes the other, so no step overwrites what it reads.
   uint src = 0;
   for (uint off = 1; off < CLSCAN_WG; off <<= 1) {
@@ -111,25 +87,145 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
     src = 1 - src;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-
   // The inclusive result is in buf[src]; the exclusive one is its left neighbour.
-  const elem_t excl = lid > 0 ? buf[src][lid - 1] : IDENTITY;
-  if (lid == CLSCAN_WG - 1 && has_sums) sums[sums_off + get_group_id(0)] = buf[src][lid];
-  store_result(out, i, n, seed, excl, x, exclusive);
+  *total = buf[src][CLSCAN_WG - 1];
+  return lid > 0 ? buf[src][lid - 1] : IDENTITY;
+}
+
+/* Writes one level-0 result: the value of lead op (exclusive or inclusive prefix). */
+inline void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl, elem_t x,
+                        int exclusive, val_t seed) {
+  if (i >= n) return;
+  const elem_t e = combine(lead, excl);
+  out[i] = out_value(e, x, combine(e, x), exclusive, seed);
+}
+
+/* Writes one upper-level result: lead op the exclusive prefix. */
+inline void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead, elem_t excl) {
+  if (i < n) out[i] = combine(lead, excl);
 }
 
 /*
- * Combines each block's offset into its elements: out[i] = offsets[i / block] op out[i].
- * One work-group per block; each work-item handles block / CLSCAN_WG elements.
+ * Level 0, Blelloch: scans blocks of 2 * CLSCAN_WG input elements into out. aux (from element
+ * aux_off) holds a segmented scan's flags or keys. sums, when has_sums, receives each block's
+ * total. seed is the initial value when one block covers n, else the identity (the offsets then
+ * carry it). in and out may be the same buffer (each block is read before it is written).
+ */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_scan_blocks(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global elem_t *sums, ulong sums_off,
+    int has_sums, int exclusive, val_t seed) {
+  __local elem_t tmp[CONFLICT_FREE(BLELLOCH_BLOCK)];
+  const uint lid = get_local_id(0);
+  const ulong base = (ulong)get_group_id(0) * BLELLOCH_BLOCK;
+  in += in_off;
+  aux += aux_off * AUX_SIZE;
+  out += out_off;
+  const ulong ia = base + lid, ib = base + lid + CLSCAN_WG;
+  const elem_t xa = load_or_identity(in, aux, ia, n), xb = load_or_identity(in, aux, ib, n);
+  elem_t ea, eb;
+  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
+  if (lid == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  const elem_t lead = CHAIN_SEED(seed);
+  store_value(out, ia, n, lead, ea, xa, exclusive, seed);
+  store_value(out, ib, n, lead, eb, xb, exclusive, seed);
+}
+
+/* Upper levels, Blelloch: the exclusive scan of block totals, lead by CHAIN_SEED(seed). */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_scan_sums(
+    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
+    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed) {
+  __local elem_t tmp[CONFLICT_FREE(BLELLOCH_BLOCK)];
+  const uint lid = get_local_id(0);
+  const ulong base = (ulong)get_group_id(0) * BLELLOCH_BLOCK;
+  in += in_off;
+  out += out_off;
+  const ulong ia = base + lid, ib = base + lid + CLSCAN_WG;
+  const elem_t xa = state_or_identity(in, ia, n), xb = state_or_identity(in, ib, n);
+  elem_t ea, eb;
+  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
+  if (lid == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  const elem_t lead = CHAIN_SEED(seed);
+  store_state(out, ia, n, lead, ea);
+  store_state(out, ib, n, lead, eb);
+}
+
+/* Level 0, Hillis-Steele: blocks of CLSCAN_WG elements; arguments as for blelloch_scan_blocks. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_steele_scan_blocks(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global elem_t *sums, ulong sums_off,
+    int has_sums, int exclusive, val_t seed) {
+  __local elem_t buf[2][CLSCAN_WG];
+  const ulong i = (ulong)get_group_id(0) * CLSCAN_WG + get_local_id(0);
+  in += in_off;
+  aux += aux_off * AUX_SIZE;
+  out += out_off;
+  const elem_t x = load_or_identity(in, aux, i, n);
+  elem_t total;
+  const elem_t excl = hillis_steele_block(buf, x, &total);
+  if (get_local_id(0) == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  store_value(out, i, n, CHAIN_SEED(seed), excl, x, exclusive, seed);
+}
+
+/* Upper levels, Hillis-Steele; arguments as for blelloch_scan_sums. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_steele_scan_sums(
+    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
+    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed) {
+  __local elem_t buf[2][CLSCAN_WG];
+  const ulong i = (ulong)get_group_id(0) * CLSCAN_WG + get_local_id(0);
+  in += in_off;
+  out += out_off;
+  const elem_t x = state_or_identity(in, i, n);
+  elem_t total;
+  const elem_t excl = hillis_steele_block(buf, x, &total);
+  if (get_local_id(0) == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  store_state(out, i, n, CHAIN_SEED(seed), excl);
+}
+
+/*
+ * Level 0, phase 3: combines each block's offset into its values, out[i] = offsets[i / block] op
+ * out[i]. Segmented, only elements before the block's first segment start take the offset, and
+ * every element takes the initial value seed. One work-group per block.
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_offsets(
-    __global elem_t *out, ulong out_off, ulong n, const __global elem_t *offsets,
-    ulong offsets_off, uint block) {
+    __global val_t *out, ulong out_off, const __global uchar *aux, ulong aux_off, ulong n,
+    const __global elem_t *offsets, ulong offsets_off, uint block, val_t seed) {
   const ulong b = get_group_id(0);
   const elem_t offset = offsets[offsets_off + b];
   out += out_off;
+  aux += aux_off * AUX_SIZE;
+#if CLSCAN_SEGMENTS
+  // The block's first segment start (block when none).
+  __local uint first_head;
+  if (get_local_id(0) == 0) first_head = block;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
+    const ulong i = b * block + k;
+    if (i < n && is_head(aux, i)) atomic_min(&first_head, k);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint h = first_head;
+  for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
+    const ulong i = b * block + k;
+    if (i < n) out[i] = val_combine(seed, k < h ? val_combine(offset.v, out[i]) : out[i]);
+  }
+#else
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
     if (i < n) out[i] = combine(offset, out[i]);
+  }
+#endif
+}
+
+/* Upper levels, phase 3: sums[i] = offsets[i / block] op sums[i]. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_sum_offsets(
+    __global elem_t *sums, ulong sums_off, ulong n, const __global elem_t *offsets,
+    ulong offsets_off, uint block) {
+  const ulong b = get_group_id(0);
+  const elem_t offset = offsets[offsets_off + b];
+  sums += sums_off;
+  for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
+    const ulong i = b * block + k;
+    if (i < n) sums[i] = combine(offset, sums[i]);
   }
 }

@@ -8,12 +8,7 @@
  * its predecessors' status words for its exclusive prefix, publishes its inclusive prefix and
  * writes its results. Memory traffic is one read and one write of every element.
  *
- * Status words. Tile t has W = ceil(sizeof(elem_t) / 4) 64-bit words; each carries
- *   bits 63..34 the launch epoch, bits 33..32 the state (0 none, 1 aggregate, 2 inclusive
- *   prefix), bits 31..0 one 32-bit piece of the value.
- * A word from an older launch has a smaller epoch and reads as "none", so no initialisation
- * kernel runs between launches. Words only grow (atom_max): a state never goes back. A reader
- * accepts a value only when all W words show this epoch and the same state.
+ * Status words: see status.cl.
  *
  * Fallback. A work-group that has polled a predecessor CLSCAN_SPIN times without a value reduces
  * that tile itself, from the input, with the same code its owner uses (so the bits agree), and
@@ -21,10 +16,8 @@
  * overwritten its input, which it only does after publishing, so a fallback value is used only
  * if the status words still show nothing once it has been computed.
  *
- * Needs common.cl and tile.cl first, and 64-bit atomics.
+ * Needs common.cl, tile.cl and status.cl first, and 64-bit atomics.
  */
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 
 #ifndef CLSCAN_SPIN
 #define CLSCAN_SPIN 64
@@ -33,9 +26,6 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-#define STATUS_WORDS ((sizeof(elem_t) + 3) / 4)
-#define STATE_AGGREGATE 1ul
-#define STATE_PREFIX 2ul
 #if CLSCAN_NV_PTX
 #define LOOKBACK_LANES 32 /* warp 0 walks */
 #else
@@ -43,17 +33,6 @@
 #endif
 #define LOOKBACK_DONE 0
 #define LOOKBACK_FALLBACK 1
-
-/* Reads one status word, bypassing caches that could hold a stale copy. */
-ALWAYS_INLINE ulong status_load(__global ulong *p) {
-#if CLSCAN_NV_PTX
-  ulong v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-#else
-  return atom_add((volatile __global ulong *)p, 0ul);
-#endif
-}
 
 /* Pauses between polls: CLSCAN_BACKOFF_NS, doubling up to CLSCAN_BACKOFF_DOUBLINGS times. */
 #ifndef CLSCAN_BACKOFF_NS
@@ -67,32 +46,6 @@ ALWAYS_INLINE void backoff(uint round) {
   const uint ns = (uint)CLSCAN_BACKOFF_NS << min(round, (uint)CLSCAN_BACKOFF_DOUBLINGS);
   asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 #endif
-}
-
-/* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). */
-ALWAYS_INLINE void status_publish(__global ulong *status, ulong t, ulong epoch, ulong state,
-                                  elem_t value) {
-  elem_bits b;
-  b.l = 0;
-  b.e = value;
-  const ulong head = (epoch << 34) | (state << 32);
-  for (uint i = 0; i < STATUS_WORDS; i++) atom_max(&status[t * STATUS_WORDS + i], head | b.u[i]);
-}
-
-/* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
-ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, elem_t *value) {
-  elem_bits b;
-  b.l = 0;
-  ulong state = 0;
-  for (uint i = 0; i < STATUS_WORDS; i++) {
-    const ulong w = status_load(&status[t * STATUS_WORDS + i]);
-    const ulong s = (w >> 34) == epoch ? (w >> 32) & 3ul : 0ul;
-    if (i > 0 && s != state) return 0;
-    state = s;
-    b.u[i] = (uint)w;
-  }
-  *value = b.e;
-  return state;
 }
 
 /*
@@ -137,12 +90,9 @@ ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
   return r;
 }
 ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
-  elem_bits a, r;
-  a.l = 0;
-  a.e = x;
-  r.l = 0;
-  r.u[0] = shfl_down_u32(a.u[0], delta);
-  if (sizeof(elem_t) > 4) r.u[1] = shfl_down_u32(a.u[1], delta);
+  elem_bits a = elem_to_bits(x), r;
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_down_u32(a.u[i], delta);
   return r.e;
 }
 
@@ -201,18 +151,21 @@ typedef struct single_pass_shared {
 
 /*
  * Scans in[0, n) into out[0, n) in one pass. Launch exactly ceil(n / TILE) work-groups of
- * CLSCAN_WG work-items. temp holds the ticket counter (a uint at byte 0) and, from byte 64, the
- * status words. ticket_base is the counter's value before this launch; epoch is this launch's
- * epoch (>= 1). seed is the initial value (or the identity); in_place is 1 when in == out.
+ * CLSCAN_WG work-items. aux (from byte aux_off * AUX_SIZE) holds a segmented scan's flags or keys.
+ * temp holds the ticket counter (a uint at byte 0) and, from byte 64, the status words.
+ * ticket_base is the counter's value before this launch; epoch is this launch's epoch (>= 1).
+ * seed is the initial value (or the identity); in_place is 1 when in == out.
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
-    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global uint *temp, uint ticket_base, ulong epoch, elem_t seed, int exclusive,
-    int in_place) {
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, val_t seed, int exclusive, int in_place) {
   __local single_pass_shared sh;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
+  const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
+  aux += aux_off * AUX_SIZE;
   out += out_off;
 
   // Take a ticket: tiles are numbered in the order work-groups start.
@@ -229,13 +182,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 
   // Load and scan the tile locally; publish its aggregate at once.
   elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-  tile_load(in, n, tile, x);
+  tile_load(in, aux, n, tile, x);
   const elem_t aggregate = tile_scan_local(x, pre, &group_prefix, &sh.scratch);
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
     } else if (tile == 0) {
-      status_publish(status, 0, epoch, STATE_PREFIX, combine(seed, aggregate));
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
     } else {
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
@@ -247,7 +200,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   for (;;) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = lookback_walk_warp(status, epoch, &pred, &acc, seed);
+      const int command = lookback_walk_warp(status, epoch, &pred, &acc, chain_seed);
       if (lid == 0) {
         sh.command = command;
         sh.pred = pred;
@@ -255,7 +208,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     }
 #else
     if (lid == 0) {
-      sh.command = lookback_walk(status, epoch, &pred, &acc, seed);
+      sh.command = lookback_walk(status, epoch, &pred, &acc, chain_seed);
       sh.pred = pred;
     }
 #endif
@@ -265,7 +218,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 
     // Fallback: reduce the silent tile from the input with the owner's own code.
     elem_t fx[CLSCAN_VPT][VEC], fpre[CLSCAN_VPT], fgp;
-    tile_load(in, n, silent, fx);
+    tile_load(in, aux, n, silent, fx);
     const elem_t fagg = tile_scan_local(fx, fpre, &fgp, &sh.scratch);
     if (lid == 0) {
       elem_t v;
@@ -286,12 +239,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   // Publish the inclusive prefix and share the exclusive one with the group. The global fence
   // orders the publications before this group's stores (an in-place fallback relies on it).
   if (lid == 0) {
-    const elem_t prefix = tile == 0 ? seed : acc;
+    const elem_t prefix = tile == 0 ? chain_seed : acc;
     if (tile != 0) {
       if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
     }
     sh.prefix = prefix;
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  tile_store(out, n, tile, x, pre, combine(sh.prefix, group_prefix), exclusive);
+  tile_store(out, n, tile, x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

@@ -4,14 +4,12 @@
  * One work-item per work-group and a large tile (CLSCAN_CPU_TILE elements): a CPU runs each
  * work-group as a plain loop, so no barriers, no local memory and no per-work-item context are
  * needed, and the tile stays in the core's cache between its reduction and its scan. Tiles are
- * numbered by an atomic ticket; the status words, epochs and the decoupled fallback are those of
- * single_pass.cl (see there). Memory traffic is one read and one write of every element, plus a
- * re-read of each tile from cache.
+ * numbered by an atomic ticket; the status words (status.cl), epochs and the decoupled fallback are
+ * those of single_pass.cl (see there). Memory traffic is one read and one write of every element,
+ * plus a re-read of each tile from cache.
  *
- * Needs common.cl first, and 64-bit atomics.
+ * Needs common.cl and status.cl first, and 64-bit atomics.
  */
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 
 #ifndef CLSCAN_CPU_TILE
 #define CLSCAN_CPU_TILE 32768
@@ -23,67 +21,32 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-#define STATUS_WORDS ((sizeof(elem_t) + 3) / 4)
-#define STATE_AGGREGATE 1ul
-#define STATE_PREFIX 2ul
-
-/* An element seen as two 32-bit words. */
-typedef union cpu_elem_bits {
-  elem_t e;
-  uint u[2];
-  ulong l;
-} cpu_elem_bits;
-
-/* Publishes a value in state `state` for tile t (monotone, see single_pass.cl). */
-inline void cpu_status_publish(__global ulong *status, ulong t, ulong epoch, ulong state,
-                               elem_t value) {
-  cpu_elem_bits b;
-  b.l = 0;
-  b.e = value;
-  const ulong head = (epoch << 34) | (state << 32);
-  for (uint i = 0; i < STATUS_WORDS; i++) atom_max(&status[t * STATUS_WORDS + i], head | b.u[i]);
-}
-
-/* Reads tile t's status: its state (0 when absent or torn) and value. */
-inline ulong cpu_status_read(__global ulong *status, ulong t, ulong epoch, elem_t *value) {
-  cpu_elem_bits b;
-  b.l = 0;
-  ulong state = 0;
-  for (uint i = 0; i < STATUS_WORDS; i++) {
-    const ulong w = atom_add((volatile __global ulong *)&status[t * STATUS_WORDS + i], 0ul);
-    const ulong s = (w >> 34) == epoch ? (w >> 32) & 3ul : 0ul;
-    if (i > 0 && s != state) return 0;
-    state = s;
-    b.u[i] = (uint)w;
-  }
-  *value = b.e;
-  return state;
-}
-
-/* Reduces in[begin, end) in order. */
-inline elem_t cpu_reduce(const __global elem_t *in, ulong begin, ulong end) {
+/* Reduces in[begin, end) in order (aux: see common.cl). */
+inline elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulong begin,
+                         ulong end) {
   elem_t acc = IDENTITY;
-  for (ulong i = begin; i < end; i++) acc = combine(acc, in[i]);
+  for (ulong i = begin; i < end; i++) acc = combine(acc, make_elem(in[i], aux, i));
   return acc;
 }
 
 /* Looks back from tile t - 1 to find tile t's exclusive prefix, reducing silent tiles itself. */
-inline elem_t cpu_lookback(const __global elem_t *in, ulong n, __global ulong *status, ulong t,
-                           ulong epoch, elem_t seed, int in_place) {
+inline elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
+                           __global ulong *status, ulong t, ulong epoch, elem_t seed,
+                           int in_place) {
   elem_t acc = IDENTITY;
   long pred = (long)t - 1;
   while (pred >= 0) {
     elem_t v;
     ulong state = 0;
     for (uint spin = 0; spin < CLSCAN_SPIN && !state; spin++)
-      state = cpu_status_read(status, (ulong)pred, epoch, &v);
+      state = status_read(status, (ulong)pred, epoch, &v);
     if (!state) {
       // Fallback: reduce the silent tile; in place, use it only if still nobody published.
       const ulong begin = (ulong)pred * CLSCAN_CPU_TILE;
-      v = cpu_reduce(in, begin, min(begin + CLSCAN_CPU_TILE, n));
+      v = cpu_reduce(in, aux, begin, min(begin + CLSCAN_CPU_TILE, n));
       elem_t published;
-      if (in_place && cpu_status_read(status, (ulong)pred, epoch, &published)) continue;
-      cpu_status_publish(status, (ulong)pred, epoch, STATE_AGGREGATE, v);
+      if (in_place && status_read(status, (ulong)pred, epoch, &published)) continue;
+      status_publish(status, (ulong)pred, epoch, STATE_AGGREGATE, v);
       state = STATE_AGGREGATE;
     }
     acc = combine(v, acc);
@@ -93,6 +56,7 @@ inline elem_t cpu_lookback(const __global elem_t *in, ulong n, __global ulong *s
   return combine(seed, acc);
 }
 
+#if CLSCAN_PLAIN
 /* Scans eight elements in registers, seeded with *acc; stores inclusive or exclusive results. */
 inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
   const elem_t a = *acc;
@@ -109,8 +73,9 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-inline void cpu_scan_tile(const __global elem_t *in, __global elem_t *out, ulong begin, ulong end,
-                          elem_t prefix, int exclusive) {
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+                          __global val_t *out, ulong begin, ulong end, elem_t prefix,
+                          int exclusive, val_t seed) {
   elem_t acc = prefix;
   ulong i = begin;
 #if defined(__has_builtin)
@@ -134,17 +99,33 @@ inline void cpu_scan_tile(const __global elem_t *in, __global elem_t *out, ulong
     acc = next;
   }
 }
+#else
+/* Scans in[begin, end) into out[begin, end), seeded with prefix, one element at a time: the
+ * general path (maps, conversions, user types and segments). */
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+                          __global val_t *out, ulong begin, ulong end, elem_t prefix,
+                          int exclusive, val_t seed) {
+  elem_t acc = prefix;
+  for (ulong i = begin; i < end; i++) {
+    const elem_t x = make_elem(in[i], aux, i), next = combine(acc, x);
+    out[i] = out_value(acc, x, next, exclusive, seed);
+    acc = next;
+  }
+}
+#endif
 
 /*
  * Scans in[0, n) into out[0, n). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one work-item.
  * Arguments as for single_pass_scan in single_pass.cl.
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cpu(
-    const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global uint *temp, uint ticket_base, ulong epoch, elem_t seed, int exclusive,
-    int in_place) {
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, val_t seed, int exclusive, int in_place) {
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
+  aux += aux_off * AUX_SIZE;
   out += out_off;
   const ulong tile = atomic_inc(temp) - ticket_base;
   // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
@@ -157,17 +138,17 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
 
   // Reduce and publish the aggregate, then find the exclusive prefix.
-  const elem_t aggregate = cpu_reduce(in, begin, end);
-  elem_t prefix = seed;
+  const elem_t aggregate = cpu_reduce(in, aux, begin, end);
+  elem_t prefix = chain_seed;
   if (tile == 0) {
-    if (!withheld) cpu_status_publish(status, 0, epoch, STATE_PREFIX, combine(seed, aggregate));
+    if (!withheld) status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
   } else {
-    if (!withheld) cpu_status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, n, status, tile, epoch, seed, in_place);
-    if (!withheld) cpu_status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    if (!withheld) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
+    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place);
+    if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
   // Scan the tile (now in cache) seeded with its prefix.
-  cpu_scan_tile(in, out, begin, end, prefix, exclusive);
+  cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
 }

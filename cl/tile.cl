@@ -1,7 +1,9 @@
 /*
  * clscan kernels: the tile scan shared by the reduce-then-scan and single-pass kernels.
  *
- * A tile is CLSCAN_WG work-items x CLSCAN_VPT vectors x VEC elements (one vector is 16 bytes).
+ * A tile is CLSCAN_WG work-items x CLSCAN_VPT vectors x VEC elements (a vector is 16 bytes of the
+ * wider of the input and output types, or one element of a user type). The tile is scanned as
+ * scan states (elem_t, see common.cl), loaded through make_elem() and written through out_value().
  * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
  * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
  * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
@@ -37,20 +39,16 @@
 #define NUM_GROUPS (CLSCAN_WG / SG)
 #define SEGMENT (SG * CLSCAN_VPT)
 #define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* A 16-byte vector seen as its elements. */
-typedef union vec_elems {
-  vec_t v;
-  elem_t e[VEC];
-} vec_elems;
-
-/* An element seen as two 32-bit words (for shuffles and status words). */
-typedef union elem_bits {
-  elem_t e;
-  uint u[2];
-  ulong l;
-} elem_bits;
+/* An input vector and an output vector seen as their elements. */
+typedef union in_elems {
+  in_vec_t v;
+  in_t e[VEC];
+} in_elems;
+typedef union out_elems {
+  val_vec_t v;
+  val_t e[VEC];
+} out_elems;
 
 /* Local memory a tile scan needs: a lane-group scan buffer and the lane-group totals. */
 typedef struct tile_scratch {
@@ -77,21 +75,15 @@ ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
   return r;
 }
 ALWAYS_INLINE elem_t shfl_up(elem_t x, uint delta) {
-  elem_bits a, r;
-  a.l = 0;
-  a.e = x;
-  r.l = 0;
-  r.u[0] = shfl_up_u32(a.u[0], delta);
-  if (sizeof(elem_t) > 4) r.u[1] = shfl_up_u32(a.u[1], delta);
+  elem_bits a = elem_to_bits(x), r;
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_up_u32(a.u[i], delta);
   return r.e;
 }
 ALWAYS_INLINE elem_t shfl_idx(elem_t x, uint lane) {
-  elem_bits a, r;
-  a.l = 0;
-  a.e = x;
-  r.l = 0;
-  r.u[0] = shfl_idx_u32(a.u[0], lane);
-  if (sizeof(elem_t) > 4) r.u[1] = shfl_idx_u32(a.u[1], lane);
+  elem_bits a = elem_to_bits(x), r;
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_idx_u32(a.u[i], lane);
   return r.e;
 }
 
@@ -141,26 +133,28 @@ ALWAYS_INLINE uint vector_index(uint lid, uint j) {
   return (lid / SG) * SEGMENT + j * SG + lid % SG;
 }
 
-/* Loads a work-item's vectors of tile t from in[0, n); elements past n read as the identity. */
-ALWAYS_INLINE void tile_load(const __global elem_t *in, ulong n, ulong t,
+/* Loads a work-item's vectors of tile t from in[0, n) as scan states (aux: see common.cl);
+ * elements past n read as the identity. */
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
                              elem_t x[CLSCAN_VPT][VEC]) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   if (CLSCAN_VECTOR_IO && base + TILE <= n) {
-    const __global vec_t *vin = (const __global vec_t *)in + base / VEC;
+    const __global in_vec_t *vin = (const __global in_vec_t *)in + base / VEC;
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++) {
-      vec_elems u;
-      u.v = vin[vector_index(lid, j)];
+      const uint v = vector_index(lid, j);
+      in_elems u;
+      u.v = vin[v];
 #pragma unroll
-      for (uint k = 0; k < VEC; k++) x[j][k] = u.e[k];
+      for (uint k = 0; k < VEC; k++) x[j][k] = make_elem(u.e[k], aux, base + (ulong)v * VEC + k);
     }
   } else {
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++) {
       const ulong e = base + (ulong)vector_index(lid, j) * VEC;
 #pragma unroll
-      for (uint k = 0; k < VEC; k++) x[j][k] = load_or_identity(in, e + k, n);
+      for (uint k = 0; k < VEC; k++) x[j][k] = load_or_identity(in, aux, e + k, n);
     }
   }
 }
@@ -212,25 +206,26 @@ ALWAYS_INLINE elem_t tile_scan_local(elem_t x[CLSCAN_VPT][VEC], elem_t pre[CLSCA
 #endif
 }
 
-/* Writes a work-item's results of tile t: lead op (prefix within the tile) for each element. */
-ALWAYS_INLINE void tile_store(__global elem_t *out, ulong n, ulong t, elem_t x[CLSCAN_VPT][VEC],
-                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive) {
+/* Writes a work-item's results of tile t: the value of lead op (prefix within the tile) for each
+ * element, through out_value() (seed: the initial value segmented scans apply there). */
+ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, elem_t x[CLSCAN_VPT][VEC],
+                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive, val_t seed) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int vector_path = CLSCAN_VECTOR_IO && base + TILE <= n;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t p = combine(lead, pre[j]);
-    vec_elems u;
+    out_elems u;
 #pragma unroll
     for (uint k = 0; k < VEC; k++) {
       const elem_t next = combine(p, x[j][k]);
-      u.e[k] = exclusive ? p : next;
+      u.e[k] = out_value(p, x[j][k], next, exclusive, seed);
       p = next;
     }
     const uint v = vector_index(lid, j);
     if (vector_path) {
-      ((__global vec_t *)out)[base / VEC + v] = u.v;
+      ((__global val_vec_t *)out)[base / VEC + v] = u.v;
     } else {
       const ulong e = base + (ulong)v * VEC;
 #pragma unroll
@@ -242,10 +237,10 @@ ALWAYS_INLINE void tile_store(__global elem_t *out, ulong n, ulong t, elem_t x[C
 }
 
 /* A kernel that only exercises the inline PTX, so the host can test-compile it. */
-__kernel void tile_probe(__global elem_t *out) {
+__kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
   __local tile_scratch s;
   elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], gp;
-  tile_load(out, 0, 0, x);
+  tile_load(in, (const __global uchar *)in, 0, 0, x);
   const elem_t total = tile_scan_local(x, pre, &gp, &s);
-  tile_store(out, 0, 0, x, pre, combine(gp, total), 0);
+  tile_store(out, 0, 0, x, pre, combine(gp, total), 0, seed);
 }

@@ -25,9 +25,11 @@ size_t clscan_type_size(clscan_type type) {
   return (unsigned)type < CLSCAN_TYPE_COUNT ? type_sizes[type] : 0;
 }
 const char *clscan_type_name(clscan_type type) {
+  if (type == CLSCAN_USER_TYPE) return "user";
   return (unsigned)type < CLSCAN_TYPE_COUNT ? type_names[type] : NULL;
 }
 const char *clscan_op_name(clscan_op op) {
+  if (op == CLSCAN_USER_OP) return "user";
   return (unsigned)op < CLSCAN_OP_COUNT ? op_names[op] : NULL;
 }
 const char *clscan_algorithm_name(clscan_algorithm algorithm) {
@@ -83,6 +85,16 @@ clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *de
   return clscan__plan_create(ctx, desc, out);
 }
 
+/* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
+static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
+  const clscan__sizes sizes = {plan->in_size, plan->out_size, clscan__aux_size(&plan->desc)};
+  clscan_status st = clscan__validate_enqueue(plan->ctx, &r->queue, r->in, r->in_off, r->aux,
+                                              r->aux_off, r->out, r->out_off, r->n, &sizes,
+                                              r->num_wait, r->wait_list, &r->in_place);
+  if (st != CLSCAN_SUCCESS) return st;
+  return clscan__dispatch(plan, r);
+}
+
 clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queue, cl_mem in,
                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                         cl_uint num_wait, const cl_event *wait_list,
@@ -91,13 +103,13 @@ clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queu
   if (first) *first = NULL;
   if (done) *done = NULL;
   if (!plan) return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a segmented plan runs through clscan_plan_enqueue_segmented()");
   clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
                        .out_off = out_offset, .n = n, .num_wait = num_wait,
                        .wait_list = wait_list, .first = first, .done = done};
-  clscan_status st = clscan__validate_enqueue(plan->ctx, &r.queue, in, in_offset, out, out_offset,
-                                              n, plan->elem_size, num_wait, wait_list, &r.in_place);
-  if (st != CLSCAN_SUCCESS) return st;
-  return clscan__dispatch(plan, &r);
+  return plan_request(plan, &r);
 }
 
 clscan_status clscan_plan_enqueue(clscan_plan *plan, cl_command_queue queue, cl_mem in,
@@ -107,16 +119,47 @@ clscan_status clscan_plan_enqueue(clscan_plan *plan, cl_command_queue queue, cl_
                                    wait_list, NULL, done);
 }
 
+clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue queue,
+                                            cl_mem segments, size_t segments_offset, cl_mem in,
+                                            size_t in_offset, cl_mem out, size_t out_offset,
+                                            size_t n, cl_uint num_wait, const cl_event *wait_list,
+                                            cl_event *first, cl_event *done) {
+  clscan__clear_error();
+  if (first) *first = NULL;
+  if (done) *done = NULL;
+  if (!plan) return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (!plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "the plan is not segmented (desc.segments is CLSCAN_SEGMENTS_NONE)");
+  clscan__request r = {.queue = queue, .in = in, .out = out, .aux = segments,
+                       .in_off = in_offset, .out_off = out_offset, .aux_off = segments_offset,
+                       .n = n, .num_wait = num_wait, .wait_list = wait_list, .first = first,
+                       .done = done};
+  return plan_request(plan, &r);
+}
+
 /* ============================================================================================== */
 /* One-shot scans                                                                                 */
 /* ============================================================================================== */
+
+/* Compares two optional strings. */
+static int same_string(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
 
 /* Returns 1 if a cached plan runs the same kernels as desc. The initial value is not part of the
  * key: one-shot scans pass it with each request, so the cache stays bounded. */
 static int same_desc(const clscan_plan *p, const clscan_scan_desc *d) {
   const clscan_scan_desc *q = &p->desc;
-  return q->type == d->type && q->op == d->op && !q->exclusive == !d->exclusive &&
-         q->algorithm == d->algorithm;
+  if (q->type != d->type || q->op != d->op || !q->exclusive != !d->exclusive ||
+      q->algorithm != d->algorithm || q->out_type != d->out_type ||
+      q->segments != d->segments || q->type_size != d->type_size)
+    return 0;
+  if (q->segments == CLSCAN_SEGMENTS_KEYS && q->key_type != d->key_type) return 0;
+  if (!same_string(q->op_source, d->op_source) || !same_string(q->type_source, d->type_source) ||
+      !same_string(q->type_name, d->type_name) || !same_string(q->map_source, d->map_source))
+    return 0;
+  return !q->identity || memcmp(q->identity, d->identity, p->out_size) == 0;
 }
 
 /* Finds or creates the context's plan for a descriptor. */
@@ -162,26 +205,77 @@ static clscan_status cached_plan(clscan_context *ctx, const clscan_scan_desc *de
   return CLSCAN_SUCCESS;
 }
 
+/* A one-shot scan: validates, finds the cached plan and dispatches. */
+static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
+                              clscan__request *r) {
+  if (r->done) *r->done = NULL;
+  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  clscan_status st = clscan__validate_desc(ctx, desc);
+  if (st != CLSCAN_SUCCESS) return st;
+  const clscan__sizes sizes = {clscan__in_size(desc), clscan__out_size(desc),
+                               clscan__aux_size(desc)};
+  r->init_override = 1;
+  r->init = desc->init;
+  st = clscan__validate_enqueue(ctx, &r->queue, r->in, r->in_off, r->aux, r->aux_off, r->out,
+                                r->out_off, r->n, &sizes, r->num_wait, r->wait_list,
+                                &r->in_place);
+  if (st != CLSCAN_SUCCESS) return st;
+  clscan_plan *plan = NULL;
+  st = cached_plan(ctx, desc, &plan);
+  if (st != CLSCAN_SUCCESS) return st;
+  return clscan__dispatch(plan, r);
+}
+
 clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
                           const clscan_scan_desc *desc, cl_mem in, size_t in_offset, cl_mem out,
                           size_t out_offset, size_t n, cl_uint num_wait, const cl_event *wait_list,
                           cl_event *done) {
   clscan__clear_error();
-  if (done) *done = NULL;
-  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS) return st;
   clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
                        .out_off = out_offset, .n = n, .num_wait = num_wait,
-                       .wait_list = wait_list, .done = done, .init_override = 1,
-                       .init = desc->init};
-  st = clscan__validate_enqueue(ctx, &r.queue, in, in_offset, out, out_offset, n,
-                                clscan_type_size(desc->type), num_wait, wait_list, &r.in_place);
-  if (st != CLSCAN_SUCCESS) return st;
-  clscan_plan *plan = NULL;
-  st = cached_plan(ctx, desc, &plan);
-  if (st != CLSCAN_SUCCESS) return st;
-  return clscan__dispatch(plan, &r);
+                       .wait_list = wait_list, .done = done};
+  if (desc && desc->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "a segmented desc runs through "
+                                              "clscan_segmented_scan() or clscan_scan_by_key()");
+  return one_shot(ctx, desc, &r);
+}
+
+/* A one-shot segmented scan of the given kind. */
+static clscan_status segmented(clscan_context *ctx, cl_command_queue queue,
+                               const clscan_scan_desc *desc, clscan_segments kind, cl_mem aux,
+                               size_t aux_off, cl_mem in, size_t in_offset, cl_mem out,
+                               size_t out_offset, size_t n, cl_uint num_wait,
+                               const cl_event *wait_list, cl_event *done) {
+  clscan__clear_error();
+  if (done) *done = NULL;
+  if (!desc) return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
+  if (desc->segments != CLSCAN_SEGMENTS_NONE && desc->segments != kind)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "desc.segments is %d, but this call scans by %s",
+                        (int)desc->segments, kind == CLSCAN_SEGMENTS_KEYS ? "keys" : "head flags");
+  clscan_scan_desc d = *desc;
+  d.segments = kind;
+  clscan__request r = {.queue = queue, .in = in, .out = out, .aux = aux, .in_off = in_offset,
+                       .out_off = out_offset, .aux_off = aux_off, .n = n, .num_wait = num_wait,
+                       .wait_list = wait_list, .done = done};
+  return one_shot(ctx, &d, &r);
+}
+
+clscan_status clscan_segmented_scan(clscan_context *ctx, cl_command_queue queue,
+                                    const clscan_scan_desc *desc, cl_mem flags,
+                                    size_t flags_offset, cl_mem in, size_t in_offset, cl_mem out,
+                                    size_t out_offset, size_t n, cl_uint num_wait,
+                                    const cl_event *wait_list, cl_event *done) {
+  return segmented(ctx, queue, desc, CLSCAN_SEGMENTS_HEAD_FLAGS, flags, flags_offset, in,
+                   in_offset, out, out_offset, n, num_wait, wait_list, done);
+}
+
+clscan_status clscan_scan_by_key(clscan_context *ctx, cl_command_queue queue,
+                                 const clscan_scan_desc *desc, cl_mem keys, size_t keys_offset,
+                                 cl_mem in, size_t in_offset, cl_mem out, size_t out_offset,
+                                 size_t n, cl_uint num_wait, const cl_event *wait_list,
+                                 cl_event *done) {
+  return segmented(ctx, queue, desc, CLSCAN_SEGMENTS_KEYS, keys, keys_offset, in, in_offset, out,
+                   out_offset, n, num_wait, wait_list, done);
 }
 
 /* Copies host data to a new device buffer (or only allocates it when data is NULL). */
@@ -199,28 +293,36 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   clscan__clear_error();
   if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_TRY(clscan__validate_desc(ctx, desc));
+  if (desc->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "clscan_scan_host does not take segmented descs");
   if (n == 0) return CLSCAN_SUCCESS;
   if (!in || !out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or out is NULL");
-  size_t e = clscan_type_size(desc->type);
+  size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc);
+  size_t e = ei > eo ? ei : eo;
   if (n > SIZE_MAX / e) return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
-  size_t bytes = n * e;
+  size_t in_bytes = n * ei, out_bytes = n * eo;
 
-  // Host ranges may be identical (in place) but must not partly overlap.
+  // Host ranges may be identical (in place, same element sizes) but must not otherwise overlap.
   const char *a = in, *b = out;
-  if (a != b && a < b + bytes && b < a + bytes)
+  int same = a == b && in_bytes == out_bytes;
+  if (!same && a < b + out_bytes && b < a + in_bytes)
     return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
-  if (bytes > ctx->info.max_alloc)
+  if (in_bytes + out_bytes > ctx->info.max_alloc)
     return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%zu bytes exceed the device's largest allocation",
-                        bytes);
+                        in_bytes + out_bytes);
 
-  // One device buffer, scanned in place; out is written only after the scan succeeded.
+  // One device buffer: input first, output after it (or in place when the sizes agree); out is
+  // written only after the scan succeeded.
+  size_t out_at = ei == eo ? 0 : (in_bytes + eo - 1) / eo * eo;
+  size_t bytes = ei == eo ? in_bytes : out_at + out_bytes;
   clscan_plan *plan = NULL;
   CLSCAN_TRY(cached_plan(ctx, desc, &plan));
   CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
   CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
-                                                                   bytes, in, 0, NULL, NULL)));
-  clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n, .in_place = 1,
-                       .init_override = 1, .init = desc->init};
+                                                                   in_bytes, in, 0, NULL, NULL)));
+  clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n,
+                       .out_off = out_at / eo, .in_place = ei == eo, .init_override = 1,
+                       .init = desc->init};
   cl_event done = NULL;
   r.done = &done;
   st = clscan__dispatch(plan, &r);
@@ -229,8 +331,8 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
     goto fail;
   }
   clReleaseEvent(done);
-  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
-                                                                  bytes, out, 0, NULL, NULL)));
+  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, out_at,
+                                                                  out_bytes, out, 0, NULL, NULL)));
   clReleaseMemObject(buf);
   return CLSCAN_SUCCESS;
 fail:

@@ -108,7 +108,14 @@ static clscan_status set_args(cl_kernel k, const karg *args, cl_uint count) {
 /* ============================================================================================== */
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t align16(size_t bytes) { return (bytes + 15) & ~(size_t)15; }
+
+/* Rounds a byte offset in the temporary buffer up to a multiple of 16 and of the state size, so
+ * that arrays of states start aligned and at whole-state offsets. */
+static size_t temp_align(const clscan_plan *plan, size_t bytes) {
+  size_t s = plan->state_size, a = 16;
+  while (a % s) a += 16;
+  return div_up(bytes, a) * a;
+}
 
 /* Elements per block of the seed algorithms. */
 static size_t seed_block(const clscan_plan *plan, clscan_algorithm algo) {
@@ -117,7 +124,7 @@ static size_t seed_block(const clscan_plan *plan, clscan_algorithm algo) {
 
 /* Elements per tile of the GPU-shaped tile kernels (tile.cl). */
 static size_t gpu_tile_elems(const clscan_plan *plan) {
-  return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * (16 / plan->elem_size);
+  return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * plan->vec;
 }
 
 /* Elements per tile of the single pass (the CPU shape has its own tile size). */
@@ -134,20 +141,20 @@ static size_t rts_groups(const clscan_plan *plan, size_t n) {
 }
 
 size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t n) {
-  size_t e = plan->elem_size;
+  size_t s = plan->state_size;
   switch (algo) {
     case CLSCAN_ALGO_BLELLOCH:
     case CLSCAN_ALGO_HILLIS_STEELE: {
       // One array of block totals per level.
       size_t b = seed_block(plan, algo), bytes = 0;
-      for (size_t m = n; m > b; m = div_up(m, b)) bytes += align16(div_up(m, b) * e);
+      for (size_t m = n; m > b; m = div_up(m, b)) bytes += temp_align(plan, div_up(m, b) * s);
       return bytes;
     }
     case CLSCAN_ALGO_REDUCE_THEN_SCAN:
-      return 2 * align16(rts_groups(plan, n) * e);
+      return 2 * temp_align(plan, rts_groups(plan, n) * s);
     case CLSCAN_ALGO_SINGLE_PASS:
-      // The ticket counter, then (8-byte status words per 4 bytes of value) per tile.
-      return STATUS_OFFSET + div_up(n, tile_elems(plan)) * 8 * ((e + 3) / 4);
+      // The ticket counter, then one 8-byte status word per 4 bytes of state, per tile.
+      return STATUS_OFFSET + div_up(n, tile_elems(plan)) * 8 * ((s + 3) / 4);
     default:
       return 0;
   }
@@ -163,41 +170,66 @@ typedef struct scan_args {
   clscan__algo_kernels *ak;
   chain *c;
   cl_mem temp;
+  cl_mem aux; /* flags or keys; any valid buffer when unsegmented */
+  cl_ulong aux_off;
   cl_ulong epoch;
   cl_uint ticket_base;
   int in_place;
-  unsigned char seed[8]; /* the initial value, or the identity */
-  unsigned char identity[8];
+  const void *seed;     /* the initial value, or the identity (out_size bytes) */
+  const void *identity; /* the operator's identity (out_size bytes) */
 } scan_args;
 
-/* Scans m elements of one level and, recursively, the levels above it. */
-static clscan_status seed_level(scan_args *a, clscan_algorithm algo, cl_mem in, cl_ulong in_off,
-                                cl_mem out, cl_ulong out_off, cl_ulong m, cl_int exclusive,
-                                cl_ulong temp_off) {
+/* Scans the m block totals of an upper level in place (exclusively), and the levels above. */
+static clscan_status seed_sums(scan_args *a, clscan_algorithm algo, cl_ulong off, cl_ulong m,
+                               cl_ulong temp_off) {
   const clscan_plan *plan = a->plan;
-  size_t b = seed_block(plan, algo), e = plan->elem_size;
+  size_t b = seed_block(plan, algo), s = plan->state_size, v = plan->out_size;
   size_t wg = plan->tuning.seed_wg, blocks = div_up(m, b);
   cl_int has_sums = blocks > 1;
-  cl_ulong sums_off = temp_off / e;
-  cl_mem sums = has_sums ? a->temp : in; /* any valid buffer when unused */
+  cl_ulong sums_off = temp_off / s;
+  cl_kernel scan = a->ak->k[2], add = a->ak->k[3];
+  const karg kargs[] = {ARG(a->temp), ARG(off),      ARG(a->temp),  ARG(off), ARG(m),
+                        ARG(a->temp), ARG(sums_off), ARG(has_sums), {v, has_sums ? a->identity : a->seed}};
+  clscan_status st = set_args(scan, kargs, 9);
+  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, blocks, wg);
+  if (st != CLSCAN_SUCCESS || !has_sums) return st;
+
+  st = seed_sums(a, algo, sums_off, blocks, temp_off + temp_align(plan, blocks * s));
+  if (st != CLSCAN_SUCCESS) return st;
+  cl_uint block = (cl_uint)b;
+  const karg add_args[] = {ARG(a->temp), ARG(off), ARG(m), ARG(a->temp), ARG(sums_off),
+                           ARG(block)};
+  st = set_args(add, add_args, 6);
+  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, add, blocks, wg);
+  return st;
+}
+
+/* The seed algorithms: scan level 0's blocks, scan their totals (recursively), add offsets. */
+static clscan_status seed_scan(scan_args *a, clscan_algorithm algo, const clscan__request *r) {
+  const clscan_plan *plan = a->plan;
+  size_t b = seed_block(plan, algo), s = plan->state_size, v = plan->out_size;
+  size_t wg = plan->tuning.seed_wg, blocks = div_up(r->n, b);
+  cl_ulong in_off = r->in_off, out_off = r->out_off, n = r->n;
+  cl_int has_sums = blocks > 1, excl = plan->desc.exclusive != 0;
+  cl_ulong sums_off = 0;
+  cl_mem sums = has_sums ? a->temp : r->in; /* any valid buffer when unused */
   cl_kernel scan = a->ak->k[0], add = a->ak->k[1];
 
-  // Blocks are scanned with the seed only when one block covers the level.
-  const karg kargs[] = {ARG(in),       ARG(in_off),    ARG(out),  ARG(out_off), ARG(m),
-                            ARG(sums),     ARG(sums_off),  ARG(has_sums), ARG(exclusive),
-                            {e, has_sums ? a->identity : a->seed}};
-  clscan_status st = set_args(scan, kargs, 10);
+  // Blocks are scanned with the seed only when one block covers n.
+  const karg kargs[] = {ARG(r->in), ARG(in_off),   ARG(a->aux),   ARG(a->aux_off),
+                        ARG(r->out), ARG(out_off), ARG(n),        ARG(sums),
+                        ARG(sums_off), ARG(has_sums), ARG(excl), {v, has_sums ? a->identity : a->seed}};
+  clscan_status st = set_args(scan, kargs, 12);
   if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, blocks, wg);
   if (st != CLSCAN_SUCCESS || !has_sums) return st;
 
   // Scan the block totals exclusively, in place, with the seed; then add them as offsets.
-  cl_ulong next_off = temp_off + align16(blocks * e);
-  st = seed_level(a, algo, a->temp, sums_off, a->temp, sums_off, blocks, 1, next_off);
+  st = seed_sums(a, algo, sums_off, blocks, temp_align(plan, blocks * s));
   if (st != CLSCAN_SUCCESS) return st;
   cl_uint block = (cl_uint)b;
-  const karg add_args[] = {ARG(out), ARG(out_off), ARG(m), ARG(a->temp), ARG(sums_off),
-                           ARG(block)};
-  st = set_args(add, add_args, 6);
+  const karg add_args[] = {ARG(r->out), ARG(out_off), ARG(a->aux), ARG(a->aux_off), ARG(n),
+                           ARG(a->temp), ARG(sums_off), ARG(block), {v, a->seed}};
+  st = set_args(add, add_args, 9);
   if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, add, blocks, wg);
   return st;
 }
@@ -205,33 +237,31 @@ static clscan_status seed_level(scan_args *a, clscan_algorithm algo, cl_mem in, 
 /* Reduce-then-scan: group totals, their exclusive scan, then the seeded scan of each run. */
 static clscan_status reduce_then_scan(scan_args *a, const clscan__request *r) {
   const clscan_plan *plan = a->plan;
-  size_t e = plan->elem_size, wg = plan->tuning.tile_wg;
+  size_t s = plan->state_size, v = plan->out_size, wg = plan->tuning.tile_wg;
   cl_ulong n = r->n, in_off = r->in_off, out_off = r->out_off;
   cl_ulong groups = rts_groups(plan, r->n);
   cl_ulong tile = gpu_tile_elems(plan);
   cl_ulong per_group = div_up(div_up(r->n, tile), groups);
-  cl_ulong partials_off = 0, offsets_off = align16(groups * e) / e;
-  cl_ulong spine_per_group = div_up(groups, tile);
-  cl_int yes = 1, no = 0, excl = plan->desc.exclusive != 0, spine_excl = 1;
-  cl_kernel reduce = a->ak->k[0], scan = a->ak->k[1];
+  cl_ulong partials_off = 0, offsets_off = temp_align(plan, groups * s) / s;
+  cl_int excl = plan->desc.exclusive != 0;
+  cl_kernel reduce = a->ak->k[0], scan = a->ak->k[1], spine = a->ak->k[2];
 
-  const karg reduce_args[] = {ARG(r->in), ARG(in_off), ARG(n), ARG(a->temp), ARG(partials_off),
-                              ARG(per_group)};
-  clscan_status st = set_args(reduce, reduce_args, 6);
+  const karg reduce_args[] = {ARG(r->in),   ARG(in_off),       ARG(a->aux),   ARG(a->aux_off),
+                              ARG(n),       ARG(a->temp),      ARG(partials_off), ARG(per_group)};
+  clscan_status st = set_args(reduce, reduce_args, 8);
   if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, reduce, groups, wg);
   if (st != CLSCAN_SUCCESS) return st;
 
   const karg spine_args[] = {ARG(a->temp), ARG(partials_off), ARG(a->temp), ARG(offsets_off),
-                             ARG(groups), ARG(a->temp), ARG(partials_off), ARG(no),
-                             {e, a->seed}, ARG(spine_per_group), ARG(spine_excl)};
-  st = set_args(scan, spine_args, 11);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, 1, wg);
+                             ARG(groups), {v, a->seed}};
+  st = set_args(spine, spine_args, 6);
+  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, spine, 1, wg);
   if (st != CLSCAN_SUCCESS) return st;
 
-  const karg kargs[] = {ARG(r->in), ARG(in_off), ARG(r->out), ARG(out_off), ARG(n),
-                            ARG(a->temp), ARG(offsets_off), ARG(yes), {e, a->seed},
-                            ARG(per_group), ARG(excl)};
-  st = set_args(scan, kargs, 11);
+  const karg kargs[] = {ARG(r->in),   ARG(in_off),      ARG(a->aux),     ARG(a->aux_off),
+                        ARG(r->out),  ARG(out_off),     ARG(n),          ARG(a->temp),
+                        ARG(offsets_off), ARG(per_group), ARG(excl),     {v, a->seed}};
+  st = set_args(scan, kargs, 12);
   if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, groups, wg);
   return st;
 }
@@ -239,15 +269,16 @@ static clscan_status reduce_then_scan(scan_args *a, const clscan__request *r) {
 /* Single pass: one launch of one work-group per tile. */
 static clscan_status single_pass(scan_args *a, const clscan__request *r) {
   const clscan_plan *plan = a->plan;
-  size_t e = plan->elem_size;
+  size_t v = plan->out_size;
   size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
   size_t tiles = div_up(r->n, tile_elems(plan));
   cl_ulong n = r->n, in_off = r->in_off, out_off = r->out_off;
   cl_int excl = plan->desc.exclusive != 0, in_place = a->in_place;
-  const karg args[] = {ARG(r->in),          ARG(in_off),  ARG(r->out), ARG(out_off),
-                       ARG(n),              ARG(a->temp), ARG(a->ticket_base),
-                       ARG(a->epoch),       {e, a->seed}, ARG(excl),   ARG(in_place)};
-  clscan_status st = set_args(a->ak->k[0], args, 11);
+  const karg args[] = {ARG(r->in),   ARG(in_off),   ARG(a->aux),        ARG(a->aux_off),
+                       ARG(r->out),  ARG(out_off),  ARG(n),             ARG(a->temp),
+                       ARG(a->ticket_base), ARG(a->epoch), {v, a->seed}, ARG(excl),
+                       ARG(in_place)};
+  clscan_status st = set_args(a->ak->k[0], args, 13);
   if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, a->ak->k[0], tiles, local);
   return st;
 }
@@ -267,8 +298,7 @@ static clscan_status run_algorithm(scan_args *a, clscan_algorithm algo,
   switch (algo) {
     case CLSCAN_ALGO_BLELLOCH:
     case CLSCAN_ALGO_HILLIS_STEELE:
-      return seed_level(a, algo, r->in, r->in_off, r->out, r->out_off, r->n,
-                        a->plan->desc.exclusive != 0, 0);
+      return seed_scan(a, algo, r);
     case CLSCAN_ALGO_REDUCE_THEN_SCAN:
       return reduce_then_scan(a, r);
     case CLSCAN_ALGO_SINGLE_PASS:
@@ -307,12 +337,12 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   clscan_status st = CLSCAN_SUCCESS;
   chain c = {.queue = r->queue};
   clscan__temp_lease lease = {.slot = -1};
-  scan_args a = {.plan = plan, .c = &c, .in_place = r->in_place};
+  scan_args a = {.plan = plan, .c = &c, .in_place = r->in_place, .aux = r->aux ? r->aux : r->in,
+                 .aux_off = r->aux ? r->aux_off : 0};
 
   // Everything that can fail without side effects happens first: kernels, temp storage.
   clscan_algorithm algo = clscan__plan_resolve(plan, r->n);
-  size_t vec = 16 / plan->elem_size;
-  int vector_io = r->in_off % vec == 0 && r->out_off % vec == 0;
+  int vector_io = r->in_off % plan->vec == 0 && r->out_off % plan->vec == 0;
   if (r->n > 0) {
     CLSCAN_TRY(clscan__plan_prepare(plan, algo, vector_io, &a.ak));
     size_t bytes = clscan__temp_bytes(plan, algo, r->n);
@@ -323,10 +353,9 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
     a.ticket_base = lease.ticket_base;
   }
   CLSCAN_TRY(initial_waits(&c, r, lease.wait));
-  clscan__identity(plan->desc.type, plan->desc.op, a.identity);
+  a.identity = plan->identity;
   const void *init = r->init_override ? r->init : plan->desc.init;
-  memcpy(a.seed, a.identity, sizeof a.seed);
-  if (init) memcpy(a.seed, init, plan->elem_size);
+  a.seed = init ? init : plan->identity;
 
   // Enqueue: an empty scan is a marker; a fresh temporary buffer is zeroed first.
   pthread_mutex_lock(&plan->lock);

@@ -99,8 +99,8 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
 typedef enum clscan__program_kind {
   CLSCAN__PROG_SEED = 0,         /* common + seed */
   CLSCAN__PROG_REDUCE_THEN_SCAN, /* common + tile + reduce_then_scan */
-  CLSCAN__PROG_SINGLE_PASS,      /* common + tile + single_pass */
-  CLSCAN__PROG_SINGLE_PASS_CPU,  /* common + single_pass_cpu */
+  CLSCAN__PROG_SINGLE_PASS,      /* common + tile + status + single_pass */
+  CLSCAN__PROG_SINGLE_PASS_CPU,  /* common + status + single_pass_cpu */
   CLSCAN__PROG_PTX_PROBE,        /* a test compile of the inline PTX the tile scan uses */
   CLSCAN__PROG_COUNT
 } clscan__program_kind;
@@ -109,8 +109,15 @@ typedef enum clscan__program_kind {
  * exactly one function, clscan__build_options(). */
 typedef struct clscan__kernel_config {
   clscan__program_kind program;
-  clscan_type type;
+  clscan_type type;      /* output (value) type; CLSCAN_USER_TYPE for a user type */
+  clscan_type in_type;   /* input type */
   clscan_op op;
+  int map;               /* 1: the user prelude defines a map */
+  clscan_segments segments;
+  clscan_type key_type;  /* with CLSCAN_SEGMENTS_KEYS */
+  unsigned state_align;  /* segmented state alignment (see common.cl) */
+  size_t state_size;     /* sizeof(elem_t), checked by the compiler */
+  const char *user_source; /* the user prelude (types, operator, map), or NULL; part of the key */
   unsigned wg;           /* work-group size */
   unsigned vpt;          /* 16-byte vectors per work-item (tile kernels) */
   unsigned cpu_tile;     /* elements per work-group (CPU single pass) */
@@ -118,6 +125,11 @@ typedef struct clscan__kernel_config {
   int nv_ptx;            /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
   unsigned withhold;     /* test only: every withhold-th tile never publishes (0: off) */
 } clscan__kernel_config;
+
+/* Composes the user prelude of a descriptor (OpenCL C placed before common.cl: the user type,
+ * operator, identity and map), or sets *out to NULL when it has no user sources. The caller frees
+ * *out. */
+clscan_status clscan__user_source(const clscan_scan_desc *desc, char **out);
 
 /* Composes the build options for a configuration into buf. */
 void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t cap);
@@ -205,6 +217,7 @@ void clscan__tuning_lookup(const clscan__device_info *info, size_t elem_size, cl
 
 typedef struct clscan__program_entry {
   char *options;
+  char *user; /* the user prelude, or NULL */
   clscan__program_kind kind;
   cl_program program;
 } clscan__program_entry;
@@ -229,7 +242,7 @@ struct clscan_context {
 typedef struct clscan__algo_kernels {
   int ready;
   clscan__kernel_config cfg;
-  cl_kernel k[3];
+  cl_kernel k[4];
 } clscan__algo_kernels;
 
 /* Index of the aligned (vector I/O) and unaligned kernel sets. */
@@ -237,9 +250,15 @@ typedef struct clscan__algo_kernels {
 
 struct clscan_plan {
   clscan_context *ctx;
-  clscan_scan_desc desc; /* desc.init points at init below, or is NULL */
-  unsigned char init[8];
-  size_t elem_size;
+  clscan_scan_desc desc; /* a deep copy: its pointers point at memory the plan owns */
+  char *user_source;     /* the user prelude, or NULL */
+  unsigned char *identity; /* the operator's identity (out_size bytes) */
+  size_t in_size;        /* bytes per input element */
+  size_t out_size;       /* bytes per output element (the value type) */
+  size_t state_size;     /* bytes per scan state (elem_t): out_size, or the segmented pair */
+  unsigned state_align;
+  size_t elem_size;      /* the I/O element size tuning rows are chosen by */
+  unsigned vec;          /* elements per vector of the tile kernels (VEC in common.cl) */
   clscan__tuning tuning;
   unsigned withhold; /* test only (CLSCAN_TEST_WITHHOLD) */
   pthread_mutex_t lock; /* kernel arguments are set and enqueued under it */
@@ -264,11 +283,25 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int
 /* Checks a descriptor against the context's device. */
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc);
 
+/* Sizes of a validated descriptor's input and output elements (type_size for a user type). */
+size_t clscan__in_size(const clscan_scan_desc *desc);
+size_t clscan__out_size(const clscan_scan_desc *desc);
+
+/* Bytes per segment descriptor element: 1 (head flags), the key size, or 0 (unsegmented). */
+size_t clscan__aux_size(const clscan_scan_desc *desc);
+
+/* The element sizes of an enqueue's buffers. */
+typedef struct clscan__sizes {
+  size_t in, out, aux;
+} clscan__sizes;
+
 /* Checks queue, buffers, ranges and the wait list of an enqueue; resolves a NULL queue and
- * reports whether input and output are the same memory (an in-place scan). */
+ * reports whether input and output are the same memory (an in-place scan). aux (flags or keys,
+ * with sizes->aux bytes per element) is checked when sizes->aux is not 0. */
 clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_queue *queue,
-                                       cl_mem in, size_t in_off, cl_mem out, size_t out_off,
-                                       size_t n, size_t elem_size, cl_uint num_wait,
+                                       cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
+                                       cl_mem out, size_t out_off, size_t n,
+                                       const clscan__sizes *sizes, cl_uint num_wait,
                                        const cl_event *wait_list, int *in_place);
 
 /* ============================================================================================== */
@@ -279,7 +312,8 @@ clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_que
 typedef struct clscan__request {
   cl_command_queue queue;
   cl_mem in, out;
-  size_t in_off, out_off, n;
+  cl_mem aux; /* head flags or keys of a segmented scan, else NULL */
+  size_t in_off, out_off, aux_off, n;
   int in_place;
   int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
   const void *init;  /* with init_override: the initial value, or NULL for the identity */
@@ -294,7 +328,7 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *req);
 /* Bytes of temporary storage an algorithm needs for n elements. */
 size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t n);
 
-/* Fills `bytes` with the operator's identity for the plan's type. */
+/* Fills `bytes` (8 bytes) with a built-in operator's identity for a built-in type. */
 void clscan__identity(clscan_type type, clscan_op op, void *bytes);
 
 #endif /* CLSCAN_INTERNAL_H_ */

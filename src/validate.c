@@ -6,24 +6,101 @@
 
 #include "internal.h"
 
+/* Returns 1 for a built-in clscan_type value. */
+static int is_builtin(clscan_type t) { return (unsigned)t < CLSCAN_TYPE_COUNT; }
+
+/* The output type of a descriptor whose out_type is valid. */
+static clscan_type out_type_of(const clscan_scan_desc *d) {
+  return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)(d->out_type - 0x100);
+}
+
+size_t clscan__in_size(const clscan_scan_desc *d) {
+  return d->type == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(d->type);
+}
+
+size_t clscan__out_size(const clscan_scan_desc *d) {
+  clscan_type t = out_type_of(d);
+  return t == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(t);
+}
+
+size_t clscan__aux_size(const clscan_scan_desc *d) {
+  if (d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS) return 1;
+  if (d->segments == CLSCAN_SEGMENTS_KEYS) return clscan_type_size(d->key_type);
+  return 0;
+}
+
+/* Checks the type fields: input, output, user type. */
+static clscan_status check_types(const clscan_scan_desc *d) {
+  if (!is_builtin(d->type) && d->type != CLSCAN_USER_TYPE)
+    return clscan__fail(CLSCAN_INVALID_TYPE, "type %d is not a clscan_type", (int)d->type);
+  unsigned o = (unsigned)d->out_type;
+  if (o != 0 && !(o >= 0x100 && (is_builtin((clscan_type)(o - 0x100)) ||
+                                 o - 0x100 == CLSCAN_USER_TYPE)))
+    return clscan__fail(CLSCAN_INVALID_TYPE,
+                        "out_type %u is not a clscan_out_type (use CLSCAN_OUT_TYPE(t))", o);
+  clscan_type out = out_type_of(d);
+  int user = d->type == CLSCAN_USER_TYPE || out == CLSCAN_USER_TYPE;
+  if (user) {
+    if (!d->type_name) return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user type needs type_name");
+    if (d->type_size == 0) return clscan__fail(CLSCAN_INVALID_VALUE, "type_size is 0");
+  } else if (d->type_name || d->type_source || d->type_size) {
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "type_name, type_source or type_size given, but no type is a user type");
+  }
+  if (user && d->type != out && !d->map_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "converting between a user type and another type needs map_source");
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks the operator fields against the output type. */
+static clscan_status check_op(const clscan_scan_desc *d) {
+  clscan_type out = out_type_of(d);
+  if (d->op == CLSCAN_USER_OP) {
+    if (!d->op_source) return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs op_source");
+    if (!d->identity) return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs identity");
+    return CLSCAN_SUCCESS;
+  }
+  if ((unsigned)d->op >= CLSCAN_OP_COUNT)
+    return clscan__fail(CLSCAN_INVALID_OP, "op %d is not a clscan_op", (int)d->op);
+  if (d->op_source || d->identity)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "op_source or identity given, but op is %s",
+                        clscan_op_name(d->op));
+  if (out == CLSCAN_USER_TYPE)
+    return clscan__fail(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, "a user type needs CLSCAN_USER_OP");
+  // Bitwise operators have no meaning on floating-point values.
+  int is_float = out == CLSCAN_FLOAT || out == CLSCAN_DOUBLE;
+  if (is_float && d->op >= CLSCAN_AND)
+    return clscan__fail(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, "%s is not defined on %s",
+                        clscan_op_name(d->op), clscan_type_name(out));
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks the segment fields. */
+static clscan_status check_segments(const clscan_scan_desc *d) {
+  if ((unsigned)d->segments > CLSCAN_SEGMENTS_KEYS)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "segments %d is not a clscan_segments",
+                        (int)d->segments);
+  if (d->segments == CLSCAN_SEGMENTS_KEYS && d->key_type != CLSCAN_INT32 &&
+      d->key_type != CLSCAN_UINT32 && d->key_type != CLSCAN_INT64 && d->key_type != CLSCAN_UINT64)
+    return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d: keys are int32, uint32, int64 or uint64",
+                        (int)d->key_type);
+  return CLSCAN_SUCCESS;
+}
+
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
   if (!desc) return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
-  if ((unsigned)desc->type >= CLSCAN_TYPE_COUNT)
-    return clscan__fail(CLSCAN_INVALID_TYPE, "type %d is not a clscan_type", (int)desc->type);
-  if ((unsigned)desc->op >= CLSCAN_OP_COUNT)
-    return clscan__fail(CLSCAN_INVALID_OP, "op %d is not a clscan_op", (int)desc->op);
+  clscan_status st = check_types(desc);
+  if (st == CLSCAN_SUCCESS) st = check_op(desc);
+  if (st == CLSCAN_SUCCESS) st = check_segments(desc);
+  if (st != CLSCAN_SUCCESS) return st;
   if ((unsigned)desc->algorithm >= CLSCAN_ALGORITHM_COUNT)
     return clscan__fail(CLSCAN_INVALID_ALGORITHM, "algorithm %d is not a clscan_algorithm",
                         (int)desc->algorithm);
 
-  // Bitwise operators have no meaning on floating-point values.
-  int is_float = desc->type == CLSCAN_FLOAT || desc->type == CLSCAN_DOUBLE;
-  if (is_float && desc->op >= CLSCAN_AND)
-    return clscan__fail(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, "%s is not defined on %s",
-                        clscan_op_name(desc->op), clscan_type_name(desc->type));
-
   // Device capabilities.
-  if (desc->type == CLSCAN_DOUBLE && !ctx->info.has_fp64)
+  int uses_double = desc->type == CLSCAN_DOUBLE || out_type_of(desc) == CLSCAN_DOUBLE;
+  if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
                         ctx->info.name);
   if (desc->algorithm == CLSCAN_ALGO_SINGLE_PASS && !ctx->info.has_int64_atomics)
@@ -89,35 +166,63 @@ static clscan_status check_queue(const clscan_context *ctx, cl_command_queue que
   return CLSCAN_SUCCESS;
 }
 
-/* Rejects input and output byte ranges that overlap without being identical. */
-static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem out, size_t out_off,
-                                   size_t n, size_t elem, int *in_place) {
+/* The byte range [begin, end) of elements [off, off + n) of a buffer, within its root buffer. */
+typedef struct byte_range {
+  cl_mem root;
+  size_t begin, end;
+} byte_range;
+
+static clscan_status range_of(cl_mem buf, size_t off, size_t n, size_t elem, byte_range *r) {
+  size_t origin;
+  clscan_status st = buffer_root(buf, &r->root, &origin);
+  r->begin = origin + off * elem;
+  r->end = r->begin + n * elem;
+  return st;
+}
+
+static int ranges_overlap(const byte_range *a, const byte_range *b) {
+  return a->root == b->root && a->begin < b->end && b->begin < a->end;
+}
+
+/* Rejects input and output byte ranges that overlap without being identical, and an output that
+ * overlaps the segment flags or keys. Sets *in_place when input and output are the same bytes. */
+static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
+                                   cl_mem out, size_t out_off, size_t n,
+                                   const clscan__sizes *sizes, int *in_place) {
   clscan_status st = CLSCAN_SUCCESS;
-  cl_mem in_root, out_root;
-  size_t in_origin, out_origin;
-  CLSCAN_TRY(buffer_root(in, &in_root, &in_origin));
-  CLSCAN_TRY(buffer_root(out, &out_root, &out_origin));
+  byte_range ri, ro, ra;
   *in_place = 0;
-  if (in_root != out_root || n == 0) return CLSCAN_SUCCESS;
-  size_t a = in_origin + in_off * elem, b = out_origin + out_off * elem, len = n * elem;
-  *in_place = a == b;
-  if (a == b) return CLSCAN_SUCCESS;
-  if (a < b + len && b < a + len)
+  if (n == 0) return CLSCAN_SUCCESS;
+  CLSCAN_TRY(range_of(in, in_off, n, sizes->in, &ri));
+  CLSCAN_TRY(range_of(out, out_off, n, sizes->out, &ro));
+  if (ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
+    *in_place = 1;
+  } else if (ranges_overlap(&ri, &ro)) {
     return clscan__fail(CLSCAN_OVERLAP,
                         "input bytes [%zu, %zu) and output bytes [%zu, %zu) of one buffer overlap",
-                        a, a + len, b, b + len);
+                        ri.begin, ri.end, ro.begin, ro.end);
+  }
+  if (sizes->aux) {
+    CLSCAN_TRY(range_of(aux, aux_off, n, sizes->aux, &ra));
+    if (ranges_overlap(&ra, &ro))
+      return clscan__fail(CLSCAN_OVERLAP,
+                          "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap",
+                          ra.begin, ra.end, ro.begin, ro.end);
+  }
   return CLSCAN_SUCCESS;
 fail:
   return st;
 }
 
 clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_queue *queue,
-                                       cl_mem in, size_t in_off, cl_mem out, size_t out_off,
-                                       size_t n, size_t elem, cl_uint num_wait,
+                                       cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
+                                       cl_mem out, size_t out_off, size_t n,
+                                       const clscan__sizes *sizes, cl_uint num_wait,
                                        const cl_event *wait_list, int *in_place) {
   clscan_status st = CLSCAN_SUCCESS;
   if (!in) return clscan__fail(CLSCAN_NULL_ARGUMENT, "input buffer is NULL");
   if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
+  if (sizes->aux && !aux) return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
   if ((num_wait == 0) != (wait_list == NULL))
     return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
                         (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
@@ -127,9 +232,11 @@ clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_que
   }
   if (!*queue) *queue = ctx->queue;
   CLSCAN_TRY(check_queue(ctx, *queue));
-  CLSCAN_TRY(check_buffer(ctx, in, in_off, n, elem, 0, "input buffer"));
-  CLSCAN_TRY(check_buffer(ctx, out, out_off, n, elem, 1, "output buffer"));
-  CLSCAN_TRY(check_overlap(in, in_off, out, out_off, n, elem, in_place));
+  CLSCAN_TRY(check_buffer(ctx, in, in_off, n, sizes->in, 0, "input buffer"));
+  CLSCAN_TRY(check_buffer(ctx, out, out_off, n, sizes->out, 1, "output buffer"));
+  if (sizes->aux)
+    CLSCAN_TRY(check_buffer(ctx, aux, aux_off, n, sizes->aux, 0, "flags or keys buffer"));
+  CLSCAN_TRY(check_overlap(in, in_off, aux, aux_off, out, out_off, n, sizes, in_place));
   return CLSCAN_SUCCESS;
 fail:
   return st;

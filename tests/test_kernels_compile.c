@@ -25,13 +25,13 @@
 #endif
 
 /* The file lists of the library's programs; the last two need 64-bit atomics. */
-static const char *const programs[][4] = {
+static const char *const programs[][5] = {
     {"common", NULL},
     {"common", "seed", NULL},
     {"common", "tile", NULL},
     {"common", "tile", "reduce_then_scan", NULL},
-    {"common", "tile", "single_pass", NULL},
-    {"common", "single_pass_cpu", NULL},
+    {"common", "tile", "status", "single_pass", NULL},
+    {"common", "status", "single_pass_cpu", NULL},
 };
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
 #define NEEDS_ATOMICS(i) ((i) >= 4)
@@ -75,10 +75,10 @@ static void print_log(cl_program p, cl_device_id dev) {
 /* Builds one list of cl/ files with no options; fails with the build log. */
 static void build_raw(const char *const *files) {
   clscan_context *ctx = tu_context();
-  char *texts[4] = {NULL};
+  char *texts[5] = {NULL};
   char names[128] = "";
   cl_uint count = 0;
-  for (; count < 4 && files[count]; count++) {
+  for (; count < 5 && files[count]; count++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.cl", CLSCAN_TEST_CL_DIR, files[count]);
     texts[count] = read_file(path);
