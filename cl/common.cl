@@ -375,6 +375,6 @@ ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
 typedef char clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
 #endif
 #endif
-#ifdef CLSCAN_STATE_SIZE
+#if defined(CLSCAN_STATE_SIZE) && !defined(CLSCAN_NO_SIZE_CHECK)
 typedef char clscan_state_size_check[sizeof(elem_t) == CLSCAN_STATE_SIZE ? 1 : -1];
 #endif
