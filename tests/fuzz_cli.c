@@ -7,8 +7,11 @@
  *   0: text input (one number a line) read through read_text() from memory; every element parsed
  *      must format and parse back to the same bytes;
  *   1: binary input read through read_binary(); its length must be a whole number of elements;
- *   2: `clscan scan` options: the rest split at NUL bytes into argv, through scan_parse();
- *   3: one element through cli_parse_element(), and the list and count parsers of bench and tune.
+ *   2: `clscan scan` options: the rest split at NUL bytes into argv, through scan_parse(); an
+ *      accepted command line must describe a descriptor the library's rules allow (output type,
+ *      user operator with its identity, segments and key type);
+ *   3: one element through cli_parse_element(), the list and count parsers of bench and tune, and
+ *      the key type and variant names.
  * No OpenCL device is opened. Built with clang's -fsanitize=fuzzer,address,undefined in the
  * sanitizer build (tests/CMakeLists.txt); the seed corpus is tests/fuzz_corpus/.
  */
@@ -66,7 +69,7 @@ static void fuzz_text(clscan_type type, const uint8_t *data, size_t size) {
   if (!f)
     return;
   byte_buf b = {0};
-  int ok = read_text(f, "fuzz input", type, &b);
+  int ok = read_text(f, "fuzz input", "input", type, &b);
   fclose(f);
   size_t e = clscan_type_size(type);
   PROPERTY(b.len % e == 0);
@@ -92,6 +95,30 @@ static void fuzz_binary(clscan_type type, const uint8_t *data, size_t size) {
   free(b.data);
 }
 
+/* Checks that an accepted scan command line describes a scan the library's rules allow. */
+static void check_accepted(const scan_request *r) {
+  const clscan_scan_desc *d = &r->desc;
+  clscan_type out = cli_out_type(d);
+  PROPERTY((unsigned)d->type < CLSCAN_TYPE_COUNT && (unsigned)out < CLSCAN_TYPE_COUNT);
+  PROPERTY(d->out_type == CLSCAN_OUT_SAME || d->out_type == CLSCAN_OUT_TYPE(out));
+  if (d->op == CLSCAN_USER_OP) {
+    // A user operator comes with its identity, parsed in the output type; --op is not given.
+    PROPERTY(d->op_source && d->identity == r->identity && !r->op_given);
+  } else {
+    PROPERTY((unsigned)d->op < CLSCAN_OP_COUNT && !d->op_source && !d->identity);
+    PROPERTY(!cli_type_is_float(out) || d->op < CLSCAN_AND);
+  }
+  PROPERTY(!d->init || d->init == r->init);
+  PROPERTY(!d->map_source || *d->map_source);
+  // Flags and keys exclude each other; a key type is one of four, and only with keys.
+  PROPERTY(d->segments == CLSCAN_SEGMENTS_NONE || r->segments_path);
+  PROPERTY(d->segments != CLSCAN_SEGMENTS_NONE || !r->segments_path);
+  PROPERTY(!r->key_type_given || d->segments == CLSCAN_SEGMENTS_KEYS);
+  PROPERTY(d->key_type == CLSCAN_INT32 || d->key_type == CLSCAN_UINT32 ||
+           d->key_type == CLSCAN_INT64 || d->key_type == CLSCAN_UINT64);
+  PROPERTY(cli_segment_size(d) == 0 || cli_segment_size(d) == 1 || cli_segment_size(d) >= 4);
+}
+
 /* Mode 2: the scan command's options, argv split at NUL bytes. */
 static void fuzz_options(const uint8_t *data, size_t size) {
   char *text = malloc(size + 1);
@@ -110,12 +137,8 @@ static void fuzz_options(const uint8_t *data, size_t size) {
   scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
   int status = scan_parse(argc, argv, &r);
   PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
-  if (status == -1) {
-    // An accepted command line describes a scan the library accepts.
-    PROPERTY((unsigned)r.desc.type < CLSCAN_TYPE_COUNT && (unsigned)r.desc.op < CLSCAN_OP_COUNT);
-    PROPERTY(!cli_type_is_float(r.desc.type) || r.desc.op < CLSCAN_AND);
-    PROPERTY(!r.desc.init || r.desc.init == r.init);
-  }
+  if (status == -1)
+    check_accepted(&r);
   free(text);
 }
 
@@ -140,6 +163,12 @@ static void fuzz_values(clscan_type type, const uint8_t *data, size_t size) {
   unsigned long long v;
   if (cli_parse_count("bench", "--reps", text, 1, 1000, &v))
     PROPERTY(v >= 1 && v <= 1000);
+  clscan_type key;
+  if (cli_key_type_from_name(text, &key))
+    PROPERTY(clscan_type_size(key) >= 4 && !cli_type_is_float(key));
+  cli_variant variant;
+  if (cli_variant_from_name(text, &variant))
+    PROPERTY(strcmp(cli_variant_name(variant), text) == 0);
   free(text);
 }
 

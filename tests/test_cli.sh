@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the clscan program (tools/): devices, scan (text and binary, every type, errors and
-# atomic output), bench (a tiny verified run with CSV and SVG reports), tune, and usage.
+# atomic output; output types, user operators, maps, head flags and keys, and their bad
+# combinations), bench (tiny verified runs of every variant with CSV and SVG reports), tune, and
+# usage.
 # Usage: tests/test_cli.sh PATH/TO/clscan
 set -euo pipefail
 
@@ -274,6 +276,148 @@ check "no temporary files left after the bad-input checks" "$(find . -name '.cls
   test -z "$(find . -name '.clscan-*')"
 
 # ---------------------------------------------------------------------------------------------
+# Output types, user operators, maps, head flags and keys. Every distinct descriptor builds OpenCL
+# programs (about 1 s each on POCL), so the checks below share descriptors where they can.
+echo "# scan: --out-type"
+scanned "uint8 summed in uint32" "200 100 1" "200 300 301" --type uint8 --out-type uint32
+scanned "--init is of the output type" "200 100" "-5 195" --type uint8 --out-type int32 \
+  --init -5 --exclusive
+scanned "int8 input converted to int16" "-100 -100 -100" "-100 -200 -300" --type int8 \
+  --out-type int16
+scanned "int32 summed in double" "1 2 3" "1 3 6" --type int32 --out-type double
+scanned "uint32 narrowed to uint8 (wraps)" "257 255" "1 0" --type uint32 --out-type uint8
+printf '\310\144\001' >u8.bin
+run "$CLSCAN" scan --format binary --type uint8 --out-type uint32 u8.bin u32.bin
+expect_status "binary uint8 -> uint32 succeeds" 0
+expect_eq "binary output has the output type" "$(od -An -tu4 u32.bin | xargs)" "200 300 301"
+
+echo "# scan: --op-source and --identity"
+# a op b = a + b + 1 is associative, with identity -1.
+scanned "user operator (expression)" "1 2 3" "1 4 8" --op-source 'a + b + 1' --identity -1
+scanned "user operator, exclusive starts at the identity" "1 2 3" "-1 1 4" \
+  --op-source 'a + b + 1' --identity -1 --exclusive
+scanned "user operator with --init" "1 2 3" "12 15 19" --op-source 'a + b + 1' --identity -1 \
+  --init 10
+scanned "user operator (body with return)" "1 2 4 1" "1 3 7 7" --type uint64 \
+  --op-source '{ ulong r = a | b; return r; }' --identity 0
+
+echo "# scan: --map-source"
+want=$(awk 'BEGIN { s = 0; for (i = 0; i < 3; i++) { x = i + 1; s += x * x + i; printf "%s%d", i ? " " : "", s } }')
+scanned "map of x and i" "1 2 3" "$want" --map-source 'x * x + (int)i'
+scanned "map's value is of the output type" "1 2 3" "100 300 600" --type uint8 --out-type uint32 \
+  --map-source 'x * 100'
+
+echo "# scan: --flags (segmented)"
+# flags_file FILE "FLAGS": writes one flag a line.
+flags_file() { tr ' ' '\n' <<<"$2" >"$1"; }
+flags_file f5.txt "1 0 1 0 0"
+scanned "segmented inclusive" "3 1 4 1 5" "3 4 4 5 10" --flags f5.txt
+scanned "segmented exclusive from --init" "3 1 4 1 5" "10 13 10 14 15" --flags f5.txt \
+  --exclusive --init 10
+flags_file f3.txt "0 0 1"
+scanned "element 0 starts a segment without a flag" "1 2 3" "1 3 3" --flags f3.txt
+printf '\001\000\000\000\002\000\000\000\003\000\000\000' >in3.bin
+printf '\000\002\000' >flags3.bin
+run "$CLSCAN" scan --format binary --flags flags3.bin in3.bin out3.bin
+expect_status "binary flags succeed" 0
+expect_eq "a non-zero binary flag starts a segment" "$(od -An -td4 out3.bin | xargs)" "1 2 5"
+# 3000 elements, a segment every 7 (and the first), against awk; auto and blelloch.
+awk 'BEGIN { for (i = 1; i <= 3000; i++) print (i % 7 == 0) }' >flags7.txt
+want=$(paste big.txt flags7.txt | awk '{ if ($2 == 1 || NR == 1) s = 0; s += $1; print s }' |
+  paste -sd' ' -)
+got=$("$CLSCAN" scan --flags flags7.txt big.txt 2>stderr.txt | paste -sd' ' -) ||
+  got="(exit status $?)"
+check "3000 elements with flags (auto)" "results differ" test "$got" == "$want"
+want=$(paste big.txt flags7.txt |
+  awk '{ if ($2 == 1 || NR == 1) s = 10; print s; s += $1 }' | paste -sd' ' -)
+got=$("$CLSCAN" scan --flags flags7.txt --exclusive --init 10 --algorithm blelloch big.txt \
+  2>stderr.txt | paste -sd' ' -) || got="(exit status $?)"
+check "3000 elements with flags (blelloch, exclusive, --init)" "results differ" \
+  test "$got" == "$want"
+
+echo "# scan: --keys and --key-type (scan by key)"
+flags_file k6.txt "5 5 7 7 7 5"
+scanned "by key (int32 keys)" "1 2 3 4 5 6" "1 3 3 7 12 6" --keys k6.txt
+# 3000 elements in runs of 5 keys cycling 0, 1, 2 (neighbouring runs differ), against awk.
+awk 'BEGIN { for (i = 0; i < 3000; i++) print int(i / 5) % 3 }' >keys3000.txt
+want=$(paste big.txt keys3000.txt | awk '{ if (NR == 1 || $2 != k) s = 0; k = $2; s += $1; print s }' |
+  paste -sd' ' -)
+got=$("$CLSCAN" scan --keys keys3000.txt big.txt 2>stderr.txt | paste -sd' ' -) ||
+  got="(exit status $?)"
+check "3000 elements by key" "results differ" test "$got" == "$want"
+flags_file k64.txt "18446744073709551615 18446744073709551615 0 0"
+scanned "uint64 keys" "1 1 1 1" "1 2 1 2" --keys k64.txt --key-type uint64
+printf '\001\000\000\000\001\000\000\000\002\000\000\000' >keys3.bin
+run "$CLSCAN" scan --format binary --keys keys3.bin in3.bin outk.bin
+expect_status "binary keys succeed" 0
+expect_eq "binary keys split at a change" "$(od -An -td4 outk.bin | xargs)" "1 3 3"
+
+echo "# scan: everything at once"
+flags_file f4.txt "1 0 0 1"
+# uint8 x mapped to 2 * x in uint32, summed by the user operator from --init 1000, exclusive.
+scanned "out-type, map, user op, flags, init" "200 200 200 200" "1000 1400 1800 1000" \
+  --type uint8 --out-type uint32 --map-source 'x * 2' --op-source 'a + b' --identity 0 \
+  --flags f4.txt --exclusive --init 1000
+
+echo "# scan: bad combinations (message, exit status, no OUT, an existing OUT unchanged)"
+# refused INPUT NAME PATTERN WANT_STATUS ARGS...: as rejected, then again over an existing OUT,
+# which must be left byte-identical (and no temporary file may be left).
+refused() {
+  local input=$1 name=$2 pattern=$3 want=$4
+  shift 4
+  rejected "$input" "$name" "$pattern" "$want" "$@"
+  printf 'precious\n' >kept.txt
+  run "$CLSCAN" scan "$@" "$input" kept.txt
+  expect_status "$name (existing OUT): exit $want" "$want"
+  check "$name: existing OUT unchanged" "kept.txt changed" cmp -s kept.txt kept.orig
+}
+printf '3\n1\n4\n1\n5\n' >five.txt
+refused five.txt "--identity without --op-source" "--identity is only used with --op-source" 2 \
+  --identity 0
+refused five.txt "--op-source without --identity" "--op-source needs --identity" 2 \
+  --op-source 'a + b'
+refused five.txt "--op with --op-source" "--op and --op-source cannot be combined" 2 --op max \
+  --op-source 'a + b' --identity 0
+refused five.txt "--flags with --keys" "--flags and --keys cannot be combined" 2 --flags f5.txt \
+  --keys k6.txt
+refused five.txt "--key-type int8" "--key-type: 'int8' is not a key type" 2 --keys k6.txt \
+  --key-type int8
+refused five.txt "--key-type float" "--key-type: 'float' is not a key type" 2 --keys k6.txt \
+  --key-type float
+refused five.txt "--key-type without --keys" "--key-type is only used with --keys" 2 \
+  --key-type int64
+refused five.txt "unknown --out-type" "--out-type: unknown value 'int9'" 2 --out-type int9
+refused five.txt "user type as --out-type" "--out-type: unknown value 'user'" 2 --out-type user
+refused five.txt "--identity out of range for the output type" \
+  "--identity: '300' is out of range for int8" 2 --out-type int8 --op-source 'a + b' \
+  --identity 300
+refused five.txt "--init out of range for the output type" "--init: '300' is out of range for uint8" \
+  2 --out-type uint8 --init 300
+refused five.txt "xor with a float output" "--op xor is not defined on float" 2 --out-type float \
+  --op xor
+refused - "flags and input both from standard input" "cannot both be standard input" 2 --flags -
+refused five.txt "fewer flags than elements" "holds 3 flags, the input 5 elements" 1 --flags f3.txt
+flags_file f2bad.txt "1 2 0 0 0"
+refused five.txt "a text flag of 2" "flags line 2: '2' is not 0 or 1" 1 --flags f2bad.txt
+flags_file fbad.txt "1 x 0 0 0"
+refused five.txt "a malformed flag" "flags line 2: 'x' is not a valid uint8" 1 --flags fbad.txt
+refused five.txt "a missing flags file" "cannot open flags 'nowhere.txt'" 1 --flags nowhere.txt
+refused five.txt "more keys than elements" "holds 6 keys, the input 5 elements" 1 --keys k6.txt
+flags_file kbad.txt "1 1 -1 2 2"
+refused five.txt "a negative uint32 key" "keys line 3: '-1' is out of range for uint32" 1 \
+  --keys kbad.txt --key-type uint32
+printf '\001\002\003\004\005\006\007\010\011\012\013\014' >keys12.bin
+refused in3.bin "truncated int64 binary keys" "12 bytes is not a whole number of int64" 1 \
+  --format binary --keys keys12.bin --key-type int64
+refused five.txt "an operator that does not compile" "failed to compile" 1 --op-source 'a +* b' \
+  --identity 0
+expect_stderr "an operator that does not compile: the build log is printed" "build log"
+refused five.txt "a map that does not compile" "failed to compile" 1 --map-source 'x +'
+expect_stderr "a map that does not compile: the build log is printed" "build log"
+check "no temporary files left after the bad combinations" "$(find . -name '.clscan-*')" \
+  test -z "$(find . -name '.clscan-*')"
+
+# ---------------------------------------------------------------------------------------------
 echo "# bench and tune"
 run "$CLSCAN" bench --min-log2 10 --max-log2 12 --reps 3 --csv f.csv --plot f.svg
 expect_status "tiny bench succeeds" 0
@@ -292,6 +436,44 @@ if command -v python3 >/dev/null; then
 else
   echo "skip SVG is well-formed XML (no python3)"
 fi
+
+echo "# bench variants"
+run "$CLSCAN" bench --variant sideways
+expect_status "bench with an unknown variant: exit 2" 2
+expect_stderr "bench names the bad variant" "--variant: 'sideways'"
+run "$CLSCAN" bench --out-type int9
+expect_status "bench with an unknown --out-type: exit 2" 2
+# bench_variant NAME ROW_TYPES BYTES ROWS ARGS...: runs a tiny bench of a variant with a CSV file
+# and checks its header, its ROWS table rows and CSV rows (types ROW_TYPES, BYTES per element).
+bench_variant() {
+  local name=$1 types=$2 bytes=$3 want=$4
+  shift 4
+  rm -f v.csv
+  run "$CLSCAN" bench --reps 2 --seed 7 --csv v.csv "$@"
+  expect_status "bench $name succeeds" 0
+  check "bench $name: the header names the variant" "no variant line" \
+    grep -q "^variant: ${name%% *}: " stdout.txt
+  check "bench $name: the header gives the bytes per element" "no '$bytes bytes per element'" \
+    grep -q "$bytes bytes per element" stdout.txt
+  check "bench $name finds no wrong result" "WRONG or FAILED in stdout" \
+    test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
+  expect_eq "bench $name rows" "$(grep -Ec "^[a-z-]+ +$types +2\^[0-9]+ +[0-9.]+ " stdout.txt)" \
+    "$want"
+  expect_eq "bench $name CSV rows" "$(grep -c ",${name%% *},$bytes," v.csv || true)" "$want"
+}
+bench_variant "map" "uint8->uint32" 5 2 --variant map --types uint8 --out-type uint32 \
+  --algorithms single-pass --min-log2 10 --max-log2 11
+check "CSV has the new columns at the end" "header differs" \
+  grep -q '^device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,bytes_per_element,copy_bytes$' v.csv
+bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
+  --min-log2 11 --max-log2 12
+bench_variant "by-key" "int32->int64" 16 1 --variant by-key --out-type int64 \
+  --algorithms single-pass --min-log2 12 --max-log2 12 --plot k.svg
+if command -v python3 >/dev/null; then
+  check "SVG of a variant is well-formed XML" "parse error" \
+    python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" k.svg
+fi
+
 run "$CLSCAN" tune --log2 12 --reps 3
 expect_status "tiny tune succeeds" 0
 check "tune suggests a table row" "none" grep -q '^    {"' stdout.txt

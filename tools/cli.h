@@ -93,8 +93,19 @@ int cli_parse_type_list(const char *command, const char *text, clscan_type *out,
 int cli_parse_algorithm_list(const char *command, const char *text, clscan_algorithm *out,
                              int *count);
 
+/* Looks a key type of --keys up by name: int32, uint32, int64 or uint64; returns 0 otherwise. */
+int cli_key_type_from_name(const char *name, clscan_type *out);
+
 /* Returns 1 for float and double. */
 int cli_type_is_float(clscan_type t);
+
+/* Returns the output type of a descriptor: `type` for CLSCAN_OUT_SAME, else the one out_type
+ * names. */
+clscan_type cli_out_type(const clscan_scan_desc *desc);
+
+/* Returns the size in bytes of one segment entry of a descriptor: 1 for head flags, the key
+ * type's size for keys, 0 without segments. */
+size_t cli_segment_size(const clscan_scan_desc *desc);
 
 /* ============================================================================================== */
 /* Devices (cli_devices.c)                                                                        */
@@ -120,6 +131,14 @@ unsigned cli_seed_wg(cl_device_id device);
 
 /* Prints the build log of the context's last program build to stderr, if any. */
 void cli_print_build_log(const clscan_context *ctx);
+
+/* Scans n elements of host array `in` into host array `out` (of the output type) on the context's
+ * device, and waits. With desc->segments HEAD_FLAGS or KEYS, `segments` holds n flags or keys:
+ * the library scans host arrays only without segments, so such scans go through device buffers.
+ * Prints a failure (with the build log when a program or a user source failed to compile) and
+ * returns 0 if the scan fails. */
+int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const void *segments,
+                    const void *in, void *out, size_t n);
 
 /* ============================================================================================== */
 /* Elements (cli_io.c)                                                                            */
@@ -160,18 +179,63 @@ void cli_output_abort(cli_output *o);
 /* Warm-up runs before every timed series. */
 #define CLI_WARMUPS 2
 
-/* Device and host buffers of one benchmark size: input, output and a copy destination. */
+/* Mean segment length of the segmented and by-key benchmark variants. */
+#define CLI_MEAN_SEGMENT 1000
+
+/* What a benchmarked scan does besides an exclusive add (bench --variant): nothing; scan a map
+ * of the input (y = x * 3 + (i & 15) in the input type); restart at random head flags; restart
+ * at every change of random int32 keys. */
+typedef enum cli_variant {
+  CLI_VARIANT_PLAIN = 0,
+  CLI_VARIANT_MAP,
+  CLI_VARIANT_SEGMENTED,
+  CLI_VARIANT_BY_KEY
+} cli_variant;
+
+/* Number of variants. */
+#define CLI_VARIANT_COUNT 4
+
+/* Returns a variant's name ("plain", "map", "segmented", "by-key"). */
+const char *cli_variant_name(cli_variant v);
+
+/* Looks a variant up by name; returns 0 if none has it. */
+int cli_variant_from_name(const char *name, cli_variant *out);
+
+/* What is measured: input type, output type and variant. */
+typedef struct cli_bench_spec {
+  clscan_type type, out_type;
+  cli_variant variant;
+} cli_bench_spec;
+
+/* Returns the descriptor of a spec for an algorithm: an exclusive add into the output type, with
+ * the variant's map source or segments. */
+clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm algo);
+
+/* Returns the bytes one element moves at least: input, output, and flag or key. */
+size_t cli_bench_bytes_per_element(const cli_bench_spec *spec);
+
+/* Device and host buffers of one benchmark size: input, output, head flags or keys, and the
+ * copy's source (NULL: the input) and destination. The copy moves as many bytes as the scan:
+ * it copies copy_bytes = n * cli_bench_bytes_per_element() / 2, read once and written once.
+ * host_ref_in is the input as the host reference scans it: the mapped input for the map variant,
+ * else host_in itself. */
 typedef struct cli_bench_data {
   clscan_context *ctx;
-  clscan_type type;
-  size_t n, bytes;
-  cl_mem in, out, copy;
-  void *host_in, *host_out;
+  clscan_type type; /* the input type, spec.type */
+  cli_bench_spec spec;
+  size_t n, bytes, out_bytes, seg_bytes, copy_bytes; /* bytes: of the input */
+  cl_mem in, out, segments, copy_src, copy;
+  void *host_in, *host_out, *host_ref_in, *host_segments;
 } cli_bench_data;
 
-/* Allocates the buffers for n elements and fills the input from `seed`; 0 on failure. */
+/* Allocates the buffers of a plain scan of n elements of `type` and fills the input from `seed`;
+ * 0 on failure. */
 int cli_bench_data_init(cli_bench_data *d, clscan_context *ctx, clscan_type type, size_t n,
                         uint64_t seed);
+
+/* As cli_bench_data_init(), for a spec: also fills the head flags or keys from `seed`. */
+int cli_bench_data_init_spec(cli_bench_data *d, clscan_context *ctx, const cli_bench_spec *spec,
+                             size_t n, uint64_t seed);
 
 /* Releases what cli_bench_data_init() allocated. */
 void cli_bench_data_free(cli_bench_data *d);
@@ -180,20 +244,25 @@ void cli_bench_data_free(cli_bench_data *d);
 typedef enum cli_timing { CLI_TIMED = 0, CLI_WRONG, CLI_FAILED } cli_timing;
 
 /* Verifies the plan's result on d, then times `reps` runs after two warm-ups and verifies again.
- * Stores the median in *ms when CLI_TIMED; prints what went wrong otherwise. */
+ * Segmented plans run through clscan_plan_enqueue_segmented() with d's flags or keys. Stores the
+ * median in *ms when CLI_TIMED; prints what went wrong otherwise. */
 cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
                          int reps, const char *label, double *ms);
 
-/* Times clEnqueueCopyBuffer of d's input into its copy buffer (median of reps, after warm-ups);
- * prints the failure and returns 0 if it fails. */
+/* Times clEnqueueCopyBuffer of d's copy_bytes into its copy buffer (median of reps, after
+ * warm-ups); prints the failure and returns 0 if it fails. */
 int cli_time_copy(cli_bench_data *d, int reps, double *ms);
 
-/* Times a single-threaded exclusive add scan in C over d's input (median of a few runs). */
+/* Times a single-threaded exclusive add scan in C over d's input, in its type (median of a few
+ * runs); the same loop for every variant, a baseline. */
 double cli_time_host_loop(const cli_bench_data *d);
 
 /* Returns the largest log2 n whose in, out and copy buffers of elem bytes fit in a quarter of
  * the device's global memory and in its largest allocation. */
 int cli_max_log2_for_device(cl_device_id device, size_t elem);
+
+/* As cli_max_log2_for_device(), for every buffer of a spec's benchmark data. */
+int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec);
 
 /* Returns the median of count values (reorders them). */
 double cli_median(double *values, size_t count);
@@ -201,24 +270,32 @@ double cli_median(double *values, size_t count);
 /* Returns GB/s for reading and writing n elements of elem bytes in ms milliseconds. */
 double cli_gbps(size_t n, size_t elem, double ms);
 
+/* Returns GB/s for moving `bytes` bytes in ms milliseconds. */
+double cli_gbps_bytes(double bytes, double ms);
+
 /* ============================================================================================== */
 /* Reports of bench (cli_plot.c)                                                                  */
 /* ============================================================================================== */
 
-/* One measured row of bench. */
+/* One measured row of bench. gbps counts n * bytes_per_element bytes; so does the copy. */
 typedef struct cli_bench_row {
   clscan_algorithm algo;
-  clscan_type type;
+  clscan_type type, out_type;
+  cli_variant variant;
   int log2n;
+  size_t bytes_per_element;
   double ms, gbps, copy_ms, host_ms;
 } cli_bench_row;
+
+/* Writes a row's types into buf: "int32", or "uint8->uint32" when the output type differs. */
+void cli_row_types(const cli_bench_row *row, char *buf, size_t cap);
 
 /* Writes the CSV header, or one row, to f (device names are quoted as needed). */
 void cli_csv_header(FILE *f);
 void cli_csv_row(FILE *f, const char *device, const cli_bench_row *row);
 
-/* Writes an SVG chart of GB/s against log2 n: one chart per type, one line per algorithm plus
- * the copy line. Returns 0 if writing failed. */
+/* Writes an SVG chart of GB/s against log2 n: one chart per input type, one line per algorithm
+ * plus the copy line (its GB/s over the same bytes). Returns 0 if writing failed. */
 int cli_write_svg(FILE *f, const char *device, const cli_bench_row *rows, size_t count);
 
 /* ============================================================================================== */

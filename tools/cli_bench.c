@@ -1,6 +1,7 @@
 /*
- * The clscan program's `bench` command: every algorithm against a device copy and a host loop,
- * over a range of sizes and types, with a table, "the seed's lesson", and CSV and SVG reports.
+ * The clscan program's `bench` command: every algorithm against a device copy of the same bytes
+ * and a host loop, over a range of sizes and types, for one variant (plain, map, segmented,
+ * by-key) and output type, with a table, "the seed's lesson", and CSV and SVG reports.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@ typedef struct bench_request {
   const char *device, *csv_path, *plot_path;
   clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
   clscan_type types[CLSCAN_TYPE_COUNT];
-  int algo_count, type_count, min_log2, max_log2, reps;
+  clscan_type out_type; /* with has_out_type; else each input type */
+  cli_variant variant;
+  int algo_count, type_count, has_out_type, min_log2, max_log2, reps;
   uint64_t seed;
 } bench_request;
 
@@ -27,6 +30,8 @@ enum {
   OPT_DEVICE,
   OPT_ALGORITHMS,
   OPT_TYPES,
+  OPT_OUT_TYPE,
+  OPT_VARIANT,
   OPT_CSV,
   OPT_PLOT,
   OPT_MIN,
@@ -69,6 +74,17 @@ static int bench_option(bench_request *r, int id, const char *v) {
       return cli_parse_algorithm_list("bench", v, r->algos, &r->algo_count);
     case OPT_TYPES:
       return cli_parse_type_list("bench", v, r->types, &r->type_count);
+    case OPT_OUT_TYPE:
+      r->has_out_type = 1;
+      if (cli_type_from_name(v, &r->out_type))
+        return 1;
+      cli_usage_error("bench", "--out-type: unknown type '%s'", v);
+      return 0;
+    case OPT_VARIANT:
+      if (cli_variant_from_name(v, &r->variant))
+        return 1;
+      cli_usage_error("bench", "--variant: '%s' is not plain, map, segmented or by-key", v);
+      return 0;
     case OPT_CSV:
       r->csv_path = v;
       return 1;
@@ -82,11 +98,13 @@ static int bench_option(bench_request *r, int id, const char *v) {
 
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int bench_parse(int argc, char **argv, bench_request *r) {
-  static const cli_option options[] = {{"device", 1, OPT_DEVICE}, {"algorithms", 1, OPT_ALGORITHMS},
-                                       {"types", 1, OPT_TYPES},   {"min-log2", 1, OPT_MIN},
-                                       {"max-log2", 1, OPT_MAX},  {"reps", 1, OPT_REPS},
-                                       {"seed", 1, OPT_SEED},     {"csv", 1, OPT_CSV},
-                                       {"plot", 1, OPT_PLOT},     {NULL, 0, 0}};
+  static const cli_option options[] = {
+      {"device", 1, OPT_DEVICE},   {"algorithms", 1, OPT_ALGORITHMS},
+      {"types", 1, OPT_TYPES},     {"out-type", 1, OPT_OUT_TYPE},
+      {"variant", 1, OPT_VARIANT}, {"min-log2", 1, OPT_MIN},
+      {"max-log2", 1, OPT_MAX},    {"reps", 1, OPT_REPS},
+      {"seed", 1, OPT_SEED},       {"csv", 1, OPT_CSV},
+      {"plot", 1, OPT_PLOT},       {NULL, 0, 0}};
   cli_parser p;
   const char *v;
   cli_parser_init(&p, "bench", argc, argv, options);
@@ -121,15 +139,25 @@ typedef struct bench_state {
   cli_output csv, plot; /* f is NULL when not asked for */
   cli_bench_row *rows;
   size_t row_count, row_cap;
-  int failed;
+  int failed, type_width;                     /* type_width: of the table's type column */
   clscan_plan *plans[CLSCAN_ALGORITHM_COUNT]; /* of the type being measured, by algorithm */
 } bench_state;
 
+/* Returns what one input type is measured as: its output type and the variant. */
+static cli_bench_spec bench_spec(const bench_state *s, clscan_type type) {
+  cli_bench_spec spec = {.type = type, .out_type = type, .variant = s->req->variant};
+  if (s->req->has_out_type)
+    spec.out_type = s->req->out_type;
+  return spec;
+}
+
 /* Keeps a measured row, prints it and writes it to the CSV file. */
 static void bench_row(bench_state *s, const cli_bench_row *row) {
-  printf("%-17s %-7s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10.4f\n", clscan_algorithm_name(row->algo),
-         clscan_type_name(row->type), row->log2n, row->ms, row->gbps, row->copy_ms / row->ms,
-         row->copy_ms, row->host_ms);
+  char types[32];
+  cli_row_types(row, types, sizeof types);
+  printf("%-17s %-*s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10.4f\n", clscan_algorithm_name(row->algo),
+         s->type_width, types, row->log2n, row->ms, row->gbps, row->copy_ms / row->ms, row->copy_ms,
+         row->host_ms);
   fflush(stdout);
   if (s->csv.f)
     cli_csv_row(s->csv.f, s->device_name, row);
@@ -144,11 +172,35 @@ static void bench_row(bench_state *s, const cli_bench_row *row) {
   s->rows[s->row_count++] = *row;
 }
 
+/* Verifies and times one algorithm on d, and reports its row (or why it has none). */
+static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *row) {
+  char types[32], label[96];
+  cli_row_types(row, types, sizeof types);
+  snprintf(label, sizeof label, "%s %s %s n=2^%d", clscan_algorithm_name(row->algo), types,
+           cli_variant_name(row->variant), row->log2n);
+  clscan_scan_desc desc = cli_bench_desc(&d->spec, row->algo);
+  cli_timing t = cli_time_plan(s->plans[row->algo], &desc, d, s->req->reps, label, &row->ms);
+  if (t == CLI_TIMED) {
+    row->gbps = cli_gbps_bytes((double)d->n * (double)row->bytes_per_element, row->ms);
+    bench_row(s, row);
+  } else {
+    printf("%-17s %-*s 2^%-3d %s\n", clscan_algorithm_name(row->algo), s->type_width, types,
+           row->log2n,
+           t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
+    s->failed = 1;
+  }
+}
+
 /* Measures every planned algorithm on n = 2^k elements of one type. */
 static void bench_size(bench_state *s, clscan_type type, int k) {
   cli_bench_data d;
-  cli_bench_row row = {.type = type, .log2n = k};
-  int ok = cli_bench_data_init(&d, s->ctx, type, (size_t)1 << k, s->req->seed) &&
+  cli_bench_spec spec = bench_spec(s, type);
+  cli_bench_row row = {.type = type,
+                       .out_type = spec.out_type,
+                       .variant = spec.variant,
+                       .log2n = k,
+                       .bytes_per_element = cli_bench_bytes_per_element(&spec)};
+  int ok = cli_bench_data_init_spec(&d, s->ctx, &spec, (size_t)1 << k, s->req->seed) &&
            cli_time_copy(&d, s->req->reps, &row.copy_ms);
   if (!ok)
     s->failed = 1;
@@ -156,21 +208,8 @@ static void bench_size(bench_state *s, clscan_type type, int k) {
     row.host_ms = cli_time_host_loop(&d);
   for (int i = 0; ok && i < s->req->algo_count; i++) {
     row.algo = s->req->algos[i];
-    if (!s->plans[row.algo])
-      continue;
-    char label[96];
-    snprintf(label, sizeof label, "%s %s n=2^%d", clscan_algorithm_name(row.algo),
-             clscan_type_name(type), k);
-    clscan_scan_desc desc = {.type = type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = row.algo};
-    cli_timing t = cli_time_plan(s->plans[row.algo], &desc, &d, s->req->reps, label, &row.ms);
-    if (t == CLI_TIMED) {
-      row.gbps = cli_gbps(d.n, clscan_type_size(type), row.ms);
-      bench_row(s, &row);
-    } else {
-      printf("%-17s %-7s 2^%-3d %s\n", clscan_algorithm_name(row.algo), clscan_type_name(type), k,
-             t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
-      s->failed = 1;
-    }
+    if (s->plans[row.algo])
+      bench_algorithm(s, &d, &row);
   }
   cli_bench_data_free(&d);
 }
@@ -178,9 +217,10 @@ static void bench_size(bench_state *s, clscan_type type, int k) {
 /* Creates the plans of one type; returns how many algorithms can run. */
 static int bench_plans(bench_state *s, clscan_type type) {
   int count = 0;
+  cli_bench_spec spec = bench_spec(s, type);
   for (int i = 0; i < s->req->algo_count; i++) {
     clscan_algorithm a = s->req->algos[i];
-    clscan_scan_desc desc = {.type = type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = a};
+    clscan_scan_desc desc = cli_bench_desc(&spec, a);
     const char *name = clscan_algorithm_name(a);
     clscan_status st = clscan_context_supports(s->ctx, &desc);
     if (st != CLSCAN_SUCCESS) {
@@ -191,7 +231,7 @@ static int bench_plans(bench_state *s, clscan_type type) {
     st = clscan_plan_create(s->ctx, &desc, &s->plans[a]);
     if (st != CLSCAN_SUCCESS) {
       cli_lib_error(st, "cannot create the %s plan for %s", name, clscan_type_name(type));
-      if (st == CLSCAN_BUILD_FAILED)
+      if (st == CLSCAN_BUILD_FAILED || st == CLSCAN_USER_SOURCE_INVALID)
         cli_print_build_log(s->ctx);
       s->failed = 1;
       continue;
@@ -203,12 +243,15 @@ static int bench_plans(bench_state *s, clscan_type type) {
 
 /* Measures one type at every size that fits the device. */
 static void bench_type(bench_state *s, clscan_type type) {
+  cli_bench_spec spec = bench_spec(s, type);
   int want = s->req->max_log2 >= 0 ? s->req->max_log2 : cli_device_is_gpu(s->device) ? 28 : 24;
-  int cap = cli_max_log2_for_device(s->device, clscan_type_size(type));
+  int cap = cli_max_log2_for_spec(s->device, &spec);
   int max = want < cap ? want : cap;
   if (max < want)
-    printf("note: %s sizes capped at 2^%d so that in, out and copy buffers fit the device\n",
-           clscan_type_name(type), cap);
+    printf(
+        "note: %s sizes capped at 2^%d so that the scan's and the copy's buffers fit the "
+        "device\n",
+        clscan_type_name(type), cap);
   if (s->req->min_log2 > max) {
     printf("note: no %s size from 2^%d up fits the device\n", clscan_type_name(type),
            s->req->min_log2);
@@ -267,6 +310,47 @@ static void print_lesson(const bench_state *s) {
   }
 }
 
+/* Prints what the variant scans, for the header. */
+static void print_variant(cli_variant v) {
+  printf("variant: %s: ", cli_variant_name(v));
+  if (v == CLI_VARIANT_PLAIN)
+    printf("y = x\n");
+  else if (v == CLI_VARIANT_MAP)
+    printf("y = x * 3 + (i & 15), computed in the input type (integers wrap)\n");
+  else if (v == CLI_VARIANT_SEGMENTED)
+    printf("random uint8 head flags, mean segment length %d (plan API)\n", CLI_MEAN_SEGMENT);
+  else
+    printf("int32 keys, runs of mean length %d\n", CLI_MEAN_SEGMENT);
+}
+
+/* Sets the width of the table's type column: the longest type label, at least 7. */
+static void set_type_width(bench_state *s) {
+  s->type_width = 7;
+  for (int i = 0; i < s->req->type_count; i++) {
+    cli_bench_spec spec = bench_spec(s, s->req->types[i]);
+    cli_bench_row row = {.type = spec.type, .out_type = spec.out_type};
+    char types[32];
+    cli_row_types(&row, types, sizeof types);
+    if ((int)strlen(types) > s->type_width)
+      s->type_width = (int)strlen(types);
+  }
+}
+
+/* Prints, per input type, the types scanned, the bytes per element that GB/s counts, and the
+ * bytes the copy copies. */
+static void print_bytes(const bench_state *s) {
+  for (int i = 0; i < s->req->type_count; i++) {
+    cli_bench_spec spec = bench_spec(s, s->req->types[i]);
+    size_t in = clscan_type_size(spec.type), out = clscan_type_size(spec.out_type);
+    size_t all = cli_bench_bytes_per_element(&spec);
+    printf("types:   %s -> %s: %zu bytes per element (input %zu + output %zu",
+           clscan_type_name(spec.type), clscan_type_name(spec.out_type), all, in, out);
+    if (all > in + out)
+      printf(" + %s %zu", spec.variant == CLI_VARIANT_BY_KEY ? "key" : "flag", all - in - out);
+    printf("); the copy copies n * %g bytes\n", (double)all / 2);
+  }
+}
+
 /* Prints what is measured, on which device, and the table's columns. */
 static void print_header(const bench_state *s) {
   char vendor[256], driver[256];
@@ -275,14 +359,18 @@ static void print_header(const bench_state *s) {
   printf("device:  %s (%s)\ndriver:  %s\n", s->device_name, vendor, driver);
   printf("seed:    %llu (repeat with --seed %llu)\n", (unsigned long long)s->req->seed,
          (unsigned long long)s->req->seed);
+  print_variant(s->req->variant);
+  print_bytes(s);
   printf(
       "scan:    exclusive add, verified before and after timing; median of %d runs after %d "
       "warm-ups\n",
       s->req->reps, CLI_WARMUPS);
   printf(
-      "GB/s = 2 * n * element size / time; ratio = copy time / scan time (1.0 = copy speed)\n\n");
-  printf("%-17s %-7s %-5s %11s %9s %9s %10s %10s\n", "algorithm", "type", "n", "median ms", "GB/s",
-         "ratio", "copy ms", "host ms");
+      "GB/s = n * bytes per element / time; the copy moves the same bytes (it copies half of\n"
+      "         them, read once and written once); ratio = copy time / scan time (1.0 = copy "
+      "speed)\n\n");
+  printf("%-17s %-*s %-5s %11s %9s %9s %10s %10s\n", "algorithm", s->type_width, "type", "n",
+         "median ms", "GB/s", "ratio", "copy ms", "host ms");
 }
 
 /* Opens the report files before measuring, so that a bad path fails at once. */
@@ -317,6 +405,7 @@ int cli_cmd_bench(int argc, char **argv) {
                                CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_ALGO_SINGLE_PASS},
                      .algo_count = 4,
                      .types = {CLSCAN_INT32},
+                     .variant = CLI_VARIANT_PLAIN,
                      .type_count = 1,
                      .min_log2 = 10,
                      .max_log2 = -1,
@@ -333,6 +422,7 @@ int cli_cmd_bench(int argc, char **argv) {
   cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
   int ok = open_reports(&s);
   if (ok) {
+    set_type_width(&s);
     print_header(&s);
     for (int i = 0; i < r.type_count; i++)
       bench_type(&s, r.types[i]);

@@ -1,7 +1,8 @@
 /*
  * The clscan program's `scan` command: strict parsing of elements, reading text or binary
- * input, scanning it with clscan_scan_host, and writing the result through cli_output (which
- * replaces a named output file only when everything succeeded).
+ * input (and head flags or keys), checking the options against each other, scanning on the
+ * device (cli_scan_arrays), and writing the result through cli_output (which replaces a named
+ * output file only when everything succeeded).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -132,38 +133,40 @@ static char *trim(char *line, size_t *len) {
   return line;
 }
 
-/* Parses one text line into an element and appends it; prints the error otherwise. */
-static int text_line(char *line, size_t len, size_t number, clscan_type type, byte_buf *b) {
+/* Parses one text line into an element and appends it; prints the error otherwise. `what` names
+ * the file in messages ("input", "flags", "keys"). */
+static int text_line(char *line, size_t len, size_t number, const char *what, clscan_type type,
+                     byte_buf *b) {
   unsigned char element[8];
   char why[96];
   if (strlen(line) != len) {
-    cli_error("input line %zu: contains a NUL byte", number);
+    cli_error("%s line %zu: contains a NUL byte", what, number);
     return 0;
   }
   char *text = trim(line, &len);
   if (len == 0) {
-    cli_error("input line %zu: blank lines are not allowed", number);
+    cli_error("%s line %zu: blank lines are not allowed", what, number);
     return 0;
   }
   if (!cli_parse_element(type, text, element, why, sizeof why)) {
-    cli_error("input line %zu: '%.60s%s' %s", number, text, len > 60 ? "..." : "", why);
+    cli_error("%s line %zu: '%.60s%s' %s", what, number, text, len > 60 ? "..." : "", why);
     return 0;
   }
   if (!buf_append(b, element, clscan_type_size(type))) {
-    cli_error("out of memory at input line %zu", number);
+    cli_error("out of memory at %s line %zu", what, number);
     return 0;
   }
   return 1;
 }
 
-/* Reads one number a line. */
-static int read_text(FILE *f, const char *name, clscan_type type, byte_buf *b) {
+/* Reads one number a line; `what` names the file in messages, as for text_line(). */
+static int read_text(FILE *f, const char *name, const char *what, clscan_type type, byte_buf *b) {
   char *line = NULL;
   size_t line_cap = 0, number = 0;
   ssize_t len;
   int ok = 1;
   while (ok && (len = getline(&line, &line_cap, f)) >= 0) {
-    ok = text_line(line, (size_t)len, ++number, type, b);
+    ok = text_line(line, (size_t)len, ++number, what, type, b);
   }
   free(line);
   if (ok && ferror(f)) {
@@ -231,81 +234,203 @@ static int write_elements(FILE *f, int binary, clscan_type type, unsigned char *
 }
 
 /* ============================================================================================== */
-/* The scan command                                                                               */
+/* The scan command: options                                                                      */
 /* ============================================================================================== */
 
 /* What the command line asks for. */
 typedef struct scan_request {
-  int binary;
+  int binary, op_given, key_type_given;
   clscan_scan_desc desc;
-  unsigned char init[8];
-  const char *device, *in_path, *out_path;
+  unsigned char init[8], identity[8];
+  const char *init_text, *identity_text;
+  const char *device, *in_path, *out_path, *segments_path;
 } scan_request;
 
-enum { OPT_FORMAT, OPT_TYPE, OPT_OP, OPT_EXCLUSIVE, OPT_INIT, OPT_ALGORITHM, OPT_DEVICE };
+enum {
+  OPT_FORMAT,
+  OPT_TYPE,
+  OPT_OUT_TYPE,
+  OPT_OP,
+  OPT_ALGORITHM,
+  OPT_KEY_TYPE,
+  OPT_EXCLUSIVE,
+  OPT_INIT,
+  OPT_OP_SOURCE,
+  OPT_IDENTITY,
+  OPT_MAP_SOURCE,
+  OPT_FLAGS,
+  OPT_KEYS,
+  OPT_DEVICE
+};
 
-/* Applies one option's value; returns 0 after a usage error. */
-static int scan_option(scan_request *r, int id, const char *v, const char **init_text) {
-  int ok = 1;
-  switch (id) {
-    case OPT_FORMAT:
-      ok = strcmp(v, "text") == 0 || strcmp(v, "binary") == 0;
-      r->binary = strcmp(v, "binary") == 0;
-      break;
-    case OPT_TYPE:
-      ok = cli_type_from_name(v, &r->desc.type);
-      break;
-    case OPT_OP:
-      ok = cli_op_from_name(v, &r->desc.op);
-      break;
-    case OPT_EXCLUSIVE:
-      r->desc.exclusive = 1;
-      break;
-    case OPT_INIT:
-      *init_text = v;
-      break;
-    case OPT_ALGORITHM:
-      ok = cli_algorithm_from_name(v, &r->desc.algorithm);
-      break;
-    default:
-      r->device = v;
-      break;
-  }
-  if (!ok) {
-    static const char *const names[] = {"--format", "--type", "--op", "", "", "--algorithm"};
-    cli_usage_error("scan", "%s: unknown value '%s'", names[id], v);
-  }
-  return ok;
+static const cli_option scan_options[] = {{"format", 1, OPT_FORMAT},
+                                          {"type", 1, OPT_TYPE},
+                                          {"out-type", 1, OPT_OUT_TYPE},
+                                          {"op", 1, OPT_OP},
+                                          {"algorithm", 1, OPT_ALGORITHM},
+                                          {"key-type", 1, OPT_KEY_TYPE},
+                                          {"exclusive", 0, OPT_EXCLUSIVE},
+                                          {"init", 1, OPT_INIT},
+                                          {"op-source", 1, OPT_OP_SOURCE},
+                                          {"identity", 1, OPT_IDENTITY},
+                                          {"map-source", 1, OPT_MAP_SOURCE},
+                                          {"flags", 1, OPT_FLAGS},
+                                          {"keys", 1, OPT_KEYS},
+                                          {"device", 1, OPT_DEVICE},
+                                          {NULL, 0, 0}};
+
+/* Returns the name of an option by its id. */
+static const char *scan_option_name(int id) {
+  const cli_option *o = scan_options;
+  while (o->name && o->id != id)
+    o++;
+  return o->name ? o->name : "?";
 }
 
-/* Checks what depends on several options: the initial value and the operator's type. */
-static int scan_check(scan_request *r, const char *init_text) {
-  char why[96];
-  if (cli_type_is_float(r->desc.type) && r->desc.op >= CLSCAN_AND) {
-    cli_usage_error("scan", "--op %s is not defined on %s", clscan_op_name(r->desc.op),
-                    clscan_type_name(r->desc.type));
+/* Applies an option whose value is a name (format, type, operator, algorithm, key type);
+ * returns 0 if the name is not one of its values. */
+static int scan_named_option(scan_request *r, int id, const char *v) {
+  clscan_type t;
+  switch (id) {
+    case OPT_FORMAT:
+      r->binary = strcmp(v, "binary") == 0;
+      return r->binary || strcmp(v, "text") == 0;
+    case OPT_TYPE:
+      return cli_type_from_name(v, &r->desc.type);
+    case OPT_OUT_TYPE:
+      if (!cli_type_from_name(v, &t))
+        return 0;
+      r->desc.out_type = CLSCAN_OUT_TYPE(t);
+      return 1;
+    case OPT_OP:
+      r->op_given = 1;
+      return cli_op_from_name(v, &r->desc.op);
+    case OPT_ALGORITHM:
+      return cli_algorithm_from_name(v, &r->desc.algorithm);
+    default:
+      r->key_type_given = 1;
+      return cli_key_type_from_name(v, &r->desc.key_type);
+  }
+}
+
+/* Applies --flags or --keys; they cannot be combined. */
+static int scan_segments_option(scan_request *r, int id, const char *v) {
+  clscan_segments kind = id == OPT_FLAGS ? CLSCAN_SEGMENTS_HEAD_FLAGS : CLSCAN_SEGMENTS_KEYS;
+  if (r->desc.segments != CLSCAN_SEGMENTS_NONE && r->desc.segments != kind) {
+    cli_usage_error("scan", "--flags and --keys cannot be combined");
     return 0;
   }
-  if (!init_text)
-    return 1;
-  if (!cli_parse_element(r->desc.type, init_text, r->init, why, sizeof why)) {
-    cli_usage_error("scan", "--init: '%s' %s", init_text, why);
-    return 0;
-  }
-  r->desc.init = r->init;
+  r->desc.segments = kind;
+  r->segments_path = v;
   return 1;
+}
+
+/* Applies one option's value; returns 0 after a usage error. */
+static int scan_option(scan_request *r, int id, const char *v) {
+  switch (id) {
+    case OPT_EXCLUSIVE:
+      r->desc.exclusive = 1;
+      return 1;
+    case OPT_INIT:
+      r->init_text = v;
+      return 1;
+    case OPT_IDENTITY:
+      r->identity_text = v;
+      return 1;
+    case OPT_OP_SOURCE:
+      r->desc.op_source = v;
+      return 1;
+    case OPT_MAP_SOURCE:
+      r->desc.map_source = v;
+      return 1;
+    case OPT_FLAGS:
+    case OPT_KEYS:
+      return scan_segments_option(r, id, v);
+    case OPT_DEVICE:
+      r->device = v;
+      return 1;
+    default:
+      break;
+  }
+  if (scan_named_option(r, id, v))
+    return 1;
+  if (id == OPT_KEY_TYPE)
+    cli_usage_error("scan", "--key-type: '%s' is not a key type (int32, uint32, int64, uint64)", v);
+  else
+    cli_usage_error("scan", "--%s: unknown value '%s'", scan_option_name(id), v);
+  return 0;
+}
+
+/* Parses a value of the output type given by option `name`; prints a usage error if it is not one.
+ */
+static int scan_value(const scan_request *r, const char *name, const char *text, void *out) {
+  char why[96];
+  if (cli_parse_element(cli_out_type(&r->desc), text, out, why, sizeof why))
+    return 1;
+  cli_usage_error("scan", "%s: '%s' %s", name, text, why);
+  return 0;
+}
+
+/* Checks the operator options against each other and the output type. */
+static int scan_check_op(scan_request *r) {
+  clscan_type out = cli_out_type(&r->desc);
+  if (r->desc.op_source) {
+    if (r->op_given) {
+      cli_usage_error("scan", "--op and --op-source cannot be combined");
+      return 0;
+    }
+    if (!r->identity_text) {
+      cli_usage_error("scan", "--op-source needs --identity (the operator's identity, of %s)",
+                      clscan_type_name(out));
+      return 0;
+    }
+    r->desc.op = CLSCAN_USER_OP;
+    r->desc.identity = r->identity;
+    return scan_value(r, "--identity", r->identity_text, r->identity);
+  }
+  if (r->identity_text) {
+    cli_usage_error("scan", "--identity is only used with --op-source");
+    return 0;
+  }
+  if (cli_type_is_float(out) && r->desc.op >= CLSCAN_AND) {
+    cli_usage_error("scan", "--op %s is not defined on %s", clscan_op_name(r->desc.op),
+                    clscan_type_name(out));
+    return 0;
+  }
+  return 1;
+}
+
+/* Returns 1 for standard input: no path or "-". */
+static int is_stdin(const char *path) {
+  return !path || strcmp(path, "-") == 0;
+}
+
+/* Checks what depends on several options: operator, initial value, segments. */
+static int scan_check(scan_request *r) {
+  if (!scan_check_op(r))
+    return 0;
+  if (r->key_type_given && r->desc.segments != CLSCAN_SEGMENTS_KEYS) {
+    cli_usage_error("scan", "--key-type is only used with --keys");
+    return 0;
+  }
+  if (r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path) &&
+      is_stdin(r->in_path)) {
+    cli_usage_error("scan", "the input and the %s cannot both be standard input",
+                    r->desc.segments == CLSCAN_SEGMENTS_KEYS ? "keys" : "flags");
+    return 0;
+  }
+  if (!r->init_text)
+    return 1;
+  r->desc.init = r->init;
+  return scan_value(r, "--init", r->init_text, r->init);
 }
 
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int scan_parse(int argc, char **argv, scan_request *r) {
-  static const cli_option options[] = {{"format", 1, OPT_FORMAT}, {"type", 1, OPT_TYPE},
-                                       {"op", 1, OPT_OP},         {"exclusive", 0, OPT_EXCLUSIVE},
-                                       {"init", 1, OPT_INIT},     {"algorithm", 1, OPT_ALGORITHM},
-                                       {"device", 1, OPT_DEVICE}, {NULL, 0, 0}};
   cli_parser p;
-  const char *v, *init_text = NULL;
+  const char *v;
   int positional = 0;
-  cli_parser_init(&p, "scan", argc, argv, options);
+  cli_parser_init(&p, "scan", argc, argv, scan_options);
   for (int id; (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
     if (id == CLI_OPT_ERROR)
       return CLI_EXIT_USAGE;
@@ -317,50 +442,90 @@ static int scan_parse(int argc, char **argv, scan_request *r) {
       if (positional == 2)
         return cli_usage_error("scan", "unexpected argument '%s'", v);
       *(positional++ ? &r->out_path : &r->in_path) = v;
-    } else if (!scan_option(r, id, v, &init_text)) {
+    } else if (!scan_option(r, id, v)) {
       return CLI_EXIT_USAGE;
     }
   }
-  return scan_check(r, init_text) ? -1 : CLI_EXIT_USAGE;
+  return scan_check(r) ? -1 : CLI_EXIT_USAGE;
 }
 
-/* Reads the whole input into b. */
-static int scan_read(const scan_request *r, byte_buf *b) {
-  int from_stdin = !r->in_path || strcmp(r->in_path, "-") == 0;
-  const char *name = from_stdin ? "standard input" : r->in_path;
-  FILE *f = from_stdin ? stdin : fopen(r->in_path, "rb");
+/* ============================================================================================== */
+/* The scan command: running                                                                      */
+/* ============================================================================================== */
+
+/* Reads a whole file (or standard input) of elements of `type` into b; `what` names it in
+ * messages. */
+static int read_elements(const scan_request *r, const char *path, const char *what,
+                         clscan_type type, byte_buf *b) {
+  int from_stdin = is_stdin(path);
+  const char *name = from_stdin ? "standard input" : path;
+  FILE *f = from_stdin ? stdin : fopen(path, "rb");
   if (!f) {
-    cli_error("cannot open input '%s': %s", r->in_path, strerror(errno));
+    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
     return 0;
   }
-  int ok = r->binary ? read_binary(f, name, r->desc.type, b) : read_text(f, name, r->desc.type, b);
+  int ok = r->binary ? read_binary(f, name, type, b) : read_text(f, name, what, type, b);
   if (!from_stdin)
     fclose(f);
   if (ok && r->binary)
-    swap_to_little_endian(b->data, b->len, clscan_type_size(r->desc.type));
+    swap_to_little_endian(b->data, b->len, clscan_type_size(type));
   return ok;
 }
 
-/* Scans the elements in b in place on the selected device. */
-static int scan_run(const scan_request *r, byte_buf *b) {
+/* Reads the head flags or keys into s and checks them against the n input elements. */
+static int read_segments(const scan_request *r, size_t n, byte_buf *s) {
+  int flags = r->desc.segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
+  const char *what = flags ? "flags" : "keys";
+  clscan_type type = flags ? CLSCAN_UINT8 : r->desc.key_type;
+  if (!read_elements(r, r->segments_path, what, type, s))
+    return 0;
+  // Text flags are 0 or 1; binary flags are bytes, and any non-zero byte starts a segment.
+  for (size_t i = 0; flags && !r->binary && i < s->len; i++) {
+    if (s->data[i] > 1) {
+      cli_error("flags line %zu: '%u' is not 0 or 1", i + 1, (unsigned)s->data[i]);
+      return 0;
+    }
+  }
+  size_t count = s->len / clscan_type_size(type);
+  if (count != n) {
+    cli_error("%s '%s' holds %zu %s, the input %zu elements: one per element is needed", what,
+              is_stdin(r->segments_path) ? "-" : r->segments_path, count, what, n);
+    return 0;
+  }
+  return 1;
+}
+
+/* Reads the input, and the flags or keys, completely. */
+static int scan_read(const scan_request *r, byte_buf *in, byte_buf *segments) {
+  if (!read_elements(r, r->in_path, "input", r->desc.type, in))
+    return 0;
+  size_t n = in->len / clscan_type_size(r->desc.type);
+  return r->desc.segments == CLSCAN_SEGMENTS_NONE || read_segments(r, n, segments);
+}
+
+/* Scans the input into out (n elements of the output type) on the selected device. */
+static int scan_run(const scan_request *r, const byte_buf *in, const byte_buf *segments,
+                    byte_buf *out) {
+  size_t n = in->len / clscan_type_size(r->desc.type);
+  size_t elem = clscan_type_size(cli_out_type(&r->desc));
+  if (n > SIZE_MAX / elem || !(out->data = malloc(n ? n * elem : 1))) {
+    cli_error("out of memory for %zu output elements", n);
+    return 0;
+  }
+  out->len = out->cap = n * elem;
   clscan_context *ctx = NULL;
   if (!cli_open_context(r->device, &ctx))
     return 0;
-  size_t n = b->len / clscan_type_size(r->desc.type);
-  clscan_status st = clscan_scan_host(ctx, &r->desc, b->data, b->data, n);
-  if (st != CLSCAN_SUCCESS) {
-    cli_lib_error(st, "scan of %zu %s elements failed", n, clscan_type_name(r->desc.type));
-    if (st == CLSCAN_BUILD_FAILED)
-      cli_print_build_log(ctx);
-  }
+  int ok = cli_scan_arrays(ctx, &r->desc, segments->data, in->data, out->data, n);
   clscan_context_release(ctx);
-  return st == CLSCAN_SUCCESS;
+  return ok;
 }
 
 /* Writes the scanned elements and commits the output; drops it on failure. */
 static int scan_write(cli_output *out, const scan_request *r, byte_buf *b) {
-  size_t n = b->len / clscan_type_size(r->desc.type);
-  if (write_elements(out->f, r->binary, r->desc.type, b->data, n))
+  clscan_type type = cli_out_type(&r->desc);
+  size_t n = b->len / clscan_type_size(type);
+  if (write_elements(out->f, r->binary, type, b->data, n))
     return cli_output_commit(out);
   cli_error("cannot write %s: %s", out->name, strerror(errno));
   cli_output_abort(out);
@@ -374,16 +539,18 @@ int cli_cmd_scan(int argc, char **argv) {
     return status;
 
   // Input is read and scanned completely before the output is committed.
-  byte_buf b = {0};
+  byte_buf in = {0}, segments = {0}, result = {0};
   cli_output out;
-  int ok = scan_read(&r, &b) && cli_output_open(&out, r.out_path);
+  int ok = scan_read(&r, &in, &segments) && cli_output_open(&out, r.out_path);
   if (ok) {
-    ok = scan_run(&r, &b);
+    ok = scan_run(&r, &in, &segments, &result);
     if (ok)
-      ok = scan_write(&out, &r, &b);
+      ok = scan_write(&out, &r, &result);
     else
       cli_output_abort(&out);
   }
-  free(b.data);
+  free(in.data);
+  free(segments.data);
+  free(result.data);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

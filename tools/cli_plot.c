@@ -1,6 +1,6 @@
 /*
  * The reports of the clscan program's `bench` command: CSV rows, and an SVG line chart of GB/s
- * against log2 n (one chart per element type, one line per algorithm plus the copy line),
+ * against log2 n (one chart per input type, one line per algorithm plus the copy line),
  * generated here without dependencies.
  */
 #include <math.h>
@@ -28,16 +28,32 @@ static void csv_field(FILE *f, const char *text) {
   fputc('"', f);
 }
 
+void cli_row_types(const cli_bench_row *row, char *buf, size_t cap) {
+  if (row->out_type == row->type)
+    snprintf(buf, cap, "%s", clscan_type_name(row->type));
+  else
+    snprintf(buf, cap, "%s->%s", clscan_type_name(row->type), clscan_type_name(row->out_type));
+}
+
+/* The columns after host_ms came with the variants; earlier columns keep their meaning, with
+ * gbps over n * bytes_per_element bytes (2 * n * element size for plain scans of one type) and
+ * the copy of copy_bytes = n * bytes_per_element / 2. */
 void cli_csv_header(FILE *f) {
-  fputs("device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms\n", f);
+  fputs(
+      "device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,"
+      "bytes_per_element,copy_bytes\n",
+      f);
   fflush(f);
 }
 
 void cli_csv_row(FILE *f, const char *device, const cli_bench_row *row) {
+  unsigned long long n = 1ull << row->log2n;
   csv_field(f, device);
-  fprintf(f, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g\n", clscan_algorithm_name(row->algo),
-          clscan_type_name(row->type), 1ull << row->log2n, row->ms, row->gbps,
-          row->copy_ms / row->ms, row->copy_ms, row->host_ms);
+  fprintf(f, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%zu,%llu\n",
+          clscan_algorithm_name(row->algo), clscan_type_name(row->type), n, row->ms, row->gbps,
+          row->copy_ms / row->ms, row->copy_ms, row->host_ms, clscan_type_name(row->out_type),
+          cli_variant_name(row->variant), row->bytes_per_element,
+          (n * row->bytes_per_element + 1) / 2);
   fflush(f);
 }
 
@@ -117,9 +133,9 @@ static void xml_text(FILE *f, const char *text) {
 static const char *const colours[CLSCAN_ALGORITHM_COUNT] = {"#000000", "#1f77b4", "#ff7f0e",
                                                             "#2ca02c", "#d62728"};
 
-/* Returns the GB/s a row's copy reached. */
+/* Returns the GB/s a row's copy reached, over the bytes the scan moves (as the copy does). */
 static double copy_gbps(const cli_bench_row *r) {
-  return cli_gbps((size_t)1 << r->log2n, clscan_type_size(r->type), r->copy_ms);
+  return cli_gbps_bytes((double)((size_t)1 << r->log2n) * (double)r->bytes_per_element, r->copy_ms);
 }
 
 /* Collects the points of one line: an algorithm's rows of a type, or with algo < 0 the copy
@@ -171,14 +187,17 @@ static void draw_legend_entry(const chart *c, int slot, const char *colour, int 
 /* SVG axes and charts                                                                            */
 /* ============================================================================================== */
 
-/* Draws the axes, their ticks, grid lines and labels, and the title. */
-static void draw_axes(const chart *c, const char *device, clscan_type type, double step) {
+/* Draws the axes, their ticks, grid lines and labels, and the title (types and variant from
+ * `row`, one of the chart's rows). */
+static void draw_axes(const chart *c, const char *device, const cli_bench_row *row, double step) {
   FILE *f = c->f;
   double left = MARGIN_L, right = MARGIN_L + plot_w(), bottom = px_y(c, 0), top = px_y(c, c->ymax);
+  char types[32];
+  cli_row_types(row, types, sizeof types);
   fprintf(f,
           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">clscan bench: "
-          "%s, exclusive add</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
-          left, c->top + 22, clscan_type_name(type), left, c->top + 40);
+          "%s, exclusive add, %s</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
+          left, c->top + 22, types, cli_variant_name(row->variant), left, c->top + 40);
   xml_text(f, device);
   fputs("</text>\n", f);
   // Horizontal grid lines and the y ticks' labels.
@@ -206,7 +225,7 @@ static void draw_axes(const chart *c, const char *device, clscan_type type, doub
           (left + right) / 2, bottom + 44);
   fprintf(f,
           "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">GB/s "
-          "(2 &#xB7; n &#xB7; size / time)</text>\n",
+          "(n &#xB7; bytes per element / time)</text>\n",
           left - 52, (top + bottom) / 2);
 }
 
@@ -227,12 +246,15 @@ static int chart_range(chart *c, const cli_bench_row *rows, size_t count, clscan
   return found;
 }
 
-/* Draws the chart of one type. */
+/* Draws the chart of one type (which has rows). */
 static void draw_chart(chart *c, const char *device, const cli_bench_row *rows, size_t count,
                        clscan_type type) {
   double step = nice_step(c->ymax);
   c->ymax = ceil(c->ymax / step) * step;
-  draw_axes(c, device, type, step);
+  const cli_bench_row *first = rows;
+  while (first->type != type)
+    first++;
+  draw_axes(c, device, first, step);
   int slot = 0;
   for (int a = CLSCAN_ALGO_BLELLOCH; a < CLSCAN_ALGORITHM_COUNT; a++) {
     int has = 0;

@@ -33,18 +33,36 @@ static const cli_command commands[] = {
      "Usage: clscan scan [options] [IN [OUT]]\n"
      "\n"
      "Scans IN (default or '-': standard input) into OUT (default or '-': standard output).\n"
-     "OUT is replaced only when the whole scan succeeded.\n"
+     "OUT is replaced only when the whole scan succeeded. OUT holds elements of the output type.\n"
      "\n"
      "Options (--opt=value and --opt value both work):\n"
      "  --format text|binary   text: one number a line (default); binary: raw little-endian\n"
-     "  --type T               int32 (default), uint32, int64, uint64, float, double, int8,\n"
-     "                         uint8, int16, uint16\n"
+     "                         (also for --flags and --keys files)\n"
+     "  --type T               input type: int32 (default), uint32, int64, uint64, float,\n"
+     "                         double, int8, uint8, int16, uint16\n"
+     "  --out-type T           output type, in which the scan is computed (default: --type);\n"
+     "                         the input is converted as an OpenCL C cast\n"
      "  --op OP                add (default), mul, min, max, and, or, xor\n"
+     "  --op-source SRC        a user operator instead of --op: OpenCL C over a and b of the\n"
+     "                         output type, an expression (\"a + b\") or a body with return\n"
+     "                         (\"{ return a > b ? a : b; }\"); it must be associative\n"
+     "  --identity V           the identity of --op-source (required with it), output type\n"
+     "  --map-source SRC       scan map(x, i) instead of x: OpenCL C of x (the input element)\n"
+     "                         and i (its index, a ulong), converted to the output type\n"
      "  --exclusive            exclusive scan (default: inclusive)\n"
-     "  --init VALUE           initial value (default: the operator's identity)\n"
+     "  --init VALUE           initial value, of the output type (default: the identity)\n"
+     "  --flags FILE           segmented scan: one head flag per input element (text: 0 or 1\n"
+     "                         a line; binary: one byte each, non-zero starts a segment)\n"
+     "  --keys FILE            scan by key: one key per input element; a run of equal keys\n"
+     "                         is a segment (not with --flags)\n"
+     "  --key-type T           type of --keys: int32 (default), uint32, int64, uint64\n"
      "  --algorithm A          auto (default), blelloch, hillis-steele, reduce-then-scan,\n"
      "                         single-pass\n"
-     "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"},
+     "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
+     "\n"
+     "Element 0 always starts a segment. User-defined types (clscan_scan_desc.type_source)\n"
+     "are available through the library only; user operators and maps here work on the\n"
+     "built-in types above. A source that fails to compile prints the compiler's log.\n"},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"
@@ -55,14 +73,21 @@ static const cli_command commands[] = {
      "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
      "  --algorithms LIST      comma-separated (default: blelloch,hillis-steele,\n"
      "                         reduce-then-scan,single-pass)\n"
-     "  --types LIST           comma-separated element types (default: int32)\n"
+     "  --types LIST           comma-separated input types (default: int32)\n"
+     "  --out-type T           output type of every scan (default: the input type)\n"
+     "  --variant V            plain (default); map: scans y = x * 3 + (i & 15), computed in\n"
+     "                         the input type (integers wrap); segmented: head flags, segments\n"
+     "                         of mean length 1000; by-key: int32 keys, runs of mean length 1000\n"
      "  --min-log2 K           smallest n = 2^K (default 10)\n"
      "  --max-log2 K           largest n = 2^K (default 24 on a CPU, 28 on a GPU; capped so\n"
      "                         that the buffers fit the device)\n"
      "  --reps N               timed runs per measurement, after 2 warm-ups (default 20)\n"
-     "  --seed S               seed of the random input (default: from the clock)\n"
+     "  --seed S               seed of the random input and segments (default: from the clock)\n"
      "  --csv FILE             write every row as CSV\n"
-     "  --plot FILE.svg        write an SVG chart of GB/s against n\n"},
+     "  --plot FILE.svg        write an SVG chart of GB/s against n\n"
+     "\n"
+     "GB/s counts the bytes a scan must move: n * (input + output [+ flag or key]) element\n"
+     "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"},
     {"tune", cli_cmd_tune, "measure tile parameters and suggest tuning-table rows",
      "Usage: clscan tune [options]\n"
      "\n"
@@ -266,8 +291,28 @@ int cli_algorithm_from_name(const char *name, clscan_algorithm *out) {
   return 0;
 }
 
+int cli_key_type_from_name(const char *name, clscan_type *out) {
+  clscan_type t;
+  if (!cli_type_from_name(name, &t) || clscan_type_size(t) < 4 || cli_type_is_float(t))
+    return 0;
+  *out = t;
+  return 1;
+}
+
 int cli_type_is_float(clscan_type t) {
   return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+}
+
+clscan_type cli_out_type(const clscan_scan_desc *desc) {
+  if (desc->out_type == CLSCAN_OUT_SAME)
+    return desc->type;
+  return (clscan_type)((int)desc->out_type - (int)CLSCAN_OUT_TYPE(0));
+}
+
+size_t cli_segment_size(const clscan_scan_desc *desc) {
+  if (desc->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
+    return 1;
+  return desc->segments == CLSCAN_SEGMENTS_KEYS ? clscan_type_size(desc->key_type) : 0;
 }
 
 /* Splits a comma-separated list and passes each item to `add`; 0 on an empty item. */

@@ -15,49 +15,86 @@
 /* Reads element i as a 64-bit pattern, sign-extended for signed types. */
 static uint64_t get_int(clscan_type t, const void *p, size_t i) {
   switch (t) {
-    case CLSCAN_INT8: return (uint64_t)(int64_t)((const int8_t *)p)[i];
-    case CLSCAN_UINT8: return ((const uint8_t *)p)[i];
-    case CLSCAN_INT16: return (uint64_t)(int64_t)((const int16_t *)p)[i];
-    case CLSCAN_UINT16: return ((const uint16_t *)p)[i];
-    case CLSCAN_INT32: return (uint64_t)(int64_t)((const int32_t *)p)[i];
-    case CLSCAN_UINT32: return ((const uint32_t *)p)[i];
-    default: return ((const uint64_t *)p)[i];
+    case CLSCAN_INT8:
+      return (uint64_t)(int64_t)((const int8_t *)p)[i];
+    case CLSCAN_UINT8:
+      return ((const uint8_t *)p)[i];
+    case CLSCAN_INT16:
+      return (uint64_t)(int64_t)((const int16_t *)p)[i];
+    case CLSCAN_UINT16:
+      return ((const uint16_t *)p)[i];
+    case CLSCAN_INT32:
+      return (uint64_t)(int64_t)((const int32_t *)p)[i];
+    case CLSCAN_UINT32:
+      return ((const uint32_t *)p)[i];
+    default:
+      return ((const uint64_t *)p)[i];
   }
 }
 
 /* Writes the low bits of a 64-bit pattern as element i. */
 static void put_int(clscan_type t, void *p, size_t i, uint64_t v) {
   switch (clscan_type_size(t)) {
-    case 1: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case 2: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case 4: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    default: ((uint64_t *)p)[i] = v; break;
+    case 1:
+      ((uint8_t *)p)[i] = (uint8_t)v;
+      break;
+    case 2:
+      ((uint16_t *)p)[i] = (uint16_t)v;
+      break;
+    case 4:
+      ((uint32_t *)p)[i] = (uint32_t)v;
+      break;
+    default:
+      ((uint64_t *)p)[i] = v;
+      break;
   }
 }
 
 static int is_signed(clscan_type t) {
   return t == CLSCAN_INT8 || t == CLSCAN_INT16 || t == CLSCAN_INT32 || t == CLSCAN_INT64;
 }
-static int is_float(clscan_type t) { return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE; }
+static int is_float(clscan_type t) {
+  return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+}
+
+/* Truncates a pattern to t's bits, then sign-extends it again for signed types, so that later
+ * signed comparisons see the element's value. */
+static uint64_t int_norm(clscan_type t, uint64_t r) {
+  unsigned bits = 8 * (unsigned)clscan_type_size(t);
+  uint64_t mask = bits == 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
+  r &= mask;
+  if (is_signed(t) && bits < 64 && (r >> (bits - 1)) & 1)
+    r |= ~mask;
+  return r;
+}
 
 /* Combines two integers (sign-extended patterns) as the device does, then truncates. */
 static uint64_t int_op(clscan_type t, clscan_op op, uint64_t a, uint64_t b) {
-  unsigned bits = 8 * (unsigned)clscan_type_size(t);
-  uint64_t mask = bits == 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
   uint64_t r;
   switch (op) {
-    case CLSCAN_ADD: r = a + b; break;
-    case CLSCAN_MUL: r = a * b; break;
-    case CLSCAN_MIN: r = is_signed(t) ? ((int64_t)b < (int64_t)a ? b : a) : (b < a ? b : a); break;
-    case CLSCAN_MAX: r = is_signed(t) ? ((int64_t)a < (int64_t)b ? b : a) : (a < b ? b : a); break;
-    case CLSCAN_AND: r = a & b; break;
-    case CLSCAN_OR: r = a | b; break;
-    default: r = a ^ b; break;
+    case CLSCAN_ADD:
+      r = a + b;
+      break;
+    case CLSCAN_MUL:
+      r = a * b;
+      break;
+    case CLSCAN_MIN:
+      r = is_signed(t) ? ((int64_t)b < (int64_t)a ? b : a) : (b < a ? b : a);
+      break;
+    case CLSCAN_MAX:
+      r = is_signed(t) ? ((int64_t)a < (int64_t)b ? b : a) : (a < b ? b : a);
+      break;
+    case CLSCAN_AND:
+      r = a & b;
+      break;
+    case CLSCAN_OR:
+      r = a | b;
+      break;
+    default:
+      r = a ^ b;
+      break;
   }
-  r &= mask;
-  // Sign-extend again so that later signed comparisons see the element's value.
-  if (is_signed(t) && bits < 64 && (r >> (bits - 1)) & 1) r |= ~mask;
-  return r;
+  return int_norm(t, r);
 }
 
 /* The integer identity as a sign-extended pattern. */
@@ -65,11 +102,16 @@ static uint64_t int_identity(clscan_type t, clscan_op op) {
   unsigned bits = 8 * (unsigned)clscan_type_size(t);
   uint64_t all = bits == 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
   switch (op) {
-    case CLSCAN_MUL: return 1;
-    case CLSCAN_MIN: return is_signed(t) ? all >> 1 : all;
-    case CLSCAN_MAX: return is_signed(t) ? ~(all >> 1) : 0;
-    case CLSCAN_AND: return is_signed(t) ? UINT64_MAX : all;
-    default: return 0;
+    case CLSCAN_MUL:
+      return 1;
+    case CLSCAN_MIN:
+      return is_signed(t) ? all >> 1 : all;
+    case CLSCAN_MAX:
+      return is_signed(t) ? ~(all >> 1) : 0;
+    case CLSCAN_AND:
+      return is_signed(t) ? UINT64_MAX : all;
+    default:
+      return 0;
   }
 }
 
@@ -83,10 +125,14 @@ static long double get_float(clscan_type t, const void *p, size_t i) {
 
 static long double float_op(clscan_op op, long double a, long double b) {
   switch (op) {
-    case CLSCAN_ADD: return a + b;
-    case CLSCAN_MUL: return a * b;
-    case CLSCAN_MIN: return b < a ? b : a;
-    default: return a < b ? b : a;
+    case CLSCAN_ADD:
+      return a + b;
+    case CLSCAN_MUL:
+      return a * b;
+    case CLSCAN_MIN:
+      return b < a ? b : a;
+    default:
+      return a < b ? b : a;
   }
 }
 
@@ -94,44 +140,138 @@ static long double float_identity(clscan_op op) {
   return op == CLSCAN_MUL ? 1.0L : op == CLSCAN_MIN ? INFINITY : op == CLSCAN_MAX ? -INFINITY : 0;
 }
 
+/* Rounds a value to a floating type, as storing it in an element of that type does. */
+static long double round_to(clscan_type t, long double v) {
+  return t == CLSCAN_FLOAT ? (long double)(float)v : (long double)(double)v;
+}
+
+/* ============================================================================================== */
+/* Conversions to the output type                                                                 */
+/* ============================================================================================== */
+
+clscan_type clscan_ref_out_type(const clscan_scan_desc *d) {
+  return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)((int)d->out_type - 0x100);
+}
+
+/* Converts a float to a 64-bit pattern by truncation toward zero. Out-of-range values and NaN,
+ * undefined in OpenCL C, give 0 rather than C's undefined behaviour. */
+static uint64_t float_to_int(long double v) {
+  if (!(v >= -9223372036854775808.0L && v < 18446744073709551616.0L))
+    return 0;
+  return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
+}
+
+/* Converts element i of the input to the integer output type ot. */
+static uint64_t in_as_int(const clscan_scan_desc *d, clscan_type ot, const void *in, size_t i) {
+  if (is_float(d->type))
+    return int_norm(ot, float_to_int(get_float(d->type, in, i)));
+  return int_norm(ot, get_int(d->type, in, i));
+}
+
+/* Converts element i of the input to the floating output type ot, rounding once (to nearest). */
+static long double in_as_float(const clscan_scan_desc *d, clscan_type ot, const void *in,
+                               size_t i) {
+  if (is_float(d->type))
+    return round_to(ot, get_float(d->type, in, i));
+  uint64_t v = get_int(d->type, in, i);
+  if (ot == CLSCAN_FLOAT)
+    return is_signed(d->type) ? (float)(int64_t)v : (float)v;
+  return is_signed(d->type) ? (double)(int64_t)v : (double)v;
+}
+
+/* ============================================================================================== */
+/* The running reference                                                                          */
+/* ============================================================================================== */
+
+/* A reference scan in progress: it visits the elements in order and yields each expected output. */
+typedef struct cursor {
+  const clscan_scan_desc *d;
+  const void *segs, *in;
+  clscan_type ot;
+  uint64_t iacc, iinit;
+  long double facc, finit, scale;
+} cursor;
+
+static void cursor_init(cursor *c, const clscan_scan_desc *d, const void *segs, const void *in) {
+  memset(c, 0, sizeof *c);
+  c->d = d;
+  c->in = in;
+  c->segs = d->segments == CLSCAN_SEGMENTS_NONE ? NULL : segs;
+  c->ot = clscan_ref_out_type(d);
+  if (is_float(c->ot))
+    c->finit = d->init ? get_float(c->ot, d->init, 0) : float_identity(d->op);
+  else
+    c->iinit = d->init ? get_int(c->ot, d->init, 0) : int_identity(c->ot, d->op);
+}
+
+/* Returns 1 when element i starts a segment (element 0 always does). */
+static int starts_segment(const cursor *c, size_t i) {
+  if (i == 0)
+    return 1;
+  if (!c->segs)
+    return 0;
+  if (c->d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
+    return ((const uint8_t *)c->segs)[i] != 0;
+  return get_int(c->d->key_type, c->segs, i) != get_int(c->d->key_type, c->segs, i - 1);
+}
+
+/* Visits integer element i; returns its expected output. */
+static uint64_t int_step(cursor *c, size_t i) {
+  if (starts_segment(c, i))
+    c->iacc = c->iinit;
+  uint64_t next = int_op(c->ot, c->d->op, c->iacc, in_as_int(c->d, c->ot, c->in, i));
+  uint64_t want = c->d->exclusive ? c->iacc : next;
+  c->iacc = next;
+  return want;
+}
+
+/* Visits floating element i; returns its expected output and the tolerance of a check. */
+static long double float_step(cursor *c, size_t i, long double *bound) {
+  if (starts_segment(c, i)) {
+    c->facc = c->finit;
+    c->scale = fabsl(c->finit);
+  }
+  long double x = in_as_float(c->d, c->ot, c->in, i), next = float_op(c->d->op, c->facc, x);
+  long double want = c->d->exclusive ? c->facc : next;
+  double tol = c->ot == CLSCAN_FLOAT ? CLSCAN_REF_FLOAT_TOL : CLSCAN_REF_DOUBLE_TOL;
+  if (!c->d->exclusive)
+    c->scale += fabsl(x);
+  *bound = c->d->op == CLSCAN_ADD ? tol * c->scale : c->d->op == CLSCAN_MUL ? tol * fabsl(want) : 0;
+  if (c->d->exclusive)
+    c->scale += fabsl(x);
+  c->facc = next;
+  return want;
+}
+
 /* ============================================================================================== */
 /* Reference and check                                                                            */
 /* ============================================================================================== */
 
-/* The reference value before element i is combined: init or the identity. */
-void clscan_ref_scan(const clscan_scan_desc *d, const void *in, void *out, size_t n) {
-  if (is_float(d->type)) {
-    long double acc = d->init ? get_float(d->type, d->init, 0) : float_identity(d->op);
-    for (size_t i = 0; i < n; i++) {
-      long double x = get_float(d->type, in, i), next = float_op(d->op, acc, x);
-      long double v = d->exclusive ? acc : next;
-      if (d->type == CLSCAN_FLOAT) ((float *)out)[i] = (float)v;
-      else ((double *)out)[i] = (double)v;
-      acc = next;
-    }
-    return;
-  }
-  uint64_t acc = d->init ? get_int(d->type, d->init, 0) : int_identity(d->type, d->op);
+void clscan_ref_scan_segmented(const clscan_scan_desc *d, const void *segments, const void *in,
+                               void *out, size_t n) {
+  cursor c;
+  cursor_init(&c, d, segments, in);
   for (size_t i = 0; i < n; i++) {
-    uint64_t x = get_int(d->type, in, i), next = int_op(d->type, d->op, acc, x);
-    put_int(d->type, out, i, d->exclusive ? acc : next);
-    acc = next;
+    long double bound;
+    if (!is_float(c.ot))
+      put_int(c.ot, out, i, int_step(&c, i));
+    else if (c.ot == CLSCAN_FLOAT)
+      ((float *)out)[i] = (float)float_step(&c, i, &bound);
+    else
+      ((double *)out)[i] = (double)float_step(&c, i, &bound);
   }
 }
 
+void clscan_ref_scan(const clscan_scan_desc *d, const void *in, void *out, size_t n) {
+  clscan_ref_scan_segmented(d, NULL, in, out, n);
+}
+
 /* Checks a floating-point result against the long double reference with the stated tolerance. */
-static int check_float(const clscan_scan_desc *d, const void *in, const void *got, size_t n,
-                       clscan_ref_mismatch *m) {
-  double tol = d->type == CLSCAN_FLOAT ? CLSCAN_REF_FLOAT_TOL : CLSCAN_REF_DOUBLE_TOL;
-  long double acc = d->init ? get_float(d->type, d->init, 0) : float_identity(d->op);
-  long double scale = fabsl(acc);
+static int check_float(cursor *c, const void *got, size_t n, clscan_ref_mismatch *m) {
   for (size_t i = 0; i < n; i++) {
-    long double x = get_float(d->type, in, i), next = float_op(d->op, acc, x);
-    long double want = d->exclusive ? acc : next, have = get_float(d->type, got, i);
-    if (!d->exclusive) scale += fabsl(x);
-    long double bound = d->op == CLSCAN_ADD ? tol * scale : d->op == CLSCAN_MUL ? tol * fabsl(want) : 0;
-    int ok = (isinf(want) || d->op == CLSCAN_MIN || d->op == CLSCAN_MAX)
-                 ? have == (d->type == CLSCAN_FLOAT ? (long double)(float)want : (long double)(double)want)
+    long double bound, want = float_step(c, i, &bound), have = get_float(c->ot, got, i);
+    int ok = (isinf(want) || c->d->op == CLSCAN_MIN || c->d->op == CLSCAN_MAX)
+                 ? have == round_to(c->ot, want)
                  : fabsl(have - want) <= bound;
     if (!ok || isnan(have)) {
       if (m) {
@@ -141,23 +281,14 @@ static int check_float(const clscan_scan_desc *d, const void *in, const void *go
       }
       return 0;
     }
-    if (d->exclusive) scale += fabsl(x);
-    acc = next;
   }
   return 1;
 }
 
-int clscan_ref_check(const clscan_scan_desc *d, const void *in, const void *got, size_t n,
-                     clscan_ref_mismatch *m) {
-  if (m) {
-    m->index = -1;
-    m->detail[0] = '\0';
-  }
-  if (is_float(d->type)) return check_float(d, in, got, n, m);
-  uint64_t acc = d->init ? get_int(d->type, d->init, 0) : int_identity(d->type, d->op);
+/* Checks an integer result exactly. */
+static int check_int(cursor *c, const void *got, size_t n, clscan_ref_mismatch *m) {
   for (size_t i = 0; i < n; i++) {
-    uint64_t next = int_op(d->type, d->op, acc, get_int(d->type, in, i));
-    uint64_t want = d->exclusive ? acc : next, have = get_int(d->type, got, i);
+    uint64_t want = int_step(c, i), have = get_int(c->ot, got, i);
     if (want != have) {
       if (m) {
         m->index = (int64_t)i;
@@ -166,9 +297,24 @@ int clscan_ref_check(const clscan_scan_desc *d, const void *in, const void *got,
       }
       return 0;
     }
-    acc = next;
   }
   return 1;
+}
+
+int clscan_ref_check_segmented(const clscan_scan_desc *d, const void *segments, const void *in,
+                               const void *got, size_t n, clscan_ref_mismatch *m) {
+  if (m) {
+    m->index = -1;
+    m->detail[0] = '\0';
+  }
+  cursor c;
+  cursor_init(&c, d, segments, in);
+  return is_float(c.ot) ? check_float(&c, got, n, m) : check_int(&c, got, n, m);
+}
+
+int clscan_ref_check(const clscan_scan_desc *d, const void *in, const void *got, size_t n,
+                     clscan_ref_mismatch *m) {
+  return clscan_ref_check_segmented(d, NULL, in, got, n, m);
 }
 
 /* ============================================================================================== */
@@ -191,9 +337,13 @@ void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, 
       double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
       // Sums of values in [-1, 1); products of values near 1 so that they neither vanish nor
       // overflow; min and max of values spread widely.
-      double v = op == CLSCAN_MUL ? 0.999 + 0.002 * u : op == CLSCAN_ADD ? 2 * u - 1 : 2e6 * u - 1e6;
-      if (type == CLSCAN_FLOAT) ((float *)data)[i] = (float)v;
-      else ((double *)data)[i] = v;
+      double v = op == CLSCAN_MUL   ? 0.999 + 0.002 * u
+                 : op == CLSCAN_ADD ? 2 * u - 1
+                                    : 2e6 * u - 1e6;
+      if (type == CLSCAN_FLOAT)
+        ((float *)data)[i] = (float)v;
+      else
+        ((double *)data)[i] = v;
     } else if (op == CLSCAN_MUL) {
       // Mostly odd values: products of random integers soon become 0 modulo 2^bits otherwise.
       put_int(type, data, i, (r % 16 == 0) ? (r >> 8) & ~(uint64_t)1 : (r >> 8) | 1);
@@ -206,9 +356,31 @@ void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, 
   }
 }
 
+void clscan_ref_fill_segments(const clscan_scan_desc *desc, size_t mean_length, uint64_t seed,
+                              void *data, size_t n) {
+  uint64_t s = seed ^ 0x5E6D5E6D5E6D5E6Dull, key = 0;
+  uint64_t mean = mean_length ? mean_length : 1;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = next_random(&s);
+    int head = r % mean == 0;
+    if (desc->segments == CLSCAN_SEGMENTS_HEAD_FLAGS) {
+      ((uint8_t *)data)[i] = (uint8_t)head;
+    } else if (desc->segments == CLSCAN_SEGMENTS_KEYS) {
+      // A new key differs from the previous one in its low bits, so also after truncation.
+      if (head && i > 0)
+        key += 1 + (r >> 32) % 7;
+      put_int(desc->key_type, data, i, key);
+    }
+  }
+}
+
 void clscan_ref_format(clscan_type type, const void *data, size_t i, char *buf, size_t cap) {
-  if (type == CLSCAN_FLOAT) snprintf(buf, cap, "%.9g", ((const float *)data)[i]);
-  else if (type == CLSCAN_DOUBLE) snprintf(buf, cap, "%.17g", ((const double *)data)[i]);
-  else if (is_signed(type)) snprintf(buf, cap, "%" PRId64, (int64_t)get_int(type, data, i));
-  else snprintf(buf, cap, "%" PRIu64, get_int(type, data, i));
+  if (type == CLSCAN_FLOAT)
+    snprintf(buf, cap, "%.9g", ((const float *)data)[i]);
+  else if (type == CLSCAN_DOUBLE)
+    snprintf(buf, cap, "%.17g", ((const double *)data)[i]);
+  else if (is_signed(type))
+    snprintf(buf, cap, "%" PRId64, (int64_t)get_int(type, data, i));
+  else
+    snprintf(buf, cap, "%" PRIu64, get_int(type, data, i));
 }
