@@ -15,6 +15,7 @@
 
 static atomic_long g_live[TR_KIND_COUNT];
 static atomic_long g_kernels;
+static atomic_long g_builds;
 
 /* Finds the next definition of an entry point (the ICD loader's); aborts if there is none. */
 static void *next_symbol(const char *name) {
@@ -108,6 +109,32 @@ CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program p) {
   cl_int err = real(p);
   count(TR_PROGRAM, -1, err == CL_SUCCESS);
   return err;
+}
+
+/* Builds and compiles are counted whether they succeed or not (each one runs the compiler). */
+typedef cl_int(CL_API_CALL *build_fn)(cl_program, cl_uint, const cl_device_id *, const char *,
+                                      void(CL_CALLBACK *)(cl_program, void *), void *);
+CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program p, cl_uint ndev, const cl_device_id *devs,
+                                               const char *options,
+                                               void(CL_CALLBACK *notify)(cl_program, void *),
+                                               void *user) {
+  REAL(build_fn, clBuildProgram);
+  atomic_fetch_add(&g_builds, 1);
+  return real(p, ndev, devs, options, notify, user);
+}
+
+typedef cl_int(CL_API_CALL *compile_fn)(cl_program, cl_uint, const cl_device_id *, const char *,
+                                        cl_uint, const cl_program *, const char **,
+                                        void(CL_CALLBACK *)(cl_program, void *), void *);
+CL_API_ENTRY cl_int CL_API_CALL clCompileProgram(cl_program p, cl_uint ndev,
+                                                 const cl_device_id *devs, const char *options,
+                                                 cl_uint nheaders, const cl_program *headers,
+                                                 const char **names,
+                                                 void(CL_CALLBACK *notify)(cl_program, void *),
+                                                 void *user) {
+  REAL(compile_fn, clCompileProgram);
+  atomic_fetch_add(&g_builds, 1);
+  return real(p, ndev, devs, options, nheaders, headers, names, notify, user);
 }
 
 typedef cl_kernel(CL_API_CALL *create_kernel_fn)(cl_program, const char *, cl_int *);
@@ -272,6 +299,7 @@ void tr_snapshot_take(tr_snapshot *s) {
   for (int k = 0; k < TR_KIND_COUNT; k++)
     s->live[k] = atomic_load(&g_live[k]);
   s->kernels_enqueued = atomic_load(&g_kernels);
+  s->builds = atomic_load(&g_builds);
 }
 
 const char *tr_kind_name(tr_kind k) {

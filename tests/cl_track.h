@@ -2,7 +2,8 @@
  * clscan tests: counts of live OpenCL objects and of enqueued kernels, for leak checks.
  *
  * tests/cl_track.c defines the OpenCL entry points the library uses that create, retain or release
- * an object (buffers, programs, kernels, queues, events, contexts) or enqueue a kernel. A program
+ * an object (buffers, programs, kernels, queues, events, contexts), enqueue a kernel or build a
+ * program. A program
  * linked with it binds the library's calls (and its own) to these definitions, which count and
  * then call the ICD loader's function (found with dlsym(RTLD_NEXT)). Counts are process-wide and
  * thread-safe. Only the test programs that need them link this file.
@@ -21,10 +22,11 @@ typedef enum tr_kind {
   TR_KIND_COUNT
 } tr_kind;
 
-/* Live objects of every kind, and kernels enqueued so far. */
+/* Live objects of every kind, kernels enqueued and programs built (or compiled) so far. */
 typedef struct tr_snapshot {
   long live[TR_KIND_COUNT];
   long kernels_enqueued;
+  long builds;
 } tr_snapshot;
 
 /* Takes a snapshot of the counts. */

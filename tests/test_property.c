@@ -9,9 +9,19 @@
  * explicit plan, a timed plan or clscan_scan_host. Every result element, the guard elements around
  * the output and the input are checked (tests/test_util.c).
  *
+ * About one case in five is instead an extended case, checked against the reference of
+ * tests/user_case.c (which also checks the flags or keys buffer): a descriptor with an output type
+ * (widening and narrowing pairs of built-in types) or a user operator ("a + b" on uint32, or on
+ * uint16 summed in uint32, and the affine-map struct of tests/user_case.h), with segments (none,
+ * head flags, or keys of one of the four key types) and a segment pattern. Since every such
+ * descriptor builds its own programs, a run uses 12 (descriptor, segments, algorithm) combinations
+ * drawn from its base seed, a third of them unsegmented, a third with flags, a third with keys;
+ * the other draws (sizes, offsets, entry points, initial values) are per case as for the others.
+ *
  * Plans are cached in the test per descriptor and shape, and initial values come from a small
  * pool per type, so each program is built once per run and the context's own plan cache (which
- * keeps one plan per descriptor) stays small.
+ * keeps one plan per descriptor) stays small; extended cases keep theirs per combination,
+ * inclusive or exclusive and initial value.
  *
  * Usage: test_property [--seed S|time] [--cases N] [--max-seconds T] [--case K]
  *   --seed     base seed (default: CLSCAN_TEST_SEED, else the suite's fixed default)
@@ -28,6 +38,7 @@
 
 #include "ref_scan.h"
 #include "test_util.h"
+#include "user_case.h"
 
 #define DEFAULT_CASES 2500
 
@@ -35,11 +46,60 @@
 /* Drawing a case                                                                                 */
 /* ============================================================================================== */
 
-/* A case: what tu_run_case() runs, plus the single-pass shape its plan is created with. */
+/* A case: what tu_run_case() runs, plus the single-pass shape its plan is created with; or, when
+ * `extended`, what uc_run_case() runs. */
 typedef struct prop_case {
   tu_case c;
   const char *shape; /* "0", "1", or NULL for the device's default */
+  int extended;
+  uc_case u;
+  size_t combo;  /* extended: the run's combination */
+  int init_pool; /* extended: the initial value's index in its pool, or 3 for none */
 } prop_case;
+
+/* The pool of descriptors with output types, user operators (and segments, drawn per case). */
+static const uint32_t zero_u32 = 0;
+static const uc_spec pool[] = {
+    {.name = "uint8-to-uint32-add",
+     .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32, .op = CLSCAN_ADD}},
+    {.name = "int16-to-int64-max",
+     .desc = {.type = CLSCAN_INT16, .out_type = CLSCAN_OUT_INT64, .op = CLSCAN_MAX}},
+    {.name = "int64-to-int32-add",
+     .desc = {.type = CLSCAN_INT64, .out_type = CLSCAN_OUT_INT32, .op = CLSCAN_ADD}},
+    {.name = "uint32-to-uint8-xor",
+     .desc = {.type = CLSCAN_UINT32, .out_type = CLSCAN_OUT_UINT8, .op = CLSCAN_XOR}},
+    {.name = "uint64-to-uint16-mul",
+     .desc = {.type = CLSCAN_UINT64, .out_type = CLSCAN_OUT_UINT16, .op = CLSCAN_MUL}},
+    {.name = "int32-to-float-add",
+     .desc = {.type = CLSCAN_INT32, .out_type = CLSCAN_OUT_FLOAT, .op = CLSCAN_ADD}},
+    {.name = "float-to-double-add",
+     .desc = {.type = CLSCAN_FLOAT, .out_type = CLSCAN_OUT_DOUBLE, .op = CLSCAN_ADD}},
+    {.name = "float-to-int32-min",
+     .desc = {.type = CLSCAN_FLOAT, .out_type = CLSCAN_OUT_INT32, .op = CLSCAN_MIN}},
+    {.name = "uint32-user-add",
+     .desc =
+         {.type = CLSCAN_UINT32, .op = CLSCAN_USER_OP, .op_source = "a + b", .identity = &zero_u32},
+     .op = uc_add_u32},
+    {.name = "uint16-to-uint32-user-add",
+     .desc = {.type = CLSCAN_UINT16,
+              .out_type = CLSCAN_OUT_UINT32,
+              .op = CLSCAN_USER_OP,
+              .op_source = "a + b",
+              .identity = &zero_u32},
+     .op = uc_add_u32},
+    {.name = "affine",
+     .desc = {.type = CLSCAN_USER_TYPE,
+              .op = CLSCAN_USER_OP,
+              .op_source = uc_affine_op_source,
+              .identity = &uc_affine_identity,
+              .type_source = uc_affine_source,
+              .type_name = "affine",
+              .type_size = sizeof(uc_affine)},
+     .op = uc_affine_op,
+     .fill = uc_affine_fill,
+     .fill_init = uc_affine_fill},
+};
+#define POOL_COUNT (sizeof pool / sizeof pool[0])
 
 static int is_float_type(clscan_type t) {
   return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
@@ -59,11 +119,83 @@ static size_t draw_size(uint64_t *s) {
   return tu_random_size(s, 300001, 1000000);
 }
 
+/* Draws offsets (none, 16-byte aligned or arbitrary) of an extended case. */
+static void draw_offsets(uint64_t *s, uc_case *u) {
+  const clscan_scan_desc *d = &u->spec->desc;
+  size_t ks = u->segments == CLSCAN_SEGMENTS_KEYS ? uc_key_size(u->key_type) : 1;
+  size_t how = tu_random_size(s, 0, 2);
+  if (how == 1) {
+    u->in_off = 16 / uc_in_size(d) * tu_random_size(s, 0, 4);
+    u->out_off = 16 / uc_out_size(d) * tu_random_size(s, 0, 4);
+    u->seg_off = 16 / ks * tu_random_size(s, 0, 4);
+  } else if (how == 2) {
+    u->in_off = tu_random_size(s, 0, 37);
+    u->out_off = tu_random_size(s, 0, 37);
+    u->seg_off = tu_random_size(s, 0, 37);
+  }
+}
+
+/* Combinations of extended cases a run uses (see the file comment). */
+#define EXT_COMBOS 12
+
+/* A combination of an extended case: pool entry, segments, key type, algorithm. */
+typedef struct ext_combo {
+  size_t spec;
+  clscan_segments segments;
+  clscan_type key_type;
+  clscan_algorithm algorithm;
+} ext_combo;
+
+/* Returns combination j of a run with base seed `seed`. */
+static ext_combo combo_of(uint64_t seed, size_t j) {
+  static const clscan_type keys[] = {CLSCAN_INT32, CLSCAN_UINT32, CLSCAN_INT64, CLSCAN_UINT64};
+  uint64_t s = tu_mix(seed ^ 0xC0B0, j);
+  ext_combo x;
+  x.spec = tu_random_size(&s, 0, POOL_COUNT - 1);
+  x.segments = (clscan_segments)(j % 3);
+  x.key_type = keys[tu_random_size(&s, 0, 3)];
+  x.algorithm = (clscan_algorithm)tu_random_size(&s, 0, CLSCAN_ALGORITHM_COUNT - 1);
+  return x;
+}
+
+/* Draws an extended case: one of the run's combinations, then the rest as for the others. */
+static void draw_extended(uint64_t seed, uint64_t *s, prop_case *p) {
+  uc_case *u = &p->u;
+  p->extended = 1;
+  p->combo = tu_random_size(s, 0, EXT_COMBOS - 1);
+  ext_combo x = combo_of(seed, p->combo);
+  u->spec = &pool[x.spec];
+  u->algorithm = x.algorithm;
+  u->segments = x.segments;
+  u->key_type = x.key_type;
+  u->exclusive = (int)tu_random_size(s, 0, 1);
+  p->init_pool = (int)tu_random_size(s, 0, 3);
+  if (p->init_pool < 3)
+    uc_case_set_init(u, tu_mix(seed ^ 0x1417, 4096 + x.spec * 8 + (uint64_t)p->init_pool));
+  u->pattern = (uc_pattern)tu_random_size(s, 0, UC_PATTERN_COUNT - 1);
+  u->one_shot_none = (int)tu_random_size(s, 0, 1);
+  u->n = draw_size(s);
+  u->path = (uc_path)tu_random_size(s, 0, u->segments ? UC_PATH_HOST - 1 : UC_PATH_HOST);
+  if (u->path != UC_PATH_HOST)
+    draw_offsets(s, u);
+  int same_size = uc_in_size(&u->spec->desc) == uc_out_size(&u->spec->desc);
+  u->in_place = same_size && tu_random_size(s, 0, 3) == 0;
+  if (u->in_place)
+    u->in_off = u->out_off;
+  u->seed = tu_mix(*s, 0xDA7A);
+}
+
 /* Draws case k of a run with base seed `seed`. */
 static void draw_case(uint64_t seed, uint64_t k, prop_case *p) {
   uint64_t s = tu_mix(seed, k);
   tu_case *c = &p->c;
   memset(p, 0, sizeof *p);
+  // One case in five comes from the extended pool (its own stream: the others stay as they were).
+  uint64_t e = tu_mix(seed ^ 0xE87E, k);
+  if (tu_random_size(&e, 0, 4) == 0) {
+    draw_extended(seed, &e, p);
+    return;
+  }
   c->type = (clscan_type)tu_random_size(&s, 0, CLSCAN_TYPE_COUNT - 1);
   c->op = (clscan_op)tu_random_size(&s, 0, is_float_type(c->type) ? 3 : CLSCAN_OP_COUNT - 1);
   c->exclusive = (int)tu_random_size(&s, 0, 1);
@@ -149,7 +281,35 @@ static clscan_plan *plan_for(const prop_case *p, char *msg, size_t cap) {
   return plan;
 }
 
+/* Extended cases run (for the summary). */
+static uint64_t g_extended_run;
+
+/* Plans of extended cases, per combination, exclusive and initial value. */
+static clscan_plan *g_ext_plans[EXT_COMBOS][2][4];
+
+/* Returns an extended case's plan, creating it on first use; NULL with msg on failure. */
+static clscan_plan *ext_plan_for(const prop_case *p, char *msg, size_t cap) {
+  clscan_plan **slot = &g_ext_plans[p->combo][p->u.exclusive][p->init_pool];
+  if (*slot)
+    return *slot;
+  clscan_scan_desc desc;
+  uc_case_desc(&p->u, &desc, 1);
+  clscan_status st = clscan_plan_create(tu_context(), &desc, slot);
+  if (st != CLSCAN_SUCCESS)
+    snprintf(msg, cap, "clscan_plan_create returned %s (%s)", clscan_status_string(st),
+             clscan_last_error_detail());
+  return *slot;
+}
+
 static void release_plans(void) {
+  for (size_t j = 0; j < EXT_COMBOS; j++) {
+    for (int x = 0; x < 2; x++) {
+      for (int i = 0; i < 4; i++) {
+        clscan_plan_release(g_ext_plans[j][x][i]);
+        g_ext_plans[j][x][i] = NULL;
+      }
+    }
+  }
   for (size_t i = 0; i < g_plan_count; i++)
     clscan_plan_release(g_plans[i].plan);
   free(g_plans);
@@ -165,21 +325,34 @@ static void release_plans(void) {
  * -1 if the device cannot run its descriptor (double without fp64). */
 static int run_one(const char *argv0, uint64_t seed, uint64_t k, int verbose) {
   prop_case p;
-  char msg[1200] = "", desc[400];
+  char msg[1200] = "", desc[600];
   draw_case(seed, k, &p);
   clscan_scan_desc d;
-  tu_case_desc(&p.c, &d);
+  if (p.extended)
+    uc_case_desc(&p.u, &d, 1);
+  else
+    tu_case_desc(&p.c, &d);
   if (clscan_context_supports(tu_context(), &d) == CLSCAN_UNSUPPORTED_BY_DEVICE)
     return -1;
-  tu_case_describe(&p.c, desc, sizeof desc);
+  if (p.extended)
+    uc_case_describe(&p.u, desc, sizeof desc);
+  else
+    tu_case_describe(&p.c, desc, sizeof desc);
   if (verbose)
     printf("case %" PRIu64 ": %s, shape %s\n", k, desc, p.shape ? p.shape : "default");
   int ok = 1;
-  if (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED) {
+  if (!p.extended && (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED)) {
     p.c.plan = plan_for(&p, msg, sizeof msg);
     ok = p.c.plan != NULL;
   }
-  if (ok)
+  if (p.extended && (p.u.path == UC_PATH_PLAN || p.u.path == UC_PATH_PLAN_TIMED)) {
+    p.u.plan = ext_plan_for(&p, msg, sizeof msg);
+    ok = p.u.plan != NULL;
+  }
+  g_extended_run += p.extended;
+  if (ok && p.extended)
+    ok = uc_run_case(tu_context(), &p.u, msg, sizeof msg);
+  else if (ok)
     ok = tu_run_case(tu_context(), &p.c, msg, sizeof msg);
   if (!ok) {
     printf("FAILED case %" PRIu64 " (single-pass shape %s): %s%s%s\n", k,
@@ -263,9 +436,10 @@ int main(int argc, char **argv) {
       break;
     }
   }
-  printf("property: %" PRIu64 " cases tried, %" PRIu64 " run and verified, %" PRIu64
-         " failed, %" PRIu64 " not supported by the device; %zu plans, %ld s\n",
-         k, run, failed, unsupported, g_plan_count, (long)(time(NULL) - start));
+  printf("property: %" PRIu64 " cases tried, %" PRIu64 " run and verified (%" PRIu64
+         " with output types, user operators or segments), %" PRIu64 " failed, %" PRIu64
+         " not supported by the device; %zu plans, %ld s\n",
+         k, run, g_extended_run, failed, unsupported, g_plan_count, (long)(time(NULL) - start));
   printf("%" PRIu64 " passed, %" PRIu64 " failed\n", run - failed, failed);
   release_plans();
   tu_context_release();
