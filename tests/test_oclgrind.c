@@ -15,7 +15,12 @@
  * CLSCAN_TILE_VPT, CLSCAN_CPU_TILE) so that a few thousand elements span many tiles and, for the
  * seed algorithms, three levels. Each result is checked against the host reference.
  *
- * Usage: test_oclgrind [--quick]   (--quick: one size per kernel, for a first look)
+ * Every configuration also runs the segmented path (int32 add with head flags) and a user type
+ * (the affine-map struct and operator of tests/user_case.h, unsegmented and by uint64 key), at
+ * small sizes, checked against the reference of tests/user_case.c.
+ *
+ * Usage: test_oclgrind [--quick | --user]   (--quick: one size per kernel, for a first look;
+ *        --user: only the segmented and user-type cases)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "test_util.h"
+#include "user_case.h"
 
 /* Tile sizes small enough that the sizes below cross many tiles and levels. */
 static const struct {
@@ -232,20 +238,26 @@ static int report_known(void) {
 /* Cases                                                                                          */
 /* ============================================================================================== */
 
-/* Creates a plan for a configuration and type, under the small-tile tuning. */
-static clscan_status make_plan(const config *cfg, const tu_case *proto, clscan_plan **plan) {
+/* Creates a plan for a configuration and descriptor, under the small-tile tuning. */
+static clscan_status make_plan_for(const config *cfg, const clscan_scan_desc *desc,
+                                   clscan_plan **plan) {
   tu_env_saved saved[TUNING_COUNT + 2];
   size_t count = 0;
   for (size_t i = 0; i < TUNING_COUNT; i++)
     tu_env_set(tuning[i].name, tuning[i].value, &saved[count++]);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", cfg->shape, &saved[count++]);
   tu_env_set("CLSCAN_TEST_WITHHOLD", cfg->withhold, &saved[count++]);
-  clscan_scan_desc desc;
-  tu_case_desc(proto, &desc);
-  clscan_status st = clscan_plan_create(tu_context(), &desc, plan);
+  clscan_status st = clscan_plan_create(tu_context(), desc, plan);
   while (count > 0)
     tu_env_restore(&saved[--count]);
   return st;
+}
+
+/* Creates a plan for a configuration and type, under the small-tile tuning. */
+static clscan_status make_plan(const config *cfg, const tu_case *proto, clscan_plan **plan) {
+  clscan_scan_desc desc;
+  tu_case_desc(proto, &desc);
+  return make_plan_for(cfg, &desc, plan);
 }
 
 /* Prints the warnings of the program build a plan creation just did, unless the previous
@@ -320,8 +332,77 @@ static int run_kernel(const config *cfg, clscan_type type, size_t nsizes, unsign
   return failed;
 }
 
+/* ============================================================================================== */
+/* Segments and user types                                                                        */
+/* ============================================================================================== */
+
+static const uc_spec int32_add = {.name = "int32-add",
+                                  .desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
+
+/* The segmented and user-type cases of one configuration (each with its own rotation). */
+static const struct {
+  const uc_spec *spec;
+  clscan_segments segments;
+  size_t n;
+  int exclusive, init, offsets; /* offsets: 0 none, 1 odd (scalar I/O), 2 16-byte aligned */
+} extended[] = {
+    {&int32_add, CLSCAN_SEGMENTS_HEAD_FLAGS, 1100, 1, 1, 1},
+    {&uc_spec_affine, CLSCAN_SEGMENTS_NONE, 1100, 0, 0, 2},
+    {&uc_spec_affine, CLSCAN_SEGMENTS_KEYS, 300, 1, 0, 0},
+};
+#define EXTENDED_COUNT (sizeof extended / sizeof extended[0])
+
+/* Runs the segmented and user-type cases of a configuration; returns the number that failed. */
+static int run_extended(const config *cfg, unsigned *cases) {
+  char what[160], msg[1200];
+  int failed = 0;
+  for (size_t k = 0; k < EXTENDED_COUNT; k++) {
+    uc_case c = {.spec = extended[k].spec,
+                 .algorithm = cfg->algo,
+                 .exclusive = extended[k].exclusive,
+                 .segments = extended[k].segments,
+                 .key_type = CLSCAN_UINT64,
+                 .pattern = UC_PATTERN_RANDOM,
+                 .n = extended[k].n,
+                 .path = UC_PATH_PLAN,
+                 .seed = tu_mix(tu_seed(), 0x0C6 + (uint64_t)(cfg - configs) * 8 + k)};
+    if (extended[k].init)
+      uc_case_set_init(&c, tu_mix(c.seed, 0x1417));
+    c.in_off = extended[k].offsets == 1 ? 3 : extended[k].offsets == 2 ? 4 : 0;
+    c.out_off = extended[k].offsets == 1 ? 1 : extended[k].offsets == 2 ? 2 : 0;
+    c.seg_off = extended[k].offsets == 1 ? 5 : 0;
+    snprintf(what, sizeof what, "%s %s%s n=%zu", cfg->name, c.spec->name,
+             c.segments == CLSCAN_SEGMENTS_HEAD_FLAGS ? "/head-flags"
+             : c.segments == CLSCAN_SEGMENTS_KEYS     ? "/keys-uint64"
+                                                      : "",
+             c.n);
+    tu_progress(what);
+    clscan_scan_desc desc;
+    uc_case_desc(&c, &desc, 1);
+    clscan_status st = make_plan_for(cfg, &desc, &c.plan);
+    int ok = st == CLSCAN_SUCCESS;
+    if (!ok)
+      snprintf(msg, sizeof msg, "clscan_plan_create returned %s (%s)", clscan_status_string(st),
+               clscan_last_error_detail());
+    else
+      ok = uc_run_case(tu_context(), &c, msg, sizeof msg);
+    clscan_plan_release(c.plan);
+    (*cases)++;
+    if (!ok)
+      printf("  FAILED %s: %s\n", what, msg);
+    if (log_new_messages(what))
+      ok = 0;
+    if (ok)
+      printf("  ok  %s\n", what);
+    failed += !ok;
+    fflush(stdout);
+  }
+  return failed;
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  int user_only = argc > 1 && strcmp(argv[1], "--user") == 0;
   g_log = getenv("OCLGRIND_LOG");
   if (!g_log || !*g_log) {
     fprintf(stderr, "test_oclgrind: run through CTest (OCLGRIND_LOG must name Oclgrind's log)\n");
@@ -346,19 +427,21 @@ int main(int argc, char **argv) {
   int failed = 0;
   unsigned cases = 0, kernels = 0;
   for (size_t k = 0; k < CONFIG_COUNT; k++) {
-    for (size_t t = 0; t < TYPE_COUNT; t++) {
+    for (size_t t = 0; t < TYPE_COUNT && !user_only; t++) {
       failed += run_kernel(&configs[k], types[t], quick ? 1 : SIZE_COUNT, &cases);
       kernels++;
     }
+    failed += run_extended(&configs[k], &cases);
+    kernels += EXTENDED_COUNT;
   }
   tu_context_release();
   if (log_new_messages("context release"))
     failed++;
   report_known();
   printf(
-      "oclgrind: %u kernel configurations (%zu algorithms x %zu types), %u verified scans, "
-      "%d failed, %u with Oclgrind messages\n",
-      kernels, CONFIG_COUNT, TYPE_COUNT, cases, failed, g_reported);
+      "oclgrind: %u kernel configurations (%zu algorithms x (%zu types + %zu segmented or "
+      "user-type descriptors)), %u verified scans, %d failed, %u with Oclgrind messages\n",
+      kernels, CONFIG_COUNT, TYPE_COUNT, EXTENDED_COUNT, cases, failed, g_reported);
   printf(
       "oclgrind: not run here: tile_probe (the NVIDIA inline-PTX probe, built only on NVIDIA "
       "devices); the single pass's in-place fallback (one Oclgrind thread runs work-groups in "
