@@ -45,6 +45,10 @@
 #define CLSCAN_KEY_TYPE 0
 #endif
 
+/* Helpers are always inlined: it is what the kernels need for speed, and some checkers (Oclgrind)
+ * cannot run the alias-scope intrinsics that the ordinary inliner adds for struct arguments. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 #define CLSCAN_CAT_(a, b) a##b
 #define CLSCAN_CAT(a, b) CLSCAN_CAT_(a, b)
 
@@ -242,7 +246,7 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #endif
 
 /* Combines two values through a function, so that macro arguments are evaluated once. */
-inline val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
+ALWAYS_INLINE val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
 
 /* The value input element x at index i (from the start of the range) contributes. */
 #if CLSCAN_MAP
@@ -265,18 +269,33 @@ inline val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
 #ifndef CLSCAN_STATE_ALIGN
 #define CLSCAN_STATE_ALIGN 8
 #endif
+/* Words of explicit tail padding, so that every byte of a state is written (status words and
+ * checkers such as Oclgrind read them all). The host passes the state's size. */
+#if defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE != 64 && (VAL_SIZE % 4 == 0)
+#define SEG_PAD_WORDS ((CLSCAN_STATE_SIZE - VAL_SIZE - 4) / 4)
+#elif defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE == 64 && (CLSCAN_USER_TYPE_SIZE % 4 == 0)
+#define SEG_PAD_WORDS ((CLSCAN_STATE_SIZE - CLSCAN_USER_TYPE_SIZE - 4) / 4)
+#else
+#define SEG_PAD_WORDS 0
+#endif
 typedef struct __attribute__((aligned(CLSCAN_STATE_ALIGN))) seg_state {
   val_t v;
   uint f;
+#if SEG_PAD_WORDS > 0
+  uint pad[SEG_PAD_WORDS];
+#endif
 } elem_t;
 
-inline elem_t seg_make(val_t v, uint f) {
+ALWAYS_INLINE elem_t seg_make(val_t v, uint f) {
   elem_t s;
   s.v = v;
   s.f = f;
+#if SEG_PAD_WORDS > 0
+  for (uint i = 0; i < SEG_PAD_WORDS; i++) s.pad[i] = 0;
+#endif
   return s;
 }
-inline elem_t combine(elem_t a, elem_t b) {
+ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
   return seg_make(b.f ? b.v : val_combine(a.v, b.v), a.f | b.f);
 }
 #define IDENTITY seg_make(VAL_IDENTITY, 0u)
@@ -285,7 +304,7 @@ inline elem_t combine(elem_t a, elem_t b) {
 #else
 typedef val_t elem_t;
 #define IDENTITY VAL_IDENTITY
-inline elem_t combine(elem_t a, elem_t b) { return VAL_OP(a, b); }
+ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) { return VAL_OP(a, b); }
 #define CHAIN_SEED(seed) (seed)
 #endif
 #define OP(a, b) combine(a, b)
@@ -302,7 +321,7 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
 #endif
 
 /* Returns 1 if element i starts a segment (element 0 always does). */
-inline uint is_head(const __global uchar *aux, ulong i) {
+ALWAYS_INLINE uint is_head(const __global uchar *aux, ulong i) {
 #if CLSCAN_SEGMENTS == 1
   return i == 0 || aux[i] != 0;
 #elif CLSCAN_SEGMENTS == 2
@@ -314,7 +333,7 @@ inline uint is_head(const __global uchar *aux, ulong i) {
 }
 
 /* The scan state of input element x at index i. */
-inline elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
+ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
 #if CLSCAN_SEGMENTS
   return seg_make(MAP(x, i), is_head(aux, i));
 #else
@@ -323,13 +342,13 @@ inline elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
 }
 
 /* Loads element i of a range of n elements, or the identity past its end. */
-inline elem_t load_or_identity(const __global in_t *in, const __global uchar *aux, ulong i,
+ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux, ulong i,
                                ulong n) {
   return i < n ? make_elem(in[i], aux, i) : IDENTITY;
 }
 
 /* Loads element i of an array of states (the upper levels' block totals), or the identity. */
-inline elem_t state_or_identity(const __global elem_t *p, ulong i, ulong n) {
+ALWAYS_INLINE elem_t state_or_identity(const __global elem_t *p, ulong i, ulong n) {
   return i < n ? p[i] : IDENTITY;
 }
 
@@ -338,7 +357,7 @@ inline elem_t state_or_identity(const __global elem_t *p, ulong i, ulong n) {
  * Unsegmented: the prefix itself (the initial value is already in the chain). Segmented: the
  * initial value op the prefix since the segment's start; an exclusive head gets the initial value.
  */
-inline val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t seed) {
+ALWAYS_INLINE val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t seed) {
 #if CLSCAN_SEGMENTS
   if (exclusive && x.f) return seed;
   return val_combine(seed, exclusive ? excl.v : incl.v);
@@ -350,7 +369,6 @@ inline val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t 
 /* ---------------------------------------------------------------------------------------------
  * A scan state seen as 32-bit words (for shuffles and status words).
  * ------------------------------------------------------------------------------------------- */
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 #define ELEM_WORDS ((sizeof(elem_t) + 3) / 4)
 typedef union elem_bits {
   elem_t e;

@@ -10,7 +10,7 @@
  */
 
 /* Group g's run of tiles: [first, last). */
-inline void group_tiles(ulong n, ulong tiles_per_group, ulong *first, ulong *last) {
+ALWAYS_INLINE void group_tiles(ulong n, ulong tiles_per_group, ulong *first, ulong *last) {
   const ulong num_tiles = (n + TILE - 1) / TILE;
   *first = min((ulong)get_group_id(0) * tiles_per_group, num_tiles);
   *last = min(*first + tiles_per_group, num_tiles);

@@ -31,7 +31,7 @@
  * Blelloch's work-group scan of the block (xa at lid, xb at lid + CLSCAN_WG): *ea and *eb receive
  * the exclusive prefixes; returns the block's total. Every work-item must call it.
  */
-inline elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea, elem_t *eb) {
+ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea, elem_t *eb) {
   const uint lid = get_local_id(0);
   const uint ai = lid, bi = lid + CLSCAN_WG;
   tmp[CONFLICT_FREE(ai)] = xa;
@@ -73,9 +73,11 @@ inline elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *
 
 /*
  * Hillis-Steele work-group scan of x (one element per work-item) between two local buffers:
- * returns the exclusive prefix; *total receives the block's total. Every work-item must call it.
+ * returns the exclusive prefix. Every work-item must call it. (The last work-item's prefix op x is
+ * the block's total; the callers compute it in registers rather than copy it out of local memory,
+ * a struct copy that Oclgrind cannot check.)
  */
-inline elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x, elem_t *total) {
+ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x) {
   const uint lid = get_local_id(0);
   buf[0][lid] = x;
   // Each step reads one buffer and writes the other, so no step overwrites what it reads.
@@ -88,12 +90,11 @@ inline elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x, el
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // The inclusive result is in buf[src]; the exclusive one is its left neighbour.
-  *total = buf[src][CLSCAN_WG - 1];
   return lid > 0 ? buf[src][lid - 1] : IDENTITY;
 }
 
 /* Writes one level-0 result: the value of lead op (exclusive or inclusive prefix). */
-inline void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl, elem_t x,
+ALWAYS_INLINE void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl, elem_t x,
                         int exclusive, val_t seed) {
   if (i >= n) return;
   const elem_t e = combine(lead, excl);
@@ -101,7 +102,7 @@ inline void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem
 }
 
 /* Writes one upper-level result: lead op the exclusive prefix. */
-inline void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead, elem_t excl) {
+ALWAYS_INLINE void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead, elem_t excl) {
   if (i < n) out[i] = combine(lead, excl);
 }
 
@@ -161,9 +162,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
   aux += aux_off * AUX_SIZE;
   out += out_off;
   const elem_t x = load_or_identity(in, aux, i, n);
-  elem_t total;
-  const elem_t excl = hillis_steele_block(buf, x, &total);
-  if (get_local_id(0) == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  const elem_t excl = hillis_steele_block(buf, x);
+  if (get_local_id(0) == CLSCAN_WG - 1 && has_sums)
+    sums[sums_off + get_group_id(0)] = combine(excl, x);
   store_value(out, i, n, CHAIN_SEED(seed), excl, x, exclusive, seed);
 }
 
@@ -176,9 +177,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
   in += in_off;
   out += out_off;
   const elem_t x = state_or_identity(in, i, n);
-  elem_t total;
-  const elem_t excl = hillis_steele_block(buf, x, &total);
-  if (get_local_id(0) == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  const elem_t excl = hillis_steele_block(buf, x);
+  if (get_local_id(0) == CLSCAN_WG - 1 && has_sums)
+    sums[sums_off + get_group_id(0)] = combine(excl, x);
   store_state(out, i, n, CHAIN_SEED(seed), excl);
 }
 

@@ -22,7 +22,7 @@
 #endif
 
 /* Reduces in[begin, end) in order (aux: see common.cl). */
-inline elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulong begin,
+ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulong begin,
                          ulong end) {
   elem_t acc = IDENTITY;
   for (ulong i = begin; i < end; i++) acc = combine(acc, make_elem(in[i], aux, i));
@@ -30,7 +30,7 @@ inline elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulo
 }
 
 /* Looks back from tile t - 1 to find tile t's exclusive prefix, reducing silent tiles itself. */
-inline elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
                            __global ulong *status, ulong t, ulong epoch, elem_t seed,
                            int in_place) {
   elem_t acc = IDENTITY;
@@ -58,7 +58,7 @@ inline elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, u
 
 #if CLSCAN_PLAIN
 /* Scans eight elements in registers, seeded with *acc; stores inclusive or exclusive results. */
-inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
+ALWAYS_INLINE vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
   const elem_t a = *acc;
   const elem_t s0 = combine(a, x.s0), s1 = combine(s0, x.s1), s2 = combine(s1, x.s2);
   const elem_t s3 = combine(s2, x.s3), s4 = combine(s3, x.s4), s5 = combine(s4, x.s5);
@@ -73,7 +73,7 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
                           __global val_t *out, ulong begin, ulong end, elem_t prefix,
                           int exclusive, val_t seed) {
   elem_t acc = prefix;
@@ -102,7 +102,7 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
 #else
 /* Scans in[begin, end) into out[begin, end), seeded with prefix, one element at a time: the
  * general path (maps, conversions, user types and segments). */
-inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
                           __global val_t *out, ulong begin, ulong end, elem_t prefix,
                           int exclusive, val_t seed) {
   elem_t acc = prefix;

@@ -96,7 +96,7 @@ static int is_body(const char *src) {
 
 /* Appends a function whose body is user source `src` (an expression or a body with return). */
 static void add_function(text *t, const char *signature, const char *label, const char *src) {
-  text_add(t, "%s {\n#line 1 \"%s\"\n", signature, label);
+  text_add(t, "inline __attribute__((always_inline)) %s {\n#line 1 \"%s\"\n", signature, label);
   if (is_body(src)) {
     text_add(t, "%s\n}\n", src);
   } else {
@@ -106,7 +106,7 @@ static void add_function(text *t, const char *signature, const char *label, cons
 
 /* Appends clscan_user_identity(), which rebuilds the identity from its bytes. */
 static void add_identity(text *t, const char *out, const unsigned char *bytes, size_t size) {
-  text_add(t, "%s clscan_user_identity(void) {\n", out);
+  text_add(t, "inline __attribute__((always_inline)) %s clscan_user_identity(void) {\n", out);
   if (size % 4 == 0) {
     text_add(t, "  union { %s v; uint w[%zu]; } u;\n", out, size / 4);
     for (size_t i = 0; i < size / 4; i++) {
@@ -147,6 +147,11 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
     snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i)", o, in);
     add_function(&t, signature, "map_source", d->map_source);
   }
+  // Line numbers after the prelude are physical again (compiler and Oclgrind messages refer to
+  // them); the directive is on line lines + 1, so the next line is lines + 2.
+  size_t lines = 0;
+  for (size_t i = 0; t.buf && i < t.len; i++) lines += t.buf[i] == '\n';
+  text_add(&t, "#line %zu\n", lines + 2);
   if (t.failed) {
     free(t.buf);
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "user prelude");
