@@ -57,8 +57,11 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
 }
 
 #if CLSCAN_PLAIN
+/* (These two are plainly inline: always inlined, Oclgrind's compiler turns the non-temporal store
+ * below into a store of an undefined value.) */
+
 /* Scans eight elements in registers, seeded with *acc; stores inclusive or exclusive results. */
-ALWAYS_INLINE vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
+inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
   const elem_t a = *acc;
   const elem_t s0 = combine(a, x.s0), s1 = combine(s0, x.s1), s2 = combine(s1, x.s2);
   const elem_t s3 = combine(s2, x.s3), s4 = combine(s3, x.s4), s5 = combine(s4, x.s5);
@@ -73,7 +76,7 @@ ALWAYS_INLINE vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
                           __global val_t *out, ulong begin, ulong end, elem_t prefix,
                           int exclusive, val_t seed) {
   elem_t acc = prefix;

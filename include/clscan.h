@@ -331,7 +331,9 @@ CLSCAN_API clscan_status clscan_context_build_log(const clscan_context *ctx, cha
 
 /**
  * Reports whether the context's device can run a descriptor, without building anything.
- * @return CLSCAN_SUCCESS, or the status clscan_plan_create() would return for this desc.
+ * @return CLSCAN_SUCCESS, or the status clscan_plan_create() would return for this desc, except
+ *   the statuses only a build can tell: CLSCAN_BUILD_FAILED, CLSCAN_USER_SOURCE_INVALID and
+ *   CLSCAN_TYPE_SIZE_MISMATCH.
  */
 CLSCAN_API clscan_status clscan_context_supports(const clscan_context *ctx,
                                                  const clscan_scan_desc *desc);
