@@ -227,13 +227,22 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
         // Nobody published meanwhile (or the input cannot have changed): fagg is the value.
         status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
         acc = combine(fagg, acc);
+#if CLSCAN_NV_PTX
         sh.pred = (long)silent - 1;
+#else
+        pred = (long)silent - 1;
+#endif
       }
       // Otherwise the owner published while we read: the next walk takes its value.
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Only the work-items that walk read it back (the walker writes it again in the next round).
+#if CLSCAN_NV_PTX
+    // The warp's lanes take the walk's next start from lane 0 (which writes it again next round).
     if (lid < LOOKBACK_LANES) pred = sh.pred;
+#endif
+    // Elsewhere only work-item 0 walks and it keeps pred itself: no other work-item reads sh.pred
+    // after the barrier (a conditional read there was compiled into a speculative read by every
+    // work-item, racing with work-item 0's next write; Oclgrind reported it).
   }
 
   // Publish the inclusive prefix and share the exclusive one with the group. The global fence

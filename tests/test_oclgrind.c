@@ -121,19 +121,16 @@ typedef struct known_finding {
   unsigned long count;
 } known_finding;
 
+/* The list ends at the first entry whose header is NULL. (A look-back race on sh.pred, listed
+ * here before, was fixed: a conditional read had been compiled into a speculative one.) */
 static known_finding known[] = {
-    {"Read-write data race at local memory", "single_pass_scan", "sh.pred = pred;",
-     "cl/single_pass.cl look-back loop: work-item 0 writes sh.pred for the next round while the "
-     "others may still read it (`pred = sh.pred;`) after the round's last barrier; the value the "
-     "others read is not used, but it is a data race (fix: only work-item 0 reads it back, or a "
-     "barrier before the write)",
-     0},
     {"Uninitialized value written to global memory", "", "= u.v;",
-     "cl/tile.cl tile_store: the union vec_elems written element by element and stored as a "
-     "vector compiles (Oclgrind's clang) to a 16-byte store of undef followed by element stores; "
-     "the final bytes are right, but the intermediate store writes undefined bytes (fix: build "
-     "the vector with vstoreN or element-wise vector literals)",
+     "cl/tile.cl tile_store: Oclgrind's clang compiles the vector store of the results into a "
+     "store of undefined bytes followed by element stores; the final bytes are right (every "
+     "result is verified). Building the vector as a literal instead of through a union gives the "
+     "same undefined store, so it is the compiler's, not a read of uninitialised data",
      0},
+    {NULL, NULL, NULL, NULL, 0},
 };
 #define KNOWN_COUNT (sizeof known / sizeof known[0])
 
@@ -149,7 +146,7 @@ static long log_size(void) {
 
 /* Returns the known finding a message matches, or NULL. */
 static known_finding *match_known(const char *msg) {
-  for (size_t i = 0; i < KNOWN_COUNT; i++) {
+  for (size_t i = 0; i < KNOWN_COUNT && known[i].header; i++) {
     char kernel[96];
     snprintf(kernel, sizeof kernel, "Kernel: %s", known[i].kernel);
     if (strncmp(msg, known[i].header, strlen(known[i].header)) == 0 && strstr(msg, kernel) &&
@@ -219,7 +216,7 @@ static int log_new_messages(const char *what) {
 /* Prints the known findings seen; returns how many entries were not seen at all. */
 static int report_known(void) {
   int unseen = 0;
-  for (size_t i = 0; i < KNOWN_COUNT; i++) {
+  for (size_t i = 0; i < KNOWN_COUNT && known[i].header; i++) {
     if (known[i].count) {
       printf("oclgrind: KNOWN FINDING (%lu messages, not failing the test): %s [%s]: %s\n",
              known[i].count, known[i].header, known[i].source, known[i].why);
