@@ -44,13 +44,34 @@ typedef struct fault_op {
   const char *name;
   clscan_algorithm algo;
   const char *shape; /* CLSCAN_SINGLE_PASS_CPU for the plan, or NULL */
-  enum { VIA_PLAN, VIA_SCAN, VIA_HOST } via;
+  /* PLAN, SCAN, HOST: int32 exclusive add; SEGMENTED: the same through clscan_segmented_scan with
+   * head flags; USER: a plan with a user operator (int32 add written in OpenCL C) and a map. */
+  enum { VIA_PLAN, VIA_SCAN, VIA_HOST, VIA_SEGMENTED, VIA_USER } via;
 } fault_op;
 
 /* Buffers and data shared by every run. */
 static int32_t *g_input, *g_got;
-static cl_mem g_in, g_out;
+static uint8_t *g_flags;
+static cl_mem g_in, g_out, g_flags_buf;
 static const clscan_scan_desc g_desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, .exclusive = 1};
+static const int32_t g_zero = 0;
+
+/* The descriptor an operation scans with, and the one its result is checked against. */
+static clscan_scan_desc op_desc(const fault_op *op, clscan_scan_desc *check) {
+  clscan_scan_desc desc = g_desc;
+  desc.algorithm = op->algo;
+  *check = desc;
+  if (op->via == VIA_SEGMENTED) {
+    check->segments = CLSCAN_SEGMENTS_HEAD_FLAGS;
+  } else if (op->via == VIA_USER) {
+    // The map doubles x with wrapping, the operator adds with wrapping; the check scans 2x.
+    desc.op = CLSCAN_USER_OP;
+    desc.op_source = "as_int((uint)a + (uint)b)";
+    desc.identity = &g_zero;
+    desc.map_source = "as_int((uint)x * 2u)";
+  }
+  return desc;
+}
 
 /* What one run observed. */
 typedef struct outcome {
@@ -82,9 +103,8 @@ static clscan_context *fresh_context(void) {
 
 /* Creates the operation's plan (under its single-pass shape). */
 static clscan_status make_plan(clscan_context *ctx, const fault_op *op, clscan_plan **plan) {
-  clscan_scan_desc desc = g_desc;
+  clscan_scan_desc check, desc = op_desc(op, &check);
   tu_env_saved saved;
-  desc.algorithm = op->algo;
   if (op->shape)
     tu_env_set("CLSCAN_SINGLE_PASS_CPU", op->shape, &saved);
   clscan_status st = clscan_plan_create(ctx, &desc, plan);
@@ -112,21 +132,40 @@ static void check_out_after_failure(clscan_context *ctx, const tr_snapshot *befo
     o->out_partial = 1;
 }
 
+/* Checks g_got against the reference of the operation's check descriptor. */
+static int check_result(const fault_op *op, const clscan_scan_desc *check) {
+  if (op->via == VIA_SEGMENTED)
+    return clscan_ref_check_segmented(check, g_flags, g_input, g_got, N, NULL);
+  if (op->via != VIA_USER)
+    return clscan_ref_check(check, g_input, g_got, N, NULL);
+  // The user operation scans 2x: check against a doubled copy of the input.
+  int32_t *doubled = malloc(N * sizeof(int32_t));
+  if (!doubled)
+    return 0;
+  for (size_t i = 0; i < N; i++)
+    doubled[i] = (int32_t)((uint32_t)g_input[i] * 2u);
+  int ok = clscan_ref_check(check, doubled, g_got, N, NULL);
+  free(doubled);
+  return ok;
+}
+
 /* Scans device buffers through a plan or clscan_scan(); fills o and returns nothing. */
 static void run_device(clscan_context *ctx, const fault_op *op, outcome *o) {
-  clscan_scan_desc desc = g_desc;
+  clscan_scan_desc check, desc = op_desc(op, &check);
   clscan_plan *plan = NULL;
   cl_event done = (cl_event)(uintptr_t)1;
   tr_snapshot before;
-  desc.algorithm = op->algo;
   clscan_test_fault_arm(0);
   poison_out(ctx);
   clscan_test_fault_arm(o->armed);
   tr_snapshot_take(&before);
-  if (op->via == VIA_PLAN) {
+  if (op->via == VIA_PLAN || op->via == VIA_USER) {
     o->status = make_plan(ctx, op, &plan);
     if (o->status == CLSCAN_SUCCESS)
       o->status = clscan_plan_enqueue(plan, NULL, g_in, 0, g_out, 0, N, 0, NULL, &done);
+  } else if (op->via == VIA_SEGMENTED) {
+    o->status = clscan_segmented_scan(ctx, NULL, &desc, g_flags_buf, 0, g_in, 0, g_out, 0, N, 0,
+                                      NULL, &done);
   } else {
     o->status = clscan_scan(ctx, NULL, &desc, g_in, 0, g_out, 0, N, 0, NULL, &done);
   }
@@ -135,7 +174,7 @@ static void run_device(clscan_context *ctx, const fault_op *op, outcome *o) {
     clWaitForEvents(1, &done);
     clReleaseEvent(done);
     if (tu_read(ctx, NULL, g_out, 0, N * sizeof(int32_t), g_got))
-      o->output_correct = clscan_ref_check(&desc, g_input, g_got, N, NULL);
+      o->output_correct = check_result(op, &check);
   } else {
     o->event_leaked = done != NULL && done != (cl_event)(uintptr_t)1;
     unsigned long reached = clscan_test_fault_count();
@@ -180,8 +219,11 @@ static unsigned long run_op(clscan_context *ctx, const fault_op *op, unsigned lo
 
 /* Checks a run whose k-th fault point failed. */
 static void check_failed(const fault_op *op, unsigned long k, const outcome *o) {
+  // A failed build of user sources is reported as the user's (our own sources always compile).
   const clscan_status allowed[] = {CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OUT_OF_HOST_MEMORY,
-                                   CLSCAN_BUILD_FAILED, CLSCAN_OPENCL_ERROR};
+                                   CLSCAN_BUILD_FAILED, CLSCAN_OPENCL_ERROR,
+                                   op->via == VIA_USER ? CLSCAN_USER_SOURCE_INVALID
+                                                       : CLSCAN_OPENCL_ERROR};
   int known = 0;
   for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
     known |= o->status == allowed[i];
@@ -293,6 +335,11 @@ static const fault_op ops[] = {
     {"hillis-steele, clscan_scan_host", CLSCAN_ALGO_HILLIS_STEELE, NULL, VIA_HOST},
     {"reduce-then-scan, clscan_scan_host", CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL, VIA_HOST},
     {"single-pass, clscan_scan_host", CLSCAN_ALGO_SINGLE_PASS, NULL, VIA_HOST},
+    {"blelloch, clscan_segmented_scan", CLSCAN_ALGO_BLELLOCH, NULL, VIA_SEGMENTED},
+    {"reduce-then-scan, clscan_segmented_scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL, VIA_SEGMENTED},
+    {"single-pass, clscan_segmented_scan", CLSCAN_ALGO_SINGLE_PASS, NULL, VIA_SEGMENTED},
+    {"hillis-steele, user operator and map, plan", CLSCAN_ALGO_HILLIS_STEELE, NULL, VIA_USER},
+    {"single-pass gpu shape, user operator and map, plan", CLSCAN_ALGO_SINGLE_PASS, "0", VIA_USER},
 };
 
 static int setup(void **state) {
@@ -301,14 +348,21 @@ static int setup(void **state) {
   clscan_context *ctx = tu_context();
   g_input = malloc(N * sizeof(int32_t));
   g_got = malloc(N * sizeof(int32_t));
+  g_flags = malloc(N);
   g_in = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int32_t));
   g_out = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int32_t));
-  if (!g_input || !g_got || !g_in || !g_out)
+  g_flags_buf = tu_buffer(ctx, CL_MEM_READ_WRITE, N);
+  if (!g_input || !g_got || !g_flags || !g_in || !g_out || !g_flags_buf)
     return -1;
   uint64_t seed = tu_mix(tu_seed(), 0xFA17);
   printf("  data seed %" PRIu64 "\n", seed);
   clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, seed, g_input, N);
-  return tu_write(ctx, NULL, g_in, 0, N * sizeof(int32_t), g_input) ? 0 : -1;
+  const clscan_scan_desc flags_desc = {.segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
+  clscan_ref_fill_segments(&flags_desc, 1000, seed + 1, g_flags, N);
+  return tu_write(ctx, NULL, g_in, 0, N * sizeof(int32_t), g_input) &&
+                 tu_write(ctx, NULL, g_flags_buf, 0, N, g_flags)
+             ? 0
+             : -1;
 }
 
 static int teardown(void **state) {
@@ -316,6 +370,9 @@ static int teardown(void **state) {
     clReleaseMemObject(g_in);
   if (g_out)
     clReleaseMemObject(g_out);
+  if (g_flags_buf)
+    clReleaseMemObject(g_flags_buf);
+  free(g_flags);
   free(g_input);
   free(g_got);
   return tu_group_teardown(state);
