@@ -238,6 +238,8 @@ typedef enum clscan_segments {
  * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
  * value, of the output type, is what is scanned; the map is fused into the load.
  *
+ * `init` and `identity` point at one element of the output type: type_size bytes for a user type,
+ * read before any build can compare type_size with the device, so take it from sizeof.
  * Every string is copied when a plan is created. A source that does not compile makes plan
  * creation return CLSCAN_USER_SOURCE_INVALID; the compiler's log is then read with
  * clscan_context_build_log().

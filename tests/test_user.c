@@ -801,12 +801,21 @@ static void test_type_size_mismatch(void **state) {
   clscan_context *ctx = tu_context();
   clscan_scan_desc bad[4] = {uc_spec_affine.desc, uc_spec_affine.desc, spec_int2.desc,
                              spec_argmin.desc};
+  // The identity and init point at type_size bytes (the API's contract, which the library
+  // relies on before a build can tell the sizes apart): give every case 16 readable bytes.
+  static unsigned char identity16[3][16];
+  memcpy(identity16[0], uc_spec_affine.desc.identity, 8);
+  memcpy(identity16[1], &mat2_identity, 16);
+  memcpy(identity16[2], &mat2_identity, 16);
   bad[0].type_size = 12;
+  bad[0].identity = identity16[0];
+  bad[0].init = NULL;
   bad[1].type_size = 4;
   bad[2].type_size = 16;
-  bad[2].identity = &mat2_identity;
+  bad[2].identity = identity16[1];
   bad[3].type_size = 16;
-  bad[3].identity = &mat2_identity;
+  bad[3].identity = identity16[2];
+  bad[3].init = NULL;
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char what[128];
     snprintf(what, sizeof what, "clscan_plan_create (%s of %zu bytes)", bad[k].type_name,
