@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# clscan checks on a GPU machine that nothing can be installed on (the H200 of the device tool):
+# builds from scratch, then runs the steps named on the command line, each under its own time
+# limit, with line-buffered output so that a limit never swallows finished rows.
+#
+#   tools/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI)
+#   tools/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
+#   tools/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
+#                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
+#   tools/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
+#   tools/gpu_check.sh suite bench (steps run in the order given)
+#
+# Environment: CLSCAN_DEVICE (default NVIDIA), CMOCKA_ROOT (an unpacked libcmocka prefix, for the
+# suite), CLSCAN_BUILD_DIR (default /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default
+# 300). Results go to stdout and, when OUT is set, to files under $OUT.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+B=${CLSCAN_BUILD_DIR:-/tmp/clscan-gpu}
+LIMIT=${STEP_LIMIT:-300}
+OUT=${OUT:-/tmp}
+export CLSCAN_DEVICE=${CLSCAN_DEVICE:-NVIDIA}
+
+# step NAME: prints a banner with the time so far.
+step() { printf '\n==> [%4d s] %s\n' "$SECONDS" "$1"; }
+
+# run CMD...: runs a command under the step limit, its output line-buffered.
+run() { timeout "$LIMIT" stdbuf -oL -eL "$@"; echo "    (exit $?)"; }
+
+step "configure and build in $B"
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCLSCAN_BUILD_MPI=OFF \
+  ${CMOCKA_ROOT:+-DCMOCKA_ROOT=$CMOCKA_ROOT -DCLSCAN_REQUIRE_CMOCKA=ON -DCLSCAN_FAULT_INJECTION=ON} \
+  > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+cmake --build "$B" -j"$(nproc)" -- -k > "$OUT/build.log" 2>&1 || grep -E "error" "$OUT/build.log"
+
+BENCH="$B/clscan bench --algorithms single-pass --min-log2 28 --max-log2 28 --seed 7"
+for s in "$@"; do
+  case $s in
+    suite)
+      step "ctest on $CLSCAN_DEVICE"
+      (cd "$B" && run ctest -j6 --timeout 250 -E "huge|oclgrind|nohang|install|mpi") | tee "$OUT/suite.txt"
+      ;;
+    huge)
+      step "test_huge --all-algorithms"
+      run "$B/tests/test_huge" --all-algorithms | tee "$OUT/huge.txt"
+      ;;
+    bench)
+      step "single pass at 2^28, ratio to clEnqueueCopyBuffer of equal bytes"
+      {
+        run $BENCH --types int32,int64,float,double
+        run $BENCH --types int32 --variant map
+        run $BENCH --types int32 --variant segmented
+        run $BENCH --types int32 --variant by-key
+        run $BENCH --types uint8 --out-type uint32
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" 28 28
+      } | tee "$OUT/bench.txt"
+      ;;
+    ptx)
+      step "ptxas registers, int32 single pass, 128 x 6, plain and mapped"
+      cc -O2 -x c - -lOpenCL -o "$B/ptxinfo" <<'EOF'
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* Builds argv[1] (a file) with options argv[2] on the first GPU and prints the build log. */
+int main(int argc, char **argv) {
+  FILE *f = fopen(argv[1], "rb");
+  if (!f || argc < 3) return 2;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *src = calloc(1, (size_t)len + 1);
+  if (fread(src, 1, (size_t)len, f) != (size_t)len) return 2;
+  cl_platform_id ps[8];
+  cl_uint np = 0;
+  cl_device_id dev = NULL;
+  clGetPlatformIDs(8, ps, &np);
+  for (cl_uint i = 0; i < np && !dev; i++)
+    if (clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+  cl_int err;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  const char *s = src;
+  cl_program p = clCreateProgramWithSource(ctx, 1, &s, NULL, &err);
+  err = clBuildProgram(p, 1, &dev, argv[2], NULL, NULL);
+  static char log[1 << 20];
+  clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+  printf("build %d\n%s\n", err, log);
+  return err != CL_SUCCESS;
+}
+EOF
+      O="-cl-std=CL1.2 -DCLSCAN_TYPE=0 -DCLSCAN_OP=0 -DCLSCAN_WG=128 -DCLSCAN_STATE_SIZE=4 -DCLSCAN_VPT=6 -DCLSCAN_VECTOR_IO=1 -DCLSCAN_NV_PTX=1 -cl-nv-verbose"
+      cat cl/common.cl cl/tile.cl cl/status.cl cl/single_pass.cl > "$B/sp.cl"
+      printf 'int clscan_user_map(int x, ulong i) { return as_int((uint)x * 3u + (uint)(i & 15)); }\n' |
+        cat - "$B/sp.cl" > "$B/sp_map.cl"
+      echo "plain:"; "$B/ptxinfo" "$B/sp.cl" "$O" | grep -E "registers|spill"
+      echo "mapped:"; "$B/ptxinfo" "$B/sp_map.cl" "$O -DCLSCAN_MAP=1" | grep -E "registers|spill"
+      ;;
+    *)
+      echo "unknown step $s (suite, huge, bench, ptx)"
+      exit 2
+      ;;
+  esac
+done
+step "done"
