@@ -7,7 +7,9 @@
  * other threads enqueue, and temporary buffers are shared. Results are checked per scan; the
  * first failure of each thread is reported with its seed. CLSCAN_TEST_THREAD_SCANS sets the scans
  * per thread and mode (default 64; the shared-plan mode runs twice as many); the total of
- * threads x scans is printed at the end.
+ * threads x scans is printed at the end. Every fourth scan of the first two modes is segmented
+ * (int32 add with head flags, or the affine user type by uint64 key, through tests/user_case.c),
+ * so that user programs are built and segmented scans run while other threads scan.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -22,6 +24,7 @@
 #include <cmocka.h>
 
 #include "test_util.h"
+#include "user_case.h"
 
 #define THREADS 8
 #define DEFAULT_SCANS_PER_THREAD 64
@@ -45,7 +48,7 @@ typedef struct worker {
   mode mode;
   clscan_plan *plan; /* SHARED_PLAN: the plan (int32 add, single pass) */
   uint64_t seed;
-  int scans, failures;
+  int scans, segmented, failures;
   char first_failure[1100];
 } worker;
 
@@ -85,6 +88,29 @@ static void draw_case(worker *w, uint64_t *s, int i, tu_case *c) {
   c->seed = tu_mix(w->seed, (uint64_t)i);
 }
 
+/* int32 add with no user sources, for the segmented scans of the mix. */
+static const uc_spec spec_int32_add = {.name = "int32-add",
+                                       .desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
+
+/* Runs one segmented scan of the mix (on the context's queue); returns 1 if it verified. */
+static int run_segmented(worker *w, uint64_t *s, int i, char *msg, size_t cap) {
+  uc_case c;
+  memset(&c, 0, sizeof c);
+  int affine = (int)tu_random_size(s, 0, 1);
+  c.spec = affine ? &uc_spec_affine : &spec_int32_add;
+  c.segments = affine ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_HEAD_FLAGS;
+  c.key_type = CLSCAN_UINT64;
+  c.algorithm = algos[tu_random_size(s, 0, 4)];
+  c.exclusive = (int)tu_random_size(s, 0, 1);
+  c.pattern = UC_PATTERN_RANDOM;
+  c.n = draw_size(s);
+  c.path = (uc_path)tu_random_size(s, 0, 2); /* one-shot, plan or timed plan */
+  c.seed = tu_mix(w->seed, (uint64_t)i + 0x5E6);
+  if (tu_random_size(s, 0, 1))
+    uc_case_set_init(&c, tu_mix(c.seed, 7));
+  return uc_run_case(tu_context(), &c, msg, cap);
+}
+
 static void *worker_main(void *arg) {
   worker *w = arg;
   clscan_context *ctx = tu_context();
@@ -115,7 +141,11 @@ static void *worker_main(void *arg) {
     }
     c.queue = own;
     w->scans++;
-    if (!tu_run_case(ctx, &c, msg, sizeof msg) && w->failures++ == 0)
+    int segmented = w->mode != SHARED_PLAN && i % 4 == 3;
+    w->segmented += segmented;
+    int ok = segmented ? run_segmented(w, &s, i, msg, sizeof msg)
+                       : tu_run_case(ctx, &c, msg, sizeof msg);
+    if (!ok && w->failures++ == 0)
       snprintf(w->first_failure, sizeof w->first_failure, "thread %d: %s", w->id, msg);
   }
   if (own)
@@ -139,17 +169,19 @@ static void run_workers(mode m, uint64_t salt) {
     printf("  thread %d: seed %" PRIu64 "\n", i, w[i].seed);
     assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &w[i]), 0);
   }
-  int failures = 0, scans = 0;
+  int failures = 0, scans = 0, segmented = 0;
   for (int i = 0; i < THREADS; i++) {
     assert_int_equal(pthread_join(threads[i], NULL), 0);
     scans += w[i].scans;
+    segmented += w[i].segmented;
     failures += w[i].failures;
     if (w[i].failures)
       fprintf(stderr, "  FAILED %s\n", w[i].first_failure);
   }
   clscan_plan_release(plan);
   g_total_scans += scans;
-  printf("  %d scans on %d threads, %d failed\n", scans, THREADS, failures);
+  printf("  %d scans (%d of them segmented) on %d threads, %d failed\n", scans, segmented, THREADS,
+         failures);
   if (failures)
     fail_msg("%d of %d scans failed (first failures above)", failures, scans);
 }
