@@ -54,29 +54,29 @@ extern "C" {
  * The single list of statuses: name, value and message. It generates both the enum and
  * clscan_status_string(), so the two can never disagree. Values are stable once released.
  */
-#define CLSCAN_STATUS_MAP(X)                                                                       \
-  X(SUCCESS, 0, "success")                                                                         \
-  X(NULL_ARGUMENT, -1001, "a required pointer or handle argument is NULL")                         \
-  X(INVALID_TYPE, -1002, "unknown element type")                                                   \
-  X(INVALID_OP, -1003, "unknown operator")                                                         \
-  X(INVALID_ALGORITHM, -1004, "unknown algorithm")                                                 \
-  X(UNSUPPORTED_OP_FOR_TYPE, -1005, "bitwise operators are not defined on floating-point types")   \
-  X(UNSUPPORTED_BY_DEVICE, -1006, "the device lacks a capability this scan needs (e.g. fp64)")     \
-  X(BUFFER_TOO_SMALL, -1007, "a buffer is smaller than offset + n elements")                       \
-  X(OVERLAP, -1008, "input and output ranges overlap without being identical")                     \
-  X(INVALID_QUEUE, -1009, "the queue belongs to another context or device")                        \
-  X(INVALID_BUFFER, -1010, "a buffer is invalid, of another context, or not writable as output")   \
-  X(INVALID_WAIT_LIST, -1011, "num_wait and wait_list disagree")                                   \
-  X(INVALID_VALUE, -1012, "an argument is out of range")                                           \
-  X(SIZE_OVERFLOW, -1013, "offset + n overflows, or exceeds what the device can address")          \
-  X(NO_DEVICE, -1014, "no OpenCL device was found, or CLSCAN_DEVICE names none")                   \
-  X(BUILD_FAILED, -1015, "the OpenCL program failed to build; see clscan_context_build_log()")     \
-  X(OUT_OF_HOST_MEMORY, -1016, "host memory allocation failed")                                    \
-  X(OUT_OF_DEVICE_MEMORY, -1017, "device memory allocation failed")                                \
-  X(OPENCL_ERROR, -1018, "an OpenCL call failed; see clscan_last_error_detail()")                  \
-  X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")                                     \
-  X(USER_SOURCE_INVALID, -1020,                                                                    \
-    "user OpenCL C (op, type or map source) failed to compile; see clscan_context_build_log()")    \
+#define CLSCAN_STATUS_MAP(X)                                                                     \
+  X(SUCCESS, 0, "success")                                                                       \
+  X(NULL_ARGUMENT, -1001, "a required pointer or handle argument is NULL")                       \
+  X(INVALID_TYPE, -1002, "unknown element type")                                                 \
+  X(INVALID_OP, -1003, "unknown operator")                                                       \
+  X(INVALID_ALGORITHM, -1004, "unknown algorithm")                                               \
+  X(UNSUPPORTED_OP_FOR_TYPE, -1005, "bitwise operators are not defined on floating-point types") \
+  X(UNSUPPORTED_BY_DEVICE, -1006, "the device lacks a capability this scan needs (e.g. fp64)")   \
+  X(BUFFER_TOO_SMALL, -1007, "a buffer is smaller than offset + n elements")                     \
+  X(OVERLAP, -1008, "input and output ranges overlap without being identical")                   \
+  X(INVALID_QUEUE, -1009, "the queue belongs to another context or device")                      \
+  X(INVALID_BUFFER, -1010, "a buffer is invalid, of another context, or not writable as output") \
+  X(INVALID_WAIT_LIST, -1011, "num_wait and wait_list disagree")                                 \
+  X(INVALID_VALUE, -1012, "an argument is out of range")                                         \
+  X(SIZE_OVERFLOW, -1013, "offset + n overflows, or exceeds what the device can address")        \
+  X(NO_DEVICE, -1014, "no OpenCL device was found, or CLSCAN_DEVICE names none")                 \
+  X(BUILD_FAILED, -1015, "the OpenCL program failed to build; see clscan_context_build_log()")   \
+  X(OUT_OF_HOST_MEMORY, -1016, "host memory allocation failed")                                  \
+  X(OUT_OF_DEVICE_MEMORY, -1017, "device memory allocation failed")                              \
+  X(OPENCL_ERROR, -1018, "an OpenCL call failed; see clscan_last_error_detail()")                \
+  X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")                                   \
+  X(USER_SOURCE_INVALID, -1020,                                                                  \
+    "user OpenCL C (op, type or map source) failed to compile; see clscan_context_build_log()")  \
   X(TYPE_SIZE_MISMATCH, -1021, "type_size differs from the device's sizeof(type_name)")
 
 /** Status codes. CLSCAN_SUCCESS is 0; every error is negative and distinct. */
@@ -245,10 +245,10 @@ typedef enum clscan_segments {
  * clscan_context_build_log().
  */
 typedef struct clscan_scan_desc {
-  clscan_type type;   /**< Element type of the input. */
-  clscan_op op;       /**< Associative operator. */
-  int exclusive;      /**< 0: out[i] = init op in[0] op ... op in[i]; else up to in[i-1]. */
-  const void *init;   /**< NULL (the operator's identity) or one element of the output type. */
+  clscan_type type; /**< Element type of the input. */
+  clscan_op op;     /**< Associative operator. */
+  int exclusive;    /**< 0: out[i] = init op in[0] op ... op in[i]; else up to in[i-1]. */
+  const void *init; /**< NULL (the operator's identity) or one element of the output type. */
   clscan_algorithm algorithm; /**< CLSCAN_ALGO_AUTO unless a specific one is wanted. */
   clscan_out_type out_type;   /**< Output and accumulator type; CLSCAN_OUT_SAME: `type`. */
   const char *op_source;      /**< With op == CLSCAN_USER_OP: the operator over a and b. */
@@ -328,8 +328,8 @@ CLSCAN_API cl_command_queue clscan_context_queue(const clscan_context *ctx);
  * @param[out] needed if not NULL, receives the size that would hold the whole log with its NUL.
  * @return CLSCAN_SUCCESS or CLSCAN_NULL_ARGUMENT.
  */
-CLSCAN_API clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf,
-                                                  size_t size, size_t *needed);
+CLSCAN_API clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf, size_t size,
+                                                  size_t *needed);
 
 /**
  * Reports whether the context's device can run a descriptor, without building anything.

@@ -25,19 +25,25 @@ size_t clscan_type_size(clscan_type type) {
   return (unsigned)type < CLSCAN_TYPE_COUNT ? type_sizes[type] : 0;
 }
 const char *clscan_type_name(clscan_type type) {
-  if (type == CLSCAN_USER_TYPE) return "user";
+  if (type == CLSCAN_USER_TYPE)
+    return "user";
   return (unsigned)type < CLSCAN_TYPE_COUNT ? type_names[type] : NULL;
 }
 const char *clscan_op_name(clscan_op op) {
-  if (op == CLSCAN_USER_OP) return "user";
+  if (op == CLSCAN_USER_OP)
+    return "user";
   return (unsigned)op < CLSCAN_OP_COUNT ? op_names[op] : NULL;
 }
 const char *clscan_algorithm_name(clscan_algorithm algorithm) {
   return (unsigned)algorithm < CLSCAN_ALGORITHM_COUNT ? algorithm_names[algorithm] : NULL;
 }
 
-unsigned clscan_version_number(void) { return CLSCAN_VERSION_NUMBER; }
-const char *clscan_version_string(void) { return CLSCAN_VERSION_STRING; }
+unsigned clscan_version_number(void) {
+  return CLSCAN_VERSION_NUMBER;
+}
+const char *clscan_version_string(void) {
+  return CLSCAN_VERSION_STRING;
+}
 
 /* ============================================================================================== */
 /* Identities                                                                                     */
@@ -49,11 +55,21 @@ static void int_identity(clscan_op op, size_t size, int is_signed, void *bytes) 
   uint64_t all = size == 8 ? UINT64_MAX : (((uint64_t)1 << (8 * size)) - 1);
   uint64_t smax = all >> 1;
   switch (op) {
-    case CLSCAN_MUL: v = 1; break;
-    case CLSCAN_MIN: v = is_signed ? smax : all; break;
-    case CLSCAN_MAX: v = is_signed ? smax + 1 : 0; break; /* the sign bit alone: the minimum */
-    case CLSCAN_AND: v = all; break;
-    default: v = 0; break;
+    case CLSCAN_MUL:
+      v = 1;
+      break;
+    case CLSCAN_MIN:
+      v = is_signed ? smax : all;
+      break;
+    case CLSCAN_MAX:
+      v = is_signed ? smax + 1 : 0;
+      break; /* the sign bit alone: the minimum */
+    case CLSCAN_AND:
+      v = all;
+      break;
+    default:
+      v = 0;
+      break;
   }
   memcpy(bytes, &v, size); /* little-endian hosts, like every OpenCL device we target */
 }
@@ -61,16 +77,20 @@ static void int_identity(clscan_op op, size_t size, int is_signed, void *bytes) 
 void clscan__identity(clscan_type type, clscan_op op, void *bytes) {
   memset(bytes, 0, 8);
   if (type == CLSCAN_FLOAT) {
-    float f = op == CLSCAN_MUL ? 1.0f : op == CLSCAN_MIN ? INFINITY : op == CLSCAN_MAX ? -INFINITY
-                                                                                      : 0.0f;
+    float f = op == CLSCAN_MUL   ? 1.0f
+              : op == CLSCAN_MIN ? INFINITY
+              : op == CLSCAN_MAX ? -INFINITY
+                                 : 0.0f;
     memcpy(bytes, &f, sizeof f);
   } else if (type == CLSCAN_DOUBLE) {
-    double d = op == CLSCAN_MUL ? 1.0 : op == CLSCAN_MIN ? INFINITY : op == CLSCAN_MAX ? -INFINITY
-                                                                                     : 0.0;
+    double d = op == CLSCAN_MUL   ? 1.0
+               : op == CLSCAN_MIN ? INFINITY
+               : op == CLSCAN_MAX ? -INFINITY
+                                  : 0.0;
     memcpy(bytes, &d, sizeof d);
   } else {
-    int is_signed = type == CLSCAN_INT8 || type == CLSCAN_INT16 || type == CLSCAN_INT32 ||
-                    type == CLSCAN_INT64;
+    int is_signed =
+        type == CLSCAN_INT8 || type == CLSCAN_INT16 || type == CLSCAN_INT32 || type == CLSCAN_INT64;
     int_identity(op, clscan_type_size(type), is_signed, bytes);
   }
 }
@@ -88,10 +108,11 @@ clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *de
 /* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
 static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
   const clscan__sizes sizes = {plan->in_size, plan->out_size, clscan__aux_size(&plan->desc)};
-  clscan_status st = clscan__validate_enqueue(plan->ctx, &r->queue, r->in, r->in_off, r->aux,
-                                              r->aux_off, r->out, r->out_off, r->n, &sizes,
-                                              r->num_wait, r->wait_list, &r->in_place);
-  if (st != CLSCAN_SUCCESS) return st;
+  clscan_status st =
+      clscan__validate_enqueue(plan->ctx, &r->queue, r->in, r->in_off, r->aux, r->aux_off, r->out,
+                               r->out_off, r->n, &sizes, r->num_wait, r->wait_list, &r->in_place);
+  if (st != CLSCAN_SUCCESS)
+    return st;
   return clscan__dispatch(plan, r);
 }
 
@@ -100,15 +121,25 @@ clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queu
                                         cl_uint num_wait, const cl_event *wait_list,
                                         cl_event *first, cl_event *done) {
   clscan__clear_error();
-  if (first) *first = NULL;
-  if (done) *done = NULL;
-  if (!plan) return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (first)
+    *first = NULL;
+  if (done)
+    *done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented plan runs through clscan_plan_enqueue_segmented()");
-  clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
-                       .out_off = out_offset, .n = n, .num_wait = num_wait,
-                       .wait_list = wait_list, .first = first, .done = done};
+  clscan__request r = {.queue = queue,
+                       .in = in,
+                       .out = out,
+                       .in_off = in_offset,
+                       .out_off = out_offset,
+                       .n = n,
+                       .num_wait = num_wait,
+                       .wait_list = wait_list,
+                       .first = first,
+                       .done = done};
   return plan_request(plan, &r);
 }
 
@@ -125,15 +156,26 @@ clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue 
                                             size_t n, cl_uint num_wait, const cl_event *wait_list,
                                             cl_event *first, cl_event *done) {
   clscan__clear_error();
-  if (first) *first = NULL;
-  if (done) *done = NULL;
-  if (!plan) return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (first)
+    *first = NULL;
+  if (done)
+    *done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (!plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "the plan is not segmented (desc.segments is CLSCAN_SEGMENTS_NONE)");
-  clscan__request r = {.queue = queue, .in = in, .out = out, .aux = segments,
-                       .in_off = in_offset, .out_off = out_offset, .aux_off = segments_offset,
-                       .n = n, .num_wait = num_wait, .wait_list = wait_list, .first = first,
+  clscan__request r = {.queue = queue,
+                       .in = in,
+                       .out = out,
+                       .aux = segments,
+                       .in_off = in_offset,
+                       .out_off = out_offset,
+                       .aux_off = segments_offset,
+                       .n = n,
+                       .num_wait = num_wait,
+                       .wait_list = wait_list,
+                       .first = first,
                        .done = done};
   return plan_request(plan, &r);
 }
@@ -152,10 +194,11 @@ static int same_string(const char *a, const char *b) {
 static int same_desc(const clscan_plan *p, const clscan_scan_desc *d) {
   const clscan_scan_desc *q = &p->desc;
   if (q->type != d->type || q->op != d->op || !q->exclusive != !d->exclusive ||
-      q->algorithm != d->algorithm || q->out_type != d->out_type ||
-      q->segments != d->segments || q->type_size != d->type_size)
+      q->algorithm != d->algorithm || q->out_type != d->out_type || q->segments != d->segments ||
+      q->type_size != d->type_size)
     return 0;
-  if (q->segments == CLSCAN_SEGMENTS_KEYS && q->key_type != d->key_type) return 0;
+  if (q->segments == CLSCAN_SEGMENTS_KEYS && q->key_type != d->key_type)
+    return 0;
   if (!same_string(q->op_source, d->op_source) || !same_string(q->type_source, d->type_source) ||
       !same_string(q->type_name, d->type_name) || !same_string(q->map_source, d->map_source))
     return 0;
@@ -178,7 +221,8 @@ static clscan_status cached_plan(clscan_context *ctx, const clscan_scan_desc *de
   // Plans are built outside the lock (building takes it); a racing twin is discarded.
   clscan_plan *plan = NULL;
   clscan_status st = clscan__plan_create(ctx, desc, &plan);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   pthread_mutex_lock(&ctx->lock);
   for (size_t i = 0; i < ctx->plan_count; i++) {
     if (same_desc(ctx->plans[i], desc)) {
@@ -208,35 +252,45 @@ static clscan_status cached_plan(clscan_context *ctx, const clscan_scan_desc *de
 /* A one-shot scan: validates, finds the cached plan and dispatches. */
 static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
                               clscan__request *r) {
-  if (r->done) *r->done = NULL;
-  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  if (r->done)
+    *r->done = NULL;
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   const clscan__sizes sizes = {clscan__in_size(desc), clscan__out_size(desc),
                                clscan__aux_size(desc)};
   r->init_override = 1;
   r->init = desc->init;
   st = clscan__validate_enqueue(ctx, &r->queue, r->in, r->in_off, r->aux, r->aux_off, r->out,
-                                r->out_off, r->n, &sizes, r->num_wait, r->wait_list,
-                                &r->in_place);
-  if (st != CLSCAN_SUCCESS) return st;
+                                r->out_off, r->n, &sizes, r->num_wait, r->wait_list, &r->in_place);
+  if (st != CLSCAN_SUCCESS)
+    return st;
   clscan_plan *plan = NULL;
   st = cached_plan(ctx, desc, &plan);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   return clscan__dispatch(plan, r);
 }
 
-clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue,
-                          const clscan_scan_desc *desc, cl_mem in, size_t in_offset, cl_mem out,
-                          size_t out_offset, size_t n, cl_uint num_wait, const cl_event *wait_list,
-                          cl_event *done) {
+clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue, const clscan_scan_desc *desc,
+                          cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                          cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
   clscan__clear_error();
-  clscan__request r = {.queue = queue, .in = in, .out = out, .in_off = in_offset,
-                       .out_off = out_offset, .n = n, .num_wait = num_wait,
-                       .wait_list = wait_list, .done = done};
+  clscan__request r = {.queue = queue,
+                       .in = in,
+                       .out = out,
+                       .in_off = in_offset,
+                       .out_off = out_offset,
+                       .n = n,
+                       .num_wait = num_wait,
+                       .wait_list = wait_list,
+                       .done = done};
   if (desc && desc->segments)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "a segmented desc runs through "
-                                              "clscan_segmented_scan() or clscan_scan_by_key()");
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a segmented desc runs through "
+                        "clscan_segmented_scan() or clscan_scan_by_key()");
   return one_shot(ctx, desc, &r);
 }
 
@@ -247,26 +301,36 @@ static clscan_status segmented(clscan_context *ctx, cl_command_queue queue,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait_list, cl_event *done) {
   clscan__clear_error();
-  if (done) *done = NULL;
-  if (!desc) return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
+  if (done)
+    *done = NULL;
+  if (!desc)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
   if (desc->segments != CLSCAN_SEGMENTS_NONE && desc->segments != kind)
     return clscan__fail(CLSCAN_INVALID_VALUE, "desc.segments is %d, but this call scans by %s",
                         (int)desc->segments, kind == CLSCAN_SEGMENTS_KEYS ? "keys" : "head flags");
   clscan_scan_desc d = *desc;
   d.segments = kind;
-  clscan__request r = {.queue = queue, .in = in, .out = out, .aux = aux, .in_off = in_offset,
-                       .out_off = out_offset, .aux_off = aux_off, .n = n, .num_wait = num_wait,
-                       .wait_list = wait_list, .done = done};
+  clscan__request r = {.queue = queue,
+                       .in = in,
+                       .out = out,
+                       .aux = aux,
+                       .in_off = in_offset,
+                       .out_off = out_offset,
+                       .aux_off = aux_off,
+                       .n = n,
+                       .num_wait = num_wait,
+                       .wait_list = wait_list,
+                       .done = done};
   return one_shot(ctx, &d, &r);
 }
 
 clscan_status clscan_segmented_scan(clscan_context *ctx, cl_command_queue queue,
-                                    const clscan_scan_desc *desc, cl_mem flags,
-                                    size_t flags_offset, cl_mem in, size_t in_offset, cl_mem out,
-                                    size_t out_offset, size_t n, cl_uint num_wait,
-                                    const cl_event *wait_list, cl_event *done) {
-  return segmented(ctx, queue, desc, CLSCAN_SEGMENTS_HEAD_FLAGS, flags, flags_offset, in,
-                   in_offset, out, out_offset, n, num_wait, wait_list, done);
+                                    const clscan_scan_desc *desc, cl_mem flags, size_t flags_offset,
+                                    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset,
+                                    size_t n, cl_uint num_wait, const cl_event *wait_list,
+                                    cl_event *done) {
+  return segmented(ctx, queue, desc, CLSCAN_SEGMENTS_HEAD_FLAGS, flags, flags_offset, in, in_offset,
+                   out, out_offset, n, num_wait, wait_list, done);
 }
 
 clscan_status clscan_scan_by_key(clscan_context *ctx, cl_command_queue queue,
@@ -291,15 +355,19 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   clscan_status st = CLSCAN_SUCCESS;
   cl_mem buf = NULL;
   clscan__clear_error();
-  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_TRY(clscan__validate_desc(ctx, desc));
   if (desc->segments)
     return clscan__fail(CLSCAN_INVALID_VALUE, "clscan_scan_host does not take segmented descs");
-  if (n == 0) return CLSCAN_SUCCESS;
-  if (!in || !out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or out is NULL");
+  if (n == 0)
+    return CLSCAN_SUCCESS;
+  if (!in || !out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or out is NULL");
   size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc);
   size_t e = ei > eo ? ei : eo;
-  if (n > SIZE_MAX / e) return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
+  if (n > SIZE_MAX / e)
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
   size_t in_bytes = n * ei, out_bytes = n * eo;
 
   // Host ranges may be identical (in place, same element sizes) but must not otherwise overlap.
@@ -320,8 +388,13 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
   CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
                                                                    in_bytes, in, 0, NULL, NULL)));
-  clscan__request r = {.queue = ctx->queue, .in = buf, .out = buf, .n = n,
-                       .out_off = out_at / eo, .in_place = ei == eo, .init_override = 1,
+  clscan__request r = {.queue = ctx->queue,
+                       .in = buf,
+                       .out = buf,
+                       .n = n,
+                       .out_off = out_at / eo,
+                       .in_place = ei == eo,
+                       .init_override = 1,
                        .init = desc->init};
   cl_event done = NULL;
   r.done = &done;
@@ -336,6 +409,7 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   clReleaseMemObject(buf);
   return CLSCAN_SUCCESS;
 fail:
-  if (buf) clReleaseMemObject(buf);
+  if (buf)
+    clReleaseMemObject(buf);
   return st;
 }

@@ -18,9 +18,11 @@ static clscan_status device_in_context(cl_context cl_ctx, cl_device_id device) {
   cl_device_id devices[64];
   size_t bytes = 0;
   cl_int err = clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, sizeof devices, devices, &bytes);
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clGetContextInfo(CL_CONTEXT_DEVICES)");
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clGetContextInfo(CL_CONTEXT_DEVICES)");
   for (size_t i = 0; i < bytes / sizeof devices[0]; i++) {
-    if (devices[i] == device) return CLSCAN_SUCCESS;
+    if (devices[i] == device)
+      return CLSCAN_SUCCESS;
   }
   return clscan__fail(CLSCAN_INVALID_VALUE, "the device is not part of the cl_context");
 }
@@ -28,13 +30,16 @@ static clscan_status device_in_context(cl_context cl_ctx, cl_device_id device) {
 clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device, clscan_context **out) {
   clscan_status st = CLSCAN_SUCCESS;
   clscan__clear_error();
-  if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
-  if (!cl_ctx || !device) return clscan__fail(CLSCAN_NULL_ARGUMENT, "cl_ctx or device is NULL");
+  if (!cl_ctx || !device)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "cl_ctx or device is NULL");
   CLSCAN_TRY(device_in_context(cl_ctx, device));
 
   clscan_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "context");
+  if (!ctx)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "context");
   ctx->nv_ptx = -1;
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_cond_init(&ctx->slot_freed, NULL);
@@ -42,7 +47,8 @@ clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device, clsc
   if (st == CLSCAN_SUCCESS) {
     cl_int err;
     ctx->queue = create_queue(cl_ctx, device, &err);
-    if (err != CL_SUCCESS) st = clscan__cl_fail(err, "clCreateCommandQueue");
+    if (err != CL_SUCCESS)
+      st = clscan__cl_fail(err, "clCreateCommandQueue");
   }
   if (st != CLSCAN_SUCCESS) {
     pthread_cond_destroy(&ctx->slot_freed);
@@ -69,7 +75,8 @@ static int contains_ci(const char *hay, const char *needle) {
     size_t i = 0;
     while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
       i++;
-    if (i == n) return 1;
+    if (i == n)
+      return 1;
   }
   return 0;
 }
@@ -79,7 +86,8 @@ static int selector_matches(const char *sel, cl_uint p, cl_uint d, cl_platform_i
                             cl_device_id device) {
   unsigned sp, sd;
   char tail;
-  if (sscanf(sel, "%u:%u%c", &sp, &sd, &tail) == 2) return sp == p && sd == d;
+  if (sscanf(sel, "%u:%u%c", &sp, &sd, &tail) == 2)
+    return sp == p && sd == d;
   char pname[256] = "", dname[256] = "";
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
   clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
@@ -91,14 +99,16 @@ static clscan_status find_default_device(cl_device_id *out) {
   cl_platform_id platforms[16];
   cl_uint np = 0;
   const char *sel = getenv("CLSCAN_DEVICE");
-  if (sel && !*sel) sel = NULL;
+  if (sel && !*sel)
+    sel = NULL;
   if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0)
     return clscan__fail(CLSCAN_NO_DEVICE, "no OpenCL platform found");
   cl_device_id first = NULL, gpu = NULL;
   for (cl_uint p = 0; p < np && p < 16; p++) {
     cl_device_id devices[16];
     cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS) continue;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS)
+      continue;
     for (cl_uint d = 0; d < nd && d < 16; d++) {
       cl_device_type type = 0;
       clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -106,40 +116,50 @@ static clscan_status find_default_device(cl_device_id *out) {
         *out = devices[d];
         return CLSCAN_SUCCESS;
       }
-      if (!first) first = devices[d];
-      if (!gpu && (type & CL_DEVICE_TYPE_GPU)) gpu = devices[d];
+      if (!first)
+        first = devices[d];
+      if (!gpu && (type & CL_DEVICE_TYPE_GPU))
+        gpu = devices[d];
     }
   }
-  if (sel) return clscan__fail(CLSCAN_NO_DEVICE, "CLSCAN_DEVICE=%s matches no device", sel);
+  if (sel)
+    return clscan__fail(CLSCAN_NO_DEVICE, "CLSCAN_DEVICE=%s matches no device", sel);
   *out = gpu ? gpu : first;
   return *out ? CLSCAN_SUCCESS : clscan__fail(CLSCAN_NO_DEVICE, "no OpenCL device found");
 }
 
 clscan_status clscan_context_create_default(clscan_context **out) {
   clscan__clear_error();
-  if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
   cl_device_id device = NULL;
   clscan_status st = find_default_device(&device);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   cl_int err;
   cl_context cl_ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateContext");
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clCreateContext");
   st = clscan_context_create(cl_ctx, device, out);
   clReleaseContext(cl_ctx); /* the clscan context holds its own reference */
   return st;
 }
 
 void clscan_context_release(clscan_context *ctx) {
-  if (!ctx) return;
+  if (!ctx)
+    return;
   // Plans made for clscan_scan() belong to the context.
-  for (size_t i = 0; i < ctx->plan_count; i++) clscan_plan_release(ctx->plans[i]);
+  for (size_t i = 0; i < ctx->plan_count; i++)
+    clscan_plan_release(ctx->plans[i]);
   free(ctx->plans);
-  if (ctx->queue) clFinish(ctx->queue);
+  if (ctx->queue)
+    clFinish(ctx->queue);
   clscan__temp_clear(ctx);
   clscan__program_cache_clear(ctx);
   free(ctx->build_log);
-  if (ctx->queue) clReleaseCommandQueue(ctx->queue);
+  if (ctx->queue)
+    clReleaseCommandQueue(ctx->queue);
   clReleaseDevice(ctx->device);
   clReleaseContext(ctx->cl_ctx);
   pthread_cond_destroy(&ctx->slot_freed);
@@ -147,9 +167,13 @@ void clscan_context_release(clscan_context *ctx) {
   free(ctx);
 }
 
-cl_context clscan_context_cl_context(const clscan_context *ctx) { return ctx ? ctx->cl_ctx : NULL; }
+cl_context clscan_context_cl_context(const clscan_context *ctx) {
+  return ctx ? ctx->cl_ctx : NULL;
+}
 
-cl_device_id clscan_context_device(const clscan_context *ctx) { return ctx ? ctx->device : NULL; }
+cl_device_id clscan_context_device(const clscan_context *ctx) {
+  return ctx ? ctx->device : NULL;
+}
 
 cl_command_queue clscan_context_queue(const clscan_context *ctx) {
   return ctx ? ctx->queue : NULL;
@@ -157,12 +181,14 @@ cl_command_queue clscan_context_queue(const clscan_context *ctx) {
 
 clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf, size_t size,
                                        size_t *needed) {
-  if (!ctx || (!buf && size)) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx or buf is NULL");
+  if (!ctx || (!buf && size))
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx or buf is NULL");
   clscan_context *mut = (clscan_context *)ctx; /* the lock is internal state */
   pthread_mutex_lock(&mut->lock);
   const char *log = ctx->build_log ? ctx->build_log : "";
   size_t len = strlen(log);
-  if (needed) *needed = len + 1;
+  if (needed)
+    *needed = len + 1;
   if (size) {
     size_t copy = len < size - 1 ? len : size - 1;
     memcpy(buf, log, copy);
@@ -174,6 +200,7 @@ clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf, siz
 
 clscan_status clscan_context_supports(const clscan_context *ctx, const clscan_scan_desc *desc) {
   clscan__clear_error();
-  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   return clscan__validate_desc(ctx, desc);
 }

@@ -12,7 +12,8 @@ static int has_extension(const char *list, const char *name) {
   for (const char *p = strstr(list, name); p; p = strstr(p + 1, name)) {
     int starts = p == list || p[-1] == ' ';
     int ends = p[len] == '\0' || p[len] == ' ';
-    if (starts && ends) return 1;
+    if (starts && ends)
+      return 1;
   }
   return 0;
 }
@@ -22,8 +23,10 @@ static int contains_ci(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   for (; *hay; hay++) {
     size_t i = 0;
-    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32)) i++;
-    if (i == n) return 1;
+    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32))
+      i++;
+    if (i == n)
+      return 1;
   }
   return 0;
 }
@@ -38,13 +41,12 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
 
   // Names and versions identify the device in the tuning table and in reports.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL));
-  CLSCAN_CL(
-      clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL));
   CLSCAN_CL(
       clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof info->driver - 1, info->driver, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
-  CLSCAN_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform - 1,
-                              info->platform, NULL));
+  CLSCAN_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform - 1, info->platform,
+                              NULL));
 
   // Limits that shape launches and temporary storage.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL));
@@ -58,14 +60,15 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
                             &info->max_alloc, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof info->global_mem,
                             &info->global_mem, NULL));
-  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
-                            &align_bits, NULL));
+  CLSCAN_CL(
+      clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
   info->base_align_bytes = align_bits / 8;
 
   // Capabilities: fp64 for double, 64-bit atomics for the single-pass status words.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size));
   ext = calloc(ext_size + 1, 1);
-  if (!ext) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "device extensions");
+  if (!ext)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "device extensions");
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL));
   info->has_fp64 = has_extension(ext, "cl_khr_fp64");
   info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&

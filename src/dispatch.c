@@ -29,7 +29,8 @@ static void chain_push(chain *c, cl_event ev) {
     c->first = ev;
     clRetainEvent(ev);
   }
-  if (c->last) clReleaseEvent(c->last);
+  if (c->last)
+    clReleaseEvent(c->last);
   c->last = ev;
 }
 
@@ -49,9 +50,11 @@ static clscan_status chain_kernel(chain *c, cl_kernel k, size_t groups, size_t l
   cl_uint nw = chain_waits(c, &list);
   size_t global = groups * local;
   cl_event ev;
-  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global,
-                                                                     &local, nw, list, &ev));
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueNDRangeKernel");
+  cl_int err =
+      CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
+                   clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, nw, list, &ev));
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clEnqueueNDRangeKernel");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;
 }
@@ -63,9 +66,11 @@ static clscan_status chain_zero(chain *c, cl_mem buf, size_t bytes) {
   const cl_uint zero = 0;
   cl_event ev;
   bytes = (bytes + 3) & ~(size_t)3;
-  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero,
-                                                                  0, bytes, nw, list, &ev));
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueFillBuffer");
+  cl_int err =
+      CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
+                   clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, 0, bytes, nw, list, &ev));
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clEnqueueFillBuffer");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;
 }
@@ -77,7 +82,8 @@ static clscan_status chain_marker(chain *c) {
   cl_event ev;
   cl_int err =
       CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueMarkerWithWaitList(c->queue, nw, list, &ev));
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clEnqueueMarkerWithWaitList");
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clEnqueueMarkerWithWaitList");
   chain_push(c, ev);
   return CLSCAN_SUCCESS;
 }
@@ -95,7 +101,8 @@ typedef struct karg {
 static clscan_status set_args(cl_kernel k, const karg *args, cl_uint count) {
   for (cl_uint i = 0; i < count; i++) {
     cl_int err = clSetKernelArg(k, i, args[i].size, args[i].value);
-    if (err != CL_SUCCESS) return clscan__cl_fail(err, "clSetKernelArg");
+    if (err != CL_SUCCESS)
+      return clscan__cl_fail(err, "clSetKernelArg");
   }
   return CLSCAN_SUCCESS;
 }
@@ -107,13 +114,16 @@ static clscan_status set_args(cl_kernel k, const karg *args, cl_uint count) {
 /* Sizes                                                                                          */
 /* ============================================================================================== */
 
-static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t div_up(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
 
 /* Rounds a byte offset in the temporary buffer up to a multiple of 16 and of the state size, so
  * that arrays of states start aligned and at whole-state offsets. */
 static size_t temp_align(const clscan_plan *plan, size_t bytes) {
   size_t s = plan->state_size, a = 16;
-  while (a % s) a += 16;
+  while (a % s)
+    a += 16;
   return div_up(bytes, a) * a;
 }
 
@@ -147,7 +157,8 @@ size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t
     case CLSCAN_ALGO_HILLIS_STEELE: {
       // One array of block totals per level.
       size_t b = seed_block(plan, algo), bytes = 0;
-      for (size_t m = n; m > b; m = div_up(m, b)) bytes += temp_align(plan, div_up(m, b) * s);
+      for (size_t m = n; m > b; m = div_up(m, b))
+        bytes += temp_align(plan, div_up(m, b) * s);
       return bytes;
     }
     case CLSCAN_ALGO_REDUCE_THEN_SCAN:
@@ -188,19 +199,23 @@ static clscan_status seed_sums(scan_args *a, clscan_algorithm algo, cl_ulong off
   cl_int has_sums = blocks > 1;
   cl_ulong sums_off = temp_off / s;
   cl_kernel scan = a->ak->k[2], add = a->ak->k[3];
-  const karg kargs[] = {ARG(a->temp), ARG(off),      ARG(a->temp),  ARG(off), ARG(m),
-                        ARG(a->temp), ARG(sums_off), ARG(has_sums), {v, has_sums ? a->identity : a->seed}};
+  const karg kargs[] = {ARG(a->temp),  ARG(off),      ARG(a->temp),
+                        ARG(off),      ARG(m),        ARG(a->temp),
+                        ARG(sums_off), ARG(has_sums), {v, has_sums ? a->identity : a->seed}};
   clscan_status st = set_args(scan, kargs, 9);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, blocks, wg);
-  if (st != CLSCAN_SUCCESS || !has_sums) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, scan, blocks, wg);
+  if (st != CLSCAN_SUCCESS || !has_sums)
+    return st;
 
   st = seed_sums(a, algo, sums_off, blocks, temp_off + temp_align(plan, blocks * s));
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   cl_uint block = (cl_uint)b;
-  const karg add_args[] = {ARG(a->temp), ARG(off), ARG(m), ARG(a->temp), ARG(sums_off),
-                           ARG(block)};
+  const karg add_args[] = {ARG(a->temp), ARG(off), ARG(m), ARG(a->temp), ARG(sums_off), ARG(block)};
   st = set_args(add, add_args, 6);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, add, blocks, wg);
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, add, blocks, wg);
   return st;
 }
 
@@ -216,21 +231,26 @@ static clscan_status seed_scan(scan_args *a, clscan_algorithm algo, const clscan
   cl_kernel scan = a->ak->k[0], add = a->ak->k[1];
 
   // Blocks are scanned with the seed only when one block covers n.
-  const karg kargs[] = {ARG(r->in), ARG(in_off),   ARG(a->aux),   ARG(a->aux_off),
-                        ARG(r->out), ARG(out_off), ARG(n),        ARG(sums),
-                        ARG(sums_off), ARG(has_sums), ARG(excl), {v, has_sums ? a->identity : a->seed}};
+  const karg kargs[] = {ARG(r->in),      ARG(in_off), ARG(a->aux),
+                        ARG(a->aux_off), ARG(r->out), ARG(out_off),
+                        ARG(n),          ARG(sums),   ARG(sums_off),
+                        ARG(has_sums),   ARG(excl),   {v, has_sums ? a->identity : a->seed}};
   clscan_status st = set_args(scan, kargs, 12);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, blocks, wg);
-  if (st != CLSCAN_SUCCESS || !has_sums) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, scan, blocks, wg);
+  if (st != CLSCAN_SUCCESS || !has_sums)
+    return st;
 
   // Scan the block totals exclusively, in place, with the seed; then add them as offsets.
   st = seed_sums(a, algo, sums_off, blocks, temp_align(plan, blocks * s));
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   cl_uint block = (cl_uint)b;
-  const karg add_args[] = {ARG(r->out), ARG(out_off), ARG(a->aux), ARG(a->aux_off), ARG(n),
-                           ARG(a->temp), ARG(sums_off), ARG(block), {v, a->seed}};
+  const karg add_args[] = {ARG(r->out),  ARG(out_off),  ARG(a->aux), ARG(a->aux_off), ARG(n),
+                           ARG(a->temp), ARG(sums_off), ARG(block),  {v, a->seed}};
   st = set_args(add, add_args, 9);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, add, blocks, wg);
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, add, blocks, wg);
   return st;
 }
 
@@ -246,23 +266,28 @@ static clscan_status reduce_then_scan(scan_args *a, const clscan__request *r) {
   cl_int excl = plan->desc.exclusive != 0;
   cl_kernel reduce = a->ak->k[0], scan = a->ak->k[1], spine = a->ak->k[2];
 
-  const karg reduce_args[] = {ARG(r->in),   ARG(in_off),       ARG(a->aux),   ARG(a->aux_off),
-                              ARG(n),       ARG(a->temp),      ARG(partials_off), ARG(per_group)};
+  const karg reduce_args[] = {ARG(r->in), ARG(in_off),  ARG(a->aux),       ARG(a->aux_off),
+                              ARG(n),     ARG(a->temp), ARG(partials_off), ARG(per_group)};
   clscan_status st = set_args(reduce, reduce_args, 8);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, reduce, groups, wg);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, reduce, groups, wg);
+  if (st != CLSCAN_SUCCESS)
+    return st;
 
-  const karg spine_args[] = {ARG(a->temp), ARG(partials_off), ARG(a->temp), ARG(offsets_off),
-                             ARG(groups), {v, a->seed}};
+  const karg spine_args[] = {ARG(a->temp),     ARG(partials_off), ARG(a->temp),
+                             ARG(offsets_off), ARG(groups),       {v, a->seed}};
   st = set_args(spine, spine_args, 6);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, spine, 1, wg);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, spine, 1, wg);
+  if (st != CLSCAN_SUCCESS)
+    return st;
 
-  const karg kargs[] = {ARG(r->in),   ARG(in_off),      ARG(a->aux),     ARG(a->aux_off),
-                        ARG(r->out),  ARG(out_off),     ARG(n),          ARG(a->temp),
-                        ARG(offsets_off), ARG(per_group), ARG(excl),     {v, a->seed}};
+  const karg kargs[] = {ARG(r->in),       ARG(in_off),    ARG(a->aux), ARG(a->aux_off),
+                        ARG(r->out),      ARG(out_off),   ARG(n),      ARG(a->temp),
+                        ARG(offsets_off), ARG(per_group), ARG(excl),   {v, a->seed}};
   st = set_args(scan, kargs, 12);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, scan, groups, wg);
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, scan, groups, wg);
   return st;
 }
 
@@ -274,12 +299,12 @@ static clscan_status single_pass(scan_args *a, const clscan__request *r) {
   size_t tiles = div_up(r->n, tile_elems(plan));
   cl_ulong n = r->n, in_off = r->in_off, out_off = r->out_off;
   cl_int excl = plan->desc.exclusive != 0, in_place = a->in_place;
-  const karg args[] = {ARG(r->in),   ARG(in_off),   ARG(a->aux),        ARG(a->aux_off),
-                       ARG(r->out),  ARG(out_off),  ARG(n),             ARG(a->temp),
-                       ARG(a->ticket_base), ARG(a->epoch), {v, a->seed}, ARG(excl),
-                       ARG(in_place)};
+  const karg args[] = {ARG(r->in),   ARG(in_off), ARG(a->aux),  ARG(a->aux_off),     ARG(r->out),
+                       ARG(out_off), ARG(n),      ARG(a->temp), ARG(a->ticket_base), ARG(a->epoch),
+                       {v, a->seed}, ARG(excl),   ARG(in_place)};
   clscan_status st = set_args(a->ak->k[0], args, 13);
-  if (st == CLSCAN_SUCCESS) st = chain_kernel(a->c, a->ak->k[0], tiles, local);
+  if (st == CLSCAN_SUCCESS)
+    st = chain_kernel(a->c, a->ak->k[0], tiles, local);
   return st;
 }
 
@@ -293,8 +318,7 @@ static cl_uint launch_tickets(const clscan_plan *plan, clscan_algorithm algo, si
 }
 
 /* Enqueues the chosen algorithm's commands (the plan lock is held). */
-static clscan_status run_algorithm(scan_args *a, clscan_algorithm algo,
-                                   const clscan__request *r) {
+static clscan_status run_algorithm(scan_args *a, clscan_algorithm algo, const clscan__request *r) {
   switch (algo) {
     case CLSCAN_ALGO_BLELLOCH:
     case CLSCAN_ALGO_HILLIS_STEELE:
@@ -311,11 +335,15 @@ static clscan_status run_algorithm(scan_args *a, clscan_algorithm algo,
 /* Builds the first command's wait list: the caller's events plus the temp slot's last user. */
 static clscan_status initial_waits(chain *c, const clscan__request *r, cl_event slot_wait) {
   c->num_wait = r->num_wait + (slot_wait ? 1 : 0);
-  if (!c->num_wait) return CLSCAN_SUCCESS;
+  if (!c->num_wait)
+    return CLSCAN_SUCCESS;
   c->wait = malloc(c->num_wait * sizeof *c->wait);
-  if (!c->wait) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "wait list");
-  if (r->num_wait) memcpy(c->wait, r->wait_list, r->num_wait * sizeof *c->wait);
-  if (slot_wait) c->wait[r->num_wait] = slot_wait;
+  if (!c->wait)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "wait list");
+  if (r->num_wait)
+    memcpy(c->wait, r->wait_list, r->num_wait * sizeof *c->wait);
+  if (slot_wait)
+    c->wait[r->num_wait] = slot_wait;
   return CLSCAN_SUCCESS;
 }
 
@@ -337,7 +365,10 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   clscan_status st = CLSCAN_SUCCESS;
   chain c = {.queue = r->queue};
   clscan__temp_lease lease = {.slot = -1};
-  scan_args a = {.plan = plan, .c = &c, .in_place = r->in_place, .aux = r->aux ? r->aux : r->in,
+  scan_args a = {.plan = plan,
+                 .c = &c,
+                 .in_place = r->in_place,
+                 .aux = r->aux ? r->aux : r->in,
                  .aux_off = r->aux ? r->aux_off : 0};
 
   // Everything that can fail without side effects happens first: kernels, temp storage.
@@ -362,11 +393,14 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   if (r->n == 0) {
     st = chain_marker(&c);
   } else {
-    if (lease.needs_zero) st = chain_zero(&c, lease.buf, lease.size);
-    if (st == CLSCAN_SUCCESS) st = run_algorithm(&a, algo, r);
+    if (lease.needs_zero)
+      st = chain_zero(&c, lease.buf, lease.size);
+    if (st == CLSCAN_SUCCESS)
+      st = run_algorithm(&a, algo, r);
   }
   pthread_mutex_unlock(&plan->lock);
-  if (st != CLSCAN_SUCCESS) goto fail;
+  if (st != CLSCAN_SUCCESS)
+    goto fail;
 
   clscan__temp_release(plan->ctx, &lease, c.last, 0);
   finish_chain(&c, r);
@@ -375,10 +409,13 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
 
 fail:
   // Commands already enqueued are waited for; the temporary buffer's state is then unknown.
-  if (c.last) clWaitForEvents(1, &c.last);
+  if (c.last)
+    clWaitForEvents(1, &c.last);
   clscan__temp_release(plan->ctx, &lease, NULL, c.last != NULL);
-  if (c.first) clReleaseEvent(c.first);
-  if (c.last) clReleaseEvent(c.last);
+  if (c.first)
+    clReleaseEvent(c.first);
+  if (c.last)
+    clReleaseEvent(c.last);
   free(c.wait);
   return st;
 }

@@ -20,9 +20,13 @@ const char *clscan_status_string(clscan_status s) {
   return "unknown status";
 }
 
-const char *clscan_last_error_detail(void) { return last_detail; }
+const char *clscan_last_error_detail(void) {
+  return last_detail;
+}
 
-void clscan__clear_error(void) { last_detail[0] = '\0'; }
+void clscan__clear_error(void) {
+  last_detail[0] = '\0';
+}
 
 clscan_status clscan__fail(clscan_status status, const char *fmt, ...) {
   va_list ap;

@@ -16,7 +16,9 @@ void clscan_test_fault_arm(unsigned long k) {
   atomic_store(&armed, k);
 }
 
-unsigned long clscan_test_fault_count(void) { return atomic_load(&reached); }
+unsigned long clscan_test_fault_count(void) {
+  return atomic_load(&reached);
+}
 
 int clscan__fault(void) {
   unsigned long n = atomic_fetch_add(&reached, 1) + 1;

@@ -36,22 +36,22 @@ const char *clscan__cl_error_name(cl_int err);
 void clscan__clear_error(void);
 
 /* Runs an OpenCL call; on failure records it and jumps to `fail` with `st` set. */
-#define CLSCAN_CL(call)                                  \
-  do {                                                   \
-    cl_int e_ = (call);                                  \
-    if (e_ != CL_SUCCESS) {                              \
-      st = clscan__cl_fail(e_, #call);                   \
-      goto fail;                                         \
-    }                                                    \
+#define CLSCAN_CL(call)                \
+  do {                                 \
+    cl_int e_ = (call);                \
+    if (e_ != CL_SUCCESS) {            \
+      st = clscan__cl_fail(e_, #call); \
+      goto fail;                       \
+    }                                  \
   } while (0)
 
 /* Runs a clscan call; on failure jumps to `fail` with `st` set. */
-#define CLSCAN_TRY(call)            \
-  do {                              \
-    st = (call);                    \
-    if (st != CLSCAN_SUCCESS) {     \
-      goto fail;                    \
-    }                               \
+#define CLSCAN_TRY(call)        \
+  do {                          \
+    st = (call);                \
+    if (st != CLSCAN_SUCCESS) { \
+      goto fail;                \
+    }                           \
   } while (0)
 
 /* Fault injection (fault.c): a fault point fails when armed by the tests. CLSCAN_FAULT(code, call)
@@ -109,21 +109,21 @@ typedef enum clscan__program_kind {
  * exactly one function, clscan__build_options(). */
 typedef struct clscan__kernel_config {
   clscan__program_kind program;
-  clscan_type type;      /* output (value) type; CLSCAN_USER_TYPE for a user type */
-  clscan_type in_type;   /* input type */
+  clscan_type type;    /* output (value) type; CLSCAN_USER_TYPE for a user type */
+  clscan_type in_type; /* input type */
   clscan_op op;
-  int map;               /* 1: the user prelude defines a map */
+  int map; /* 1: the user prelude defines a map */
   clscan_segments segments;
-  clscan_type key_type;  /* with CLSCAN_SEGMENTS_KEYS */
-  unsigned state_align;  /* segmented state alignment (see common.cl) */
-  size_t state_size;     /* sizeof(elem_t), checked by the compiler */
+  clscan_type key_type;    /* with CLSCAN_SEGMENTS_KEYS */
+  unsigned state_align;    /* segmented state alignment (see common.cl) */
+  size_t state_size;       /* sizeof(elem_t), checked by the compiler */
   const char *user_source; /* the user prelude (types, operator, map), or NULL; part of the key */
-  unsigned wg;           /* work-group size */
-  unsigned vpt;          /* 16-byte vectors per work-item (tile kernels) */
-  unsigned cpu_tile;     /* elements per work-group (CPU single pass) */
-  int vector_io;         /* 1: 16-byte vector loads and stores (offsets are aligned) */
-  int nv_ptx;            /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
-  unsigned withhold;     /* test only: every withhold-th tile never publishes (0: off) */
+  unsigned wg;             /* work-group size */
+  unsigned vpt;            /* 16-byte vectors per work-item (tile kernels) */
+  unsigned cpu_tile;       /* elements per work-group (CPU single pass) */
+  int vector_io;           /* 1: 16-byte vector loads and stores (offsets are aligned) */
+  int nv_ptx;              /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
+  unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
 } clscan__kernel_config;
 
 /* Composes the user prelude of a descriptor (OpenCL C placed before common.cl: the user type,
@@ -156,12 +156,12 @@ clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has);
 typedef struct clscan__temp_slot {
   cl_mem buf;
   size_t size;
-  cl_event last;              /* completion of the last scan that used it, or NULL */
+  cl_event last;               /* completion of the last scan that used it, or NULL */
   cl_command_queue last_queue; /* compared, never dereferenced */
-  cl_ulong epoch;             /* single-pass launch counter (status words carry it) */
-  cl_uint tickets;            /* tickets handed out so far (the ticket counter's value) */
-  int busy;                   /* held between acquire and release */
-  int single_pass_ready;      /* status words hold zeros or older epochs */
+  cl_ulong epoch;              /* single-pass launch counter (status words carry it) */
+  cl_uint tickets;             /* tickets handed out so far (the ticket counter's value) */
+  int busy;                    /* held between acquire and release */
+  int single_pass_ready;       /* status words hold zeros or older epochs */
 } clscan__temp_slot;
 
 /* A slot held for one scan. */
@@ -169,10 +169,10 @@ typedef struct clscan__temp_lease {
   int slot;
   cl_mem buf;
   size_t size;
-  cl_event wait;      /* the previous user's completion, to wait for (may be NULL) */
-  int single_pass;    /* the lease is for a single-pass launch */
-  int needs_zero;     /* 1: the whole buffer must be zero-filled first */
-  cl_ulong epoch;     /* this launch's epoch (single pass) */
+  cl_event wait;   /* the previous user's completion, to wait for (may be NULL) */
+  int single_pass; /* the lease is for a single-pass launch */
+  int needs_zero;  /* 1: the whole buffer must be zero-filled first */
+  cl_ulong epoch;  /* this launch's epoch (single pass) */
   cl_uint ticket_base;
   cl_ulong saved_epoch; /* the slot's state before, restored if nothing is enqueued */
   cl_uint saved_tickets;
@@ -198,14 +198,14 @@ void clscan__temp_clear(clscan_context *ctx);
 
 /* Parameters chosen for a device, type and algorithm. */
 typedef struct clscan__tuning {
-  unsigned seed_wg;          /* Blelloch / Hillis-Steele work-group size */
-  unsigned tile_wg;          /* tile kernels' work-group size */
-  unsigned tile_vpt;         /* tile kernels' 16-byte vectors per work-item */
-  unsigned rts_groups_per_cu;/* reduce-then-scan: work-groups per compute unit */
-  unsigned cpu_tile;         /* CPU single pass: elements per work-group */
-  int single_pass_cpu;       /* 1: use the CPU-shaped single pass */
-  size_t auto_seed_below;    /* AUTO: below this n use one Blelloch block launch */
-  const char *source;        /* the table row used, for documentation and `clscan devices` */
+  unsigned seed_wg;           /* Blelloch / Hillis-Steele work-group size */
+  unsigned tile_wg;           /* tile kernels' work-group size */
+  unsigned tile_vpt;          /* tile kernels' 16-byte vectors per work-item */
+  unsigned rts_groups_per_cu; /* reduce-then-scan: work-groups per compute unit */
+  unsigned cpu_tile;          /* CPU single pass: elements per work-group */
+  int single_pass_cpu;        /* 1: use the CPU-shaped single pass */
+  size_t auto_seed_below;     /* AUTO: below this n use one Blelloch block launch */
+  const char *source;         /* the table row used, for documentation and `clscan devices` */
 } clscan__tuning;
 
 /* Looks up the tuning for a device and element size: device row, then vendor, then default. */
@@ -250,17 +250,17 @@ typedef struct clscan__algo_kernels {
 
 struct clscan_plan {
   clscan_context *ctx;
-  clscan_scan_desc desc; /* a deep copy: its pointers point at memory the plan owns */
-  char *user_source;     /* the user prelude, or NULL */
+  clscan_scan_desc desc;   /* a deep copy: its pointers point at memory the plan owns */
+  char *user_source;       /* the user prelude, or NULL */
   unsigned char *identity; /* the operator's identity (out_size bytes) */
-  size_t in_size;        /* bytes per input element */
-  size_t out_size;       /* bytes per output element (the value type) */
-  size_t state_size;     /* bytes per scan state (elem_t): out_size, or the segmented pair */
+  size_t in_size;          /* bytes per input element */
+  size_t out_size;         /* bytes per output element (the value type) */
+  size_t state_size;       /* bytes per scan state (elem_t): out_size, or the segmented pair */
   unsigned state_align;
-  size_t elem_size;      /* the I/O element size tuning rows are chosen by */
-  unsigned vec;          /* elements per vector of the tile kernels (VEC in common.cl) */
+  size_t elem_size; /* the I/O element size tuning rows are chosen by */
+  unsigned vec;     /* elements per vector of the tile kernels (VEC in common.cl) */
   clscan__tuning tuning;
-  unsigned withhold; /* test only (CLSCAN_TEST_WITHHOLD) */
+  unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
   pthread_mutex_t lock; /* kernel arguments are set and enqueued under it */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
 };

@@ -20,7 +20,8 @@ static const char *const kernel_names[CLSCAN_ALGORITHM_COUNT][4] = {
 /* Reads an unsigned tuning override from the environment (documented in the README). */
 static unsigned env_unsigned(const char *name, unsigned fallback) {
   const char *v = getenv(name);
-  if (!v || !*v) return fallback;
+  if (!v || !*v)
+    return fallback;
   char *end;
   unsigned long x = strtoul(v, &end, 10);
   return *end == '\0' ? (unsigned)x : fallback;
@@ -49,9 +50,11 @@ static clscan_status check_tuning(const clscan_context *ctx, const clscan__tunin
 
 /* Copies a string into memory the plan owns (NULL stays NULL). */
 static clscan_status copy_string(const char *src, const char **dst) {
-  if (!src) return CLSCAN_SUCCESS;
+  if (!src)
+    return CLSCAN_SUCCESS;
   char *copy = malloc(strlen(src) + 1);
-  if (!copy) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "descriptor string");
+  if (!copy)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "descriptor string");
   strcpy(copy, src);
   *dst = copy;
   return CLSCAN_SUCCESS;
@@ -59,9 +62,11 @@ static clscan_status copy_string(const char *src, const char **dst) {
 
 /* Copies bytes into memory the plan owns (NULL stays NULL). */
 static clscan_status copy_bytes(const void *src, size_t size, const void **dst) {
-  if (!src) return CLSCAN_SUCCESS;
+  if (!src)
+    return CLSCAN_SUCCESS;
   void *copy = malloc(size);
-  if (!copy) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "descriptor value");
+  if (!copy)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "descriptor value");
   memcpy(copy, src, size);
   *dst = copy;
   return CLSCAN_SUCCESS;
@@ -75,14 +80,21 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
   d->op_source = d->type_source = d->type_name = d->map_source = NULL;
   size_t out = plan->out_size;
   clscan_status st = copy_bytes(desc->init, out, &d->init);
-  if (st == CLSCAN_SUCCESS) st = copy_bytes(desc->identity, out, &d->identity);
-  if (st == CLSCAN_SUCCESS) st = copy_string(desc->op_source, &d->op_source);
-  if (st == CLSCAN_SUCCESS) st = copy_string(desc->type_source, &d->type_source);
-  if (st == CLSCAN_SUCCESS) st = copy_string(desc->type_name, &d->type_name);
-  if (st == CLSCAN_SUCCESS) st = copy_string(desc->map_source, &d->map_source);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = copy_bytes(desc->identity, out, &d->identity);
+  if (st == CLSCAN_SUCCESS)
+    st = copy_string(desc->op_source, &d->op_source);
+  if (st == CLSCAN_SUCCESS)
+    st = copy_string(desc->type_source, &d->type_source);
+  if (st == CLSCAN_SUCCESS)
+    st = copy_string(desc->type_name, &d->type_name);
+  if (st == CLSCAN_SUCCESS)
+    st = copy_string(desc->map_source, &d->map_source);
+  if (st != CLSCAN_SUCCESS)
+    return st;
   plan->identity = malloc(out > 8 ? out : 8);
-  if (!plan->identity) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "identity");
+  if (!plan->identity)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "identity");
   if (d->op == CLSCAN_USER_OP) {
     memcpy(plan->identity, d->identity, out);
   } else {
@@ -103,7 +115,8 @@ static void plan_sizes(clscan_plan *plan) {
   plan->state_align = 0;
   if (d->segments) {
     size_t v = plan->out_size, a = 4;
-    while (a < 128 && v % (2 * a) == 0) a *= 2;
+    while (a < 128 && v % (2 * a) == 0)
+      a *= 2;
     size_t flag_at = (v + 3) & ~(size_t)3;
     plan->state_size = (flag_at + 4 + a - 1) / a * a;
     plan->state_align = (unsigned)a;
@@ -129,20 +142,25 @@ static void fit_local_memory(const clscan_context *ctx, clscan_plan *plan) {
 
 clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
                                   clscan_plan **out) {
-  if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
-  if (!ctx) return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
 
   clscan_plan *plan = calloc(1, sizeof *plan);
-  if (!plan) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "plan");
+  if (!plan)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "plan");
   plan->ctx = ctx;
   pthread_mutex_init(&plan->lock, NULL);
   plan->desc = *desc;
   plan_sizes(plan);
   st = copy_desc(plan, desc);
-  if (st == CLSCAN_SUCCESS) st = clscan__user_source(&plan->desc, &plan->user_source);
+  if (st == CLSCAN_SUCCESS)
+    st = clscan__user_source(&plan->desc, &plan->user_source);
   if (st != CLSCAN_SUCCESS) {
     clscan_plan_release(plan);
     return st;
@@ -177,7 +195,8 @@ clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *d
 }
 
 clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
-  if (plan->desc.algorithm != CLSCAN_ALGO_AUTO) return plan->desc.algorithm;
+  if (plan->desc.algorithm != CLSCAN_ALGO_AUTO)
+    return plan->desc.algorithm;
   // One pass needs 64-bit atomics; without them reduce-then-scan is the fastest portable path.
   (void)n;
   return plan->ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
@@ -215,7 +234,8 @@ static clscan_status plan_config(clscan_plan *plan, clscan_algorithm algo, int v
   cfg->wg = t->tile_wg;
   cfg->vpt = t->tile_vpt;
   cfg->vector_io = vector_io;
-  if (algo == CLSCAN_ALGO_SINGLE_PASS) cfg->withhold = plan->withhold;
+  if (algo == CLSCAN_ALGO_SINGLE_PASS)
+    cfg->withhold = plan->withhold;
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
@@ -224,13 +244,16 @@ static clscan_status create_kernels(clscan_plan *plan, clscan_algorithm algo,
                                     clscan__algo_kernels *ak) {
   cl_program program = NULL;
   clscan_status st = clscan__program_get(plan->ctx, &ak->cfg, &program);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st != CLSCAN_SUCCESS)
+    return st;
   for (int i = 0; i < 4 && kernel_names[algo][i]; i++) {
     const char *name = kernel_names[algo][i];
-    if (ak->cfg.program == CLSCAN__PROG_SINGLE_PASS_CPU) name = "single_pass_scan_cpu";
+    if (ak->cfg.program == CLSCAN__PROG_SINGLE_PASS_CPU)
+      name = "single_pass_scan_cpu";
     cl_int err;
     ak->k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES, clCreateKernel(program, name, &err));
-    if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateKernel");
+    if (err != CL_SUCCESS)
+      return clscan__cl_fail(err, "clCreateKernel");
   }
   ak->ready = 1;
   return CLSCAN_SUCCESS;
@@ -239,16 +262,19 @@ static clscan_status create_kernels(clscan_plan *plan, clscan_algorithm algo,
 clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int vector_io,
                                    clscan__algo_kernels **out) {
   // The seed kernels use scalar I/O only, so they have one variant.
-  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE) vector_io = 0;
+  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE)
+    vector_io = 0;
   clscan__algo_kernels *ak = &plan->algos[algo][vector_io ? 1 : 0];
   clscan_status st = CLSCAN_SUCCESS;
   pthread_mutex_lock(&plan->lock);
   if (!ak->ready) {
     st = plan_config(plan, algo, vector_io, &ak->cfg);
-    if (st == CLSCAN_SUCCESS) st = create_kernels(plan, algo, ak);
+    if (st == CLSCAN_SUCCESS)
+      st = create_kernels(plan, algo, ak);
     if (st != CLSCAN_SUCCESS) {
       for (int i = 0; i < 4; i++) {
-        if (ak->k[i]) clReleaseKernel(ak->k[i]);
+        if (ak->k[i])
+          clReleaseKernel(ak->k[i]);
         ak->k[i] = NULL;
       }
     }
@@ -259,11 +285,13 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int
 }
 
 void clscan_plan_release(clscan_plan *plan) {
-  if (!plan) return;
+  if (!plan)
+    return;
   for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++) {
     for (int v = 0; v < CLSCAN__IO_VARIANTS; v++) {
       for (int i = 0; i < 4; i++) {
-        if (plan->algos[a][v].k[i]) clReleaseKernel(plan->algos[a][v].k[i]);
+        if (plan->algos[a][v].k[i])
+          clReleaseKernel(plan->algos[a][v].k[i]);
       }
     }
   }

@@ -28,7 +28,8 @@ static const char *const program_files[CLSCAN__PROG_COUNT][MAX_FILES + 1] = {
 /* Finds an embedded source by name. */
 static const clscan__kernel_source *find_source(const char *name) {
   for (const clscan__kernel_source *s = clscan__kernel_sources; s->name; s++) {
-    if (strcmp(s->name, name) == 0) return s;
+    if (strcmp(s->name, name) == 0)
+      return s;
   }
   return NULL;
 }
@@ -51,7 +52,8 @@ static void text_add(text *t, const char *fmt, ...)
     ;
 
 static void text_add(text *t, const char *fmt, ...) {
-  if (t->failed) return;
+  if (t->failed)
+    return;
   for (;;) {
     va_list ap;
     va_start(ap, fmt);
@@ -89,7 +91,8 @@ static int is_body(const char *src) {
   for (const char *p = strstr(src, "return"); p; p = strstr(p + 1, "return")) {
     int before = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
     int after = !(isalnum((unsigned char)p[6]) || p[6] == '_');
-    if (before && after) return 1;
+    if (before && after)
+      return 1;
   }
   return 0;
 }
@@ -116,7 +119,8 @@ static void add_identity(text *t, const char *out, const unsigned char *bytes, s
     }
   } else {
     text_add(t, "  union { %s v; uchar b[%zu]; } u;\n", out, size);
-    for (size_t i = 0; i < size; i++) text_add(t, "  u.b[%zu] = 0x%02x;\n", i, bytes[i]);
+    for (size_t i = 0; i < size; i++)
+      text_add(t, "  u.b[%zu] = 0x%02x;\n", i, bytes[i]);
   }
   text_add(t, "  return u.v;\n}\n");
 }
@@ -125,7 +129,8 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   *out = NULL;
   clscan_type out_type = d->out_type ? (clscan_type)(d->out_type - 0x100) : d->type;
   int user_type = d->type == CLSCAN_USER_TYPE || out_type == CLSCAN_USER_TYPE;
-  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source) return CLSCAN_SUCCESS;
+  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source)
+    return CLSCAN_SUCCESS;
 
   text t = {0};
   const char *in = cl_type_name(d, d->type), *o = cl_type_name(d, out_type);
@@ -133,7 +138,8 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   if (d->type == CLSCAN_DOUBLE || out_type == CLSCAN_DOUBLE)
     text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (user_type) {
-    if (d->type_source) text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
+    if (d->type_source)
+      text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
     text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
              d->type_name, d->type_size);
   }
@@ -150,7 +156,8 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   // Line numbers after the prelude are physical again (compiler and Oclgrind messages refer to
   // them); the directive is on line lines + 1, so the next line is lines + 2.
   size_t lines = 0;
-  for (size_t i = 0; t.buf && i < t.len; i++) lines += t.buf[i] == '\n';
+  for (size_t i = 0; t.buf && i < t.len; i++)
+    lines += t.buf[i] == '\n';
   text_add(&t, "#line %zu\n", lines + 2);
   if (t.failed) {
     free(t.buf);
@@ -167,30 +174,41 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
 void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t cap) {
   int len = snprintf(buf, cap, "-cl-std=CL1.2 -DCLSCAN_TYPE=%d -DCLSCAN_OP=%d -DCLSCAN_WG=%u",
                      (int)cfg->type, (int)cfg->op, cfg->wg);
-#define APPEND(...)                                                              \
-  do {                                                                           \
-    if (len >= 0 && (size_t)len < cap) len += snprintf(buf + len, cap - (size_t)len, __VA_ARGS__); \
+#define APPEND(...)                                               \
+  do {                                                            \
+    if (len >= 0 && (size_t)len < cap)                            \
+      len += snprintf(buf + len, cap - (size_t)len, __VA_ARGS__); \
   } while (0)
   // What is scanned: the input type, the map, the segments.
-  if (cfg->in_type != cfg->type) APPEND(" -DCLSCAN_IN_TYPE=%d", (int)cfg->in_type);
-  if (cfg->map) APPEND(" -DCLSCAN_MAP=1");
+  if (cfg->in_type != cfg->type)
+    APPEND(" -DCLSCAN_IN_TYPE=%d", (int)cfg->in_type);
+  if (cfg->map)
+    APPEND(" -DCLSCAN_MAP=1");
   if (cfg->segments) {
     APPEND(" -DCLSCAN_SEGMENTS=%d -DCLSCAN_STATE_ALIGN=%u", (int)cfg->segments, cfg->state_align);
-    if (cfg->segments == CLSCAN_SEGMENTS_KEYS) APPEND(" -DCLSCAN_KEY_TYPE=%d", (int)cfg->key_type);
+    if (cfg->segments == CLSCAN_SEGMENTS_KEYS)
+      APPEND(" -DCLSCAN_KEY_TYPE=%d", (int)cfg->key_type);
   }
-  if (cfg->state_size) APPEND(" -DCLSCAN_STATE_SIZE=%zu", cfg->state_size);
+  if (cfg->state_size)
+    APPEND(" -DCLSCAN_STATE_SIZE=%zu", cfg->state_size);
   // Tile kernels: vectors per work-item and 16-byte I/O.
-  if (cfg->vpt) APPEND(" -DCLSCAN_VPT=%u", cfg->vpt);
-  if (cfg->program != CLSCAN__PROG_SEED) APPEND(" -DCLSCAN_VECTOR_IO=%d", cfg->vector_io);
+  if (cfg->vpt)
+    APPEND(" -DCLSCAN_VPT=%u", cfg->vpt);
+  if (cfg->program != CLSCAN__PROG_SEED)
+    APPEND(" -DCLSCAN_VECTOR_IO=%d", cfg->vector_io);
   // CPU single pass: elements per work-group.
-  if (cfg->cpu_tile) APPEND(" -DCLSCAN_CPU_TILE=%u", cfg->cpu_tile);
+  if (cfg->cpu_tile)
+    APPEND(" -DCLSCAN_CPU_TILE=%u", cfg->cpu_tile);
   // Device workaround / fast path: NVIDIA inline PTX.
-  if (cfg->nv_ptx) APPEND(" -DCLSCAN_NV_PTX=1");
+  if (cfg->nv_ptx)
+    APPEND(" -DCLSCAN_NV_PTX=1");
   // Test only: withhold tile publications so that the fallback path runs.
-  if (cfg->withhold) APPEND(" -DCLSCAN_TEST_WITHHOLD=%u", cfg->withhold);
+  if (cfg->withhold)
+    APPEND(" -DCLSCAN_TEST_WITHHOLD=%u", cfg->withhold);
   // A user-supplied extra string (like CLBlast's CLBLAST_BUILD_OPTIONS).
   const char *extra = getenv("CLSCAN_BUILD_OPTIONS");
-  if (extra && *extra) APPEND(" %s", extra);
+  if (extra && *extra)
+    APPEND(" %s", extra);
 #undef APPEND
 }
 
@@ -201,7 +219,8 @@ static void keep_build_log(clscan_context *ctx, cl_program program) {
       CL_SUCCESS)
     return;
   char *log = malloc(size + 1);
-  if (!log) return;
+  if (!log)
+    return;
   if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
       CL_SUCCESS)
     size = 0;
@@ -223,18 +242,22 @@ static clscan_status build_once(clscan_context *ctx, const clscan__kernel_config
   }
   for (int f = 0; program_files[cfg->program][f]; f++) {
     const clscan__kernel_source *src = find_source(program_files[cfg->program][f]);
-    if (!src) return clscan__fail(CLSCAN_INTERNAL_ERROR, "kernel source %s missing",
-                                  program_files[cfg->program][f]);
+    if (!src)
+      return clscan__fail(CLSCAN_INTERNAL_ERROR, "kernel source %s missing",
+                          program_files[cfg->program][f]);
     texts[count] = src->text;
     lengths[count++] = src->length;
   }
   cl_int err;
-  cl_program program = CLSCAN_FAULT_CREATE(
-      err, CL_OUT_OF_HOST_MEMORY, clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err));
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateProgramWithSource");
+  cl_program program =
+      CLSCAN_FAULT_CREATE(err, CL_OUT_OF_HOST_MEMORY,
+                          clCreateProgramWithSource(ctx->cl_ctx, count, texts, lengths, &err));
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clCreateProgramWithSource");
   err = CLSCAN_FAULT(CL_BUILD_PROGRAM_FAILURE,
                      clBuildProgram(program, 1, &ctx->device, options, NULL, NULL));
-  if (keep_log) keep_build_log(ctx, program);
+  if (keep_log)
+    keep_build_log(ctx, program);
   if (err != CL_SUCCESS) {
     clReleaseProgram(program);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
@@ -252,7 +275,8 @@ static clscan_status build_once(clscan_context *ctx, const clscan__kernel_config
 static clscan_status build_program(clscan_context *ctx, const clscan__kernel_config *cfg,
                                    const char *options, cl_program *out) {
   clscan_status st = build_once(ctx, cfg, options, 1, out);
-  if (st != CLSCAN_BUILD_FAILED || !cfg->user_source) return st;
+  if (st != CLSCAN_BUILD_FAILED || !cfg->user_source)
+    return st;
   char retry_options[600];
   snprintf(retry_options, sizeof retry_options, "%s -DCLSCAN_NO_SIZE_CHECK", options);
   cl_program retry = NULL;
@@ -275,7 +299,8 @@ static clscan_status cache_insert(clscan_context *ctx, const clscan__kernel_conf
   if (ctx->program_count == ctx->program_cap) {
     size_t cap = ctx->program_cap ? 2 * ctx->program_cap : 16;
     clscan__program_entry *grown = realloc(ctx->programs, cap * sizeof *grown);
-    if (!grown) return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "program cache");
+    if (!grown)
+      return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "program cache");
     ctx->programs = grown;
     ctx->program_cap = cap;
   }
@@ -287,7 +312,8 @@ static clscan_status cache_insert(clscan_context *ctx, const clscan__kernel_conf
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "program cache key");
   }
   strcpy(copy, options);
-  if (user) strcpy(user, cfg->user_source);
+  if (user)
+    strcpy(user, cfg->user_source);
   ctx->programs[ctx->program_count++] = (clscan__program_entry){copy, user, cfg->program, program};
   return CLSCAN_SUCCESS;
 }
@@ -349,12 +375,13 @@ clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has) {
   // Only NVIDIA devices are probed: elsewhere inline PTX cannot compile.
   int ok = 0;
   if (ctx->info.is_nvidia && !getenv("CLSCAN_NO_PTX")) {
-    clscan__kernel_config cfg = {.program = CLSCAN__PROG_PTX_PROBE, .wg = 256, .vpt = 1,
-                                 .nv_ptx = 1};
+    clscan__kernel_config cfg = {
+        .program = CLSCAN__PROG_PTX_PROBE, .wg = 256, .vpt = 1, .nv_ptx = 1};
     cl_program probe = NULL;
     clscan_status st = clscan__program_get(ctx, &cfg, &probe);
     // A compile error means no PTX here, for good; any other failure is reported, not cached.
-    if (st != CLSCAN_SUCCESS && st != CLSCAN_BUILD_FAILED) return st;
+    if (st != CLSCAN_SUCCESS && st != CLSCAN_BUILD_FAILED)
+      return st;
     ok = st == CLSCAN_SUCCESS;
     clscan__clear_error();
   }

@@ -17,7 +17,8 @@
 /* Returns 1 if a slot's last use has completed (or there was none). */
 static int slot_idle(const clscan__temp_slot *s) {
   cl_int status = CL_COMPLETE;
-  if (!s->last) return 1;
+  if (!s->last)
+    return 1;
   if (clGetEventInfo(s->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) !=
       CL_SUCCESS)
     return 0;
@@ -29,29 +30,42 @@ static int pick_slot(clscan_context *ctx, cl_command_queue queue) {
   int idle = -1, empty = -1, any = -1;
   for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
     clscan__temp_slot *s = &ctx->slots[i];
-    if (s->busy) continue;
-    if (s->buf && s->last_queue == queue) return i;
-    if (s->buf && idle < 0 && slot_idle(s)) idle = i;
-    if (!s->buf && empty < 0) empty = i;
-    if (s->buf && any < 0) any = i;
+    if (s->busy)
+      continue;
+    if (s->buf && s->last_queue == queue)
+      return i;
+    if (s->buf && idle < 0 && slot_idle(s))
+      idle = i;
+    if (!s->buf && empty < 0)
+      empty = i;
+    if (s->buf && any < 0)
+      any = i;
   }
-  if (idle >= 0) return idle;
-  if (empty >= 0) return empty;
+  if (idle >= 0)
+    return idle;
+  if (empty >= 0)
+    return empty;
   return any;
 }
 
 /* Makes sure a slot's buffer holds `bytes` (the caller holds the lock). */
 static clscan_status ensure_size(clscan_context *ctx, clscan__temp_slot *s, size_t bytes) {
-  if (s->buf && s->size >= bytes) return CLSCAN_SUCCESS;
+  if (s->buf && s->size >= bytes)
+    return CLSCAN_SUCCESS;
   // Grow geometrically; commands still using the old buffer keep it alive until they finish.
   size_t size = s->size * 2 > bytes ? s->size * 2 : bytes;
-  if (size < 4096) size = 4096;
-  if (size > ctx->info.max_alloc) size = bytes;
+  if (size < 4096)
+    size = 4096;
+  if (size > ctx->info.max_alloc)
+    size = bytes;
   cl_int err;
-  cl_mem buf = CLSCAN_FAULT_CREATE(err, CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                                   clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size, NULL, &err));
-  if (err != CL_SUCCESS) return clscan__cl_fail(err, "clCreateBuffer(temporary)");
-  if (s->buf) clReleaseMemObject(s->buf);
+  cl_mem buf =
+      CLSCAN_FAULT_CREATE(err, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                          clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size, NULL, &err));
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clCreateBuffer(temporary)");
+  if (s->buf)
+    clReleaseMemObject(s->buf);
   s->buf = buf;
   s->size = size;
   s->single_pass_ready = 0;
@@ -67,10 +81,12 @@ clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, 
 
   // Wait until some slot is free; slots are held only while a scan is being enqueued.
   int i;
-  while ((i = pick_slot(ctx, queue)) < 0) pthread_cond_wait(&ctx->slot_freed, &ctx->lock);
+  while ((i = pick_slot(ctx, queue)) < 0)
+    pthread_cond_wait(&ctx->slot_freed, &ctx->lock);
   clscan__temp_slot *s = &ctx->slots[i];
   st = ensure_size(ctx, s, bytes);
-  if (st != CLSCAN_SUCCESS) goto done;
+  if (st != CLSCAN_SUCCESS)
+    goto done;
 
   // Remember the state, so that a scan that enqueues nothing can put it back.
   lease->saved_epoch = s->epoch;
@@ -102,14 +118,16 @@ done:
 
 void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_event done,
                           int partial) {
-  if (lease->slot < 0) return;
+  if (lease->slot < 0)
+    return;
   pthread_mutex_lock(&ctx->lock);
   clscan__temp_slot *s = &ctx->slots[lease->slot];
   s->busy = 0;
   if (done) {
     // The scan was enqueued: it is now the slot's last use.
     clRetainEvent(done);
-    if (s->last) clReleaseEvent(s->last);
+    if (s->last)
+      clReleaseEvent(s->last);
     s->last = done;
     s->single_pass_ready = lease->single_pass;
   } else if (partial) {
@@ -129,8 +147,10 @@ void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_eve
 void clscan__temp_clear(clscan_context *ctx) {
   for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
     clscan__temp_slot *s = &ctx->slots[i];
-    if (s->last) clReleaseEvent(s->last);
-    if (s->buf) clReleaseMemObject(s->buf);
+    if (s->last)
+      clReleaseEvent(s->last);
+    if (s->buf)
+      clReleaseMemObject(s->buf);
     memset(s, 0, sizeof *s);
   }
 }

@@ -51,9 +51,13 @@ void clscan__tuning_lookup(const clscan__device_info *info, size_t elem_size, cl
     }
   }
   // CPU devices of any platform use the CPU-shaped single pass.
-  if (info->is_cpu) t->single_pass_cpu = 1;
-  if (!t->cpu_tile) t->cpu_tile = 32768;
+  if (info->is_cpu)
+    t->single_pass_cpu = 1;
+  if (!t->cpu_tile)
+    t->cpu_tile = 32768;
   // Work-group sizes never exceed what the device allows.
-  while (t->seed_wg > info->max_wg) t->seed_wg /= 2;
-  while (t->tile_wg > info->max_wg) t->tile_wg /= 2;
+  while (t->seed_wg > info->max_wg)
+    t->seed_wg /= 2;
+  while (t->tile_wg > info->max_wg)
+    t->tile_wg /= 2;
 }

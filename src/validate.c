@@ -7,7 +7,9 @@
 #include "internal.h"
 
 /* Returns 1 for a built-in clscan_type value. */
-static int is_builtin(clscan_type t) { return (unsigned)t < CLSCAN_TYPE_COUNT; }
+static int is_builtin(clscan_type t) {
+  return (unsigned)t < CLSCAN_TYPE_COUNT;
+}
 
 /* The output type of a descriptor whose out_type is valid. */
 static clscan_type out_type_of(const clscan_scan_desc *d) {
@@ -24,8 +26,10 @@ size_t clscan__out_size(const clscan_scan_desc *d) {
 }
 
 size_t clscan__aux_size(const clscan_scan_desc *d) {
-  if (d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS) return 1;
-  if (d->segments == CLSCAN_SEGMENTS_KEYS) return clscan_type_size(d->key_type);
+  if (d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
+    return 1;
+  if (d->segments == CLSCAN_SEGMENTS_KEYS)
+    return clscan_type_size(d->key_type);
   return 0;
 }
 
@@ -34,15 +38,17 @@ static clscan_status check_types(const clscan_scan_desc *d) {
   if (!is_builtin(d->type) && d->type != CLSCAN_USER_TYPE)
     return clscan__fail(CLSCAN_INVALID_TYPE, "type %d is not a clscan_type", (int)d->type);
   unsigned o = (unsigned)d->out_type;
-  if (o != 0 && !(o >= 0x100 && (is_builtin((clscan_type)(o - 0x100)) ||
-                                 o - 0x100 == CLSCAN_USER_TYPE)))
+  if (o != 0 &&
+      !(o >= 0x100 && (is_builtin((clscan_type)(o - 0x100)) || o - 0x100 == CLSCAN_USER_TYPE)))
     return clscan__fail(CLSCAN_INVALID_TYPE,
                         "out_type %u is not a clscan_out_type (use CLSCAN_OUT_TYPE(t))", o);
   clscan_type out = out_type_of(d);
   int user = d->type == CLSCAN_USER_TYPE || out == CLSCAN_USER_TYPE;
   if (user) {
-    if (!d->type_name) return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user type needs type_name");
-    if (d->type_size == 0) return clscan__fail(CLSCAN_INVALID_VALUE, "type_size is 0");
+    if (!d->type_name)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user type needs type_name");
+    if (d->type_size == 0)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "type_size is 0");
   } else if (d->type_name || d->type_source || d->type_size) {
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "type_name, type_source or type_size given, but no type is a user type");
@@ -57,8 +63,10 @@ static clscan_status check_types(const clscan_scan_desc *d) {
 static clscan_status check_op(const clscan_scan_desc *d) {
   clscan_type out = out_type_of(d);
   if (d->op == CLSCAN_USER_OP) {
-    if (!d->op_source) return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs op_source");
-    if (!d->identity) return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs identity");
+    if (!d->op_source)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs op_source");
+    if (!d->identity)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs identity");
     return CLSCAN_SUCCESS;
   }
   if ((unsigned)d->op >= CLSCAN_OP_COUNT)
@@ -89,11 +97,15 @@ static clscan_status check_segments(const clscan_scan_desc *d) {
 }
 
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
-  if (!desc) return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
+  if (!desc)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
   clscan_status st = check_types(desc);
-  if (st == CLSCAN_SUCCESS) st = check_op(desc);
-  if (st == CLSCAN_SUCCESS) st = check_segments(desc);
-  if (st != CLSCAN_SUCCESS) return st;
+  if (st == CLSCAN_SUCCESS)
+    st = check_op(desc);
+  if (st == CLSCAN_SUCCESS)
+    st = check_segments(desc);
+  if (st != CLSCAN_SUCCESS)
+    return st;
   if ((unsigned)desc->algorithm >= CLSCAN_ALGORITHM_COUNT)
     return clscan__fail(CLSCAN_INVALID_ALGORITHM, "algorithm %d is not a clscan_algorithm",
                         (int)desc->algorithm);
@@ -120,7 +132,8 @@ static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
     cl_mem parent = NULL;
     size_t offset = 0;
     CLSCAN_CL(clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL));
-    if (!parent) return CLSCAN_SUCCESS;
+    if (!parent)
+      return CLSCAN_SUCCESS;
     CLSCAN_CL(clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof offset, &offset, NULL));
     *origin += offset;
     *root = parent;
@@ -147,8 +160,8 @@ static clscan_status check_buffer(const clscan_context *ctx, cl_mem buf, size_t 
     return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%s: offset %zu + n %zu overflows", name, off, n);
   if ((off + n) * elem > size)
     return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
-                        "%s holds %zu bytes; offset %zu + n %zu elements need %zu", name, size,
-                        off, n, (off + n) * elem);
+                        "%s holds %zu bytes; offset %zu + n %zu elements need %zu", name, size, off,
+                        n, (off + n) * elem);
   return CLSCAN_SUCCESS;
 }
 
@@ -186,13 +199,14 @@ static int ranges_overlap(const byte_range *a, const byte_range *b) {
 
 /* Rejects input and output byte ranges that overlap without being identical, and an output that
  * overlaps the segment flags or keys. Sets *in_place when input and output are the same bytes. */
-static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
-                                   cl_mem out, size_t out_off, size_t n,
-                                   const clscan__sizes *sizes, int *in_place) {
+static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem aux, size_t aux_off, cl_mem out,
+                                   size_t out_off, size_t n, const clscan__sizes *sizes,
+                                   int *in_place) {
   clscan_status st = CLSCAN_SUCCESS;
   byte_range ri, ro, ra;
   *in_place = 0;
-  if (n == 0) return CLSCAN_SUCCESS;
+  if (n == 0)
+    return CLSCAN_SUCCESS;
   CLSCAN_TRY(range_of(in, in_off, n, sizes->in, &ri));
   CLSCAN_TRY(range_of(out, out_off, n, sizes->out, &ro));
   if (ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
@@ -206,8 +220,8 @@ static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem aux, size_t 
     CLSCAN_TRY(range_of(aux, aux_off, n, sizes->aux, &ra));
     if (ranges_overlap(&ra, &ro))
       return clscan__fail(CLSCAN_OVERLAP,
-                          "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap",
-                          ra.begin, ra.end, ro.begin, ro.end);
+                          "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap", ra.begin,
+                          ra.end, ro.begin, ro.end);
   }
   return CLSCAN_SUCCESS;
 fail:
@@ -220,9 +234,12 @@ clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_que
                                        const clscan__sizes *sizes, cl_uint num_wait,
                                        const cl_event *wait_list, int *in_place) {
   clscan_status st = CLSCAN_SUCCESS;
-  if (!in) return clscan__fail(CLSCAN_NULL_ARGUMENT, "input buffer is NULL");
-  if (!out) return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
-  if (sizes->aux && !aux) return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
+  if (!in)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "input buffer is NULL");
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
+  if (sizes->aux && !aux)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
   if ((num_wait == 0) != (wait_list == NULL))
     return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
                         (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
@@ -230,7 +247,8 @@ clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_que
     if (!wait_list[i])
       return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "wait_list[%u] is NULL", (unsigned)i);
   }
-  if (!*queue) *queue = ctx->queue;
+  if (!*queue)
+    *queue = ctx->queue;
   CLSCAN_TRY(check_queue(ctx, *queue));
   CLSCAN_TRY(check_buffer(ctx, in, in_off, n, sizes->in, 0, "input buffer"));
   CLSCAN_TRY(check_buffer(ctx, out, out_off, n, sizes->out, 1, "output buffer"));

@@ -220,10 +220,9 @@ static unsigned long run_op(clscan_context *ctx, const fault_op *op, unsigned lo
 /* Checks a run whose k-th fault point failed. */
 static void check_failed(const fault_op *op, unsigned long k, const outcome *o) {
   // A failed build of user sources is reported as the user's (our own sources always compile).
-  const clscan_status allowed[] = {CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OUT_OF_HOST_MEMORY,
-                                   CLSCAN_BUILD_FAILED, CLSCAN_OPENCL_ERROR,
-                                   op->via == VIA_USER ? CLSCAN_USER_SOURCE_INVALID
-                                                       : CLSCAN_OPENCL_ERROR};
+  const clscan_status allowed[] = {
+      CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OUT_OF_HOST_MEMORY, CLSCAN_BUILD_FAILED,
+      CLSCAN_OPENCL_ERROR, op->via == VIA_USER ? CLSCAN_USER_SOURCE_INVALID : CLSCAN_OPENCL_ERROR};
   int known = 0;
   for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
     known |= o->status == allowed[i];

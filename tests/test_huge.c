@@ -39,11 +39,12 @@ typedef struct huge_case {
 } huge_case;
 
 static const huge_case cases[] = {
-    {CLSCAN_INT8, ((size_t)1 << 31), 0, 0, 0, 0, CLSCAN_OUT_SAME},               /* POCL's 2 GiB */
-    {CLSCAN_INT32, ((size_t)1 << 31) + 5, 1, 1, -123456789, 1, CLSCAN_OUT_SAME}, /* 8 GiB in place */
-    {CLSCAN_INT8, ((size_t)1 << 32) + 3, 0, 1, 0, 0, CLSCAN_OUT_SAME},           /* 4 + 4 GiB */
-    {CLSCAN_INT32, ((size_t)1 << 32) + 1, 0, 0, 0, 0, CLSCAN_OUT_SAME},          /* 16 + 16 GiB */
-    {CLSCAN_UINT8, ((size_t)1 << 32) + 3, 0, 1, 0, 0, CLSCAN_OUT_UINT64},        /* 4 + 32 GiB */
+    {CLSCAN_INT8, ((size_t)1 << 31), 0, 0, 0, 0, CLSCAN_OUT_SAME}, /* POCL's 2 GiB */
+    {CLSCAN_INT32, ((size_t)1 << 31) + 5, 1, 1, -123456789, 1,
+     CLSCAN_OUT_SAME},                                                    /* 8 GiB in place */
+    {CLSCAN_INT8, ((size_t)1 << 32) + 3, 0, 1, 0, 0, CLSCAN_OUT_SAME},    /* 4 + 4 GiB */
+    {CLSCAN_INT32, ((size_t)1 << 32) + 1, 0, 0, 0, 0, CLSCAN_OUT_SAME},   /* 16 + 16 GiB */
+    {CLSCAN_UINT8, ((size_t)1 << 32) + 3, 0, 1, 0, 0, CLSCAN_OUT_UINT64}, /* 4 + 32 GiB */
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
@@ -81,18 +82,24 @@ static size_t out_size(const huge_case *h) {
 /* Element i of an input chunk, as the scan adds it (int8 and int32 sign-extend). */
 static uint64_t in_value(const huge_case *h, const void *chunk, size_t i) {
   switch (h->type) {
-    case CLSCAN_INT8: return (uint64_t)(int64_t)((const int8_t *)chunk)[i];
-    case CLSCAN_UINT8: return ((const uint8_t *)chunk)[i];
-    default: return (uint64_t)(int64_t)((const int32_t *)chunk)[i];
+    case CLSCAN_INT8:
+      return (uint64_t)(int64_t)((const int8_t *)chunk)[i];
+    case CLSCAN_UINT8:
+      return ((const uint8_t *)chunk)[i];
+    default:
+      return (uint64_t)(int64_t)((const int32_t *)chunk)[i];
   }
 }
 
 /* Element i of an output chunk, zero-extended to 64 bits. */
 static uint64_t out_value(const huge_case *h, const void *chunk, size_t i) {
   switch (out_size(h)) {
-    case 1: return ((const uint8_t *)chunk)[i];
-    case 4: return ((const uint32_t *)chunk)[i];
-    default: return ((const uint64_t *)chunk)[i];
+    case 1:
+      return ((const uint8_t *)chunk)[i];
+    case 4:
+      return ((const uint32_t *)chunk)[i];
+    default:
+      return ((const uint64_t *)chunk)[i];
   }
 }
 
@@ -168,8 +175,8 @@ static int run_case(const huge_case *h, clscan_algorithm algo, uint64_t seed) {
   size_t e = clscan_type_size(h->type), eo = out_size(h);
   char why[256], label[160];
   snprintf(label, sizeof label, "%s %s%s %s n=%zu (2^%d%+lld)%s%s", clscan_algorithm_name(algo),
-           clscan_type_name(h->type), h->out_type ? " -> uint64" : "", h->exclusive ? "exclusive" : "inclusive", h->n,
-           h->n >= ((size_t)1 << 32) ? 32 : 31,
+           clscan_type_name(h->type), h->out_type ? " -> uint64" : "",
+           h->exclusive ? "exclusive" : "inclusive", h->n, h->n >= ((size_t)1 << 32) ? 32 : 31,
            (long long)(h->n - (h->n >= ((size_t)1 << 32) ? ((size_t)1 << 32) : ((size_t)1 << 31))),
            h->has_init ? " with init" : "", h->in_place ? ", in place" : "");
   if (too_big(h, why, sizeof why)) {
@@ -192,8 +199,11 @@ static int run_case(const huge_case *h, clscan_algorithm algo, uint64_t seed) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (ok) {
     tu_progress(label);
-    clscan_scan_desc desc = {.type = h->type, .op = CLSCAN_ADD, .exclusive = h->exclusive,
-                             .algorithm = algo, .out_type = h->out_type};
+    clscan_scan_desc desc = {.type = h->type,
+                             .op = CLSCAN_ADD,
+                             .exclusive = h->exclusive,
+                             .algorithm = algo,
+                             .out_type = h->out_type};
     int8_t init8 = (int8_t)h->init;
     if (h->has_init)
       desc.init = h->type == CLSCAN_INT8 ? (const void *)&init8 : (const void *)&h->init;
