@@ -372,6 +372,17 @@ CLSCAN_API clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan
                                           const void *in, void *out, size_t n);
 
 /**
+ * Scans host arrays as a segmented scan and waits: desc->segments (HEAD_FLAGS or KEYS) says what
+ * `segments` holds: n uint8 head flags, or n keys of desc->key_type. in and out as for
+ * clscan_scan_host(); out must not overlap segments.
+ * @return CLSCAN_SUCCESS or an error status; on error `out` is untouched.
+ */
+CLSCAN_API clscan_status clscan_segmented_scan_host(clscan_context *ctx,
+                                                    const clscan_scan_desc *desc,
+                                                    const void *segments, const void *in, void *out,
+                                                    size_t n);
+
+/**
  * Enqueues a segmented scan: as clscan_scan(), but the scan starts again (from the initial value,
  * or the identity) at every element whose head flag is non-zero. Element 0 always starts a
  * segment. Inclusive and exclusive scans, every operator and type, and every algorithm work.

@@ -350,47 +350,63 @@ static clscan_status device_buffer(clscan_context *ctx, size_t bytes, cl_mem *bu
   return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clCreateBuffer");
 }
 
-clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc, const void *in,
-                               void *out, size_t n) {
-  clscan_status st = CLSCAN_SUCCESS;
-  cl_mem buf = NULL;
-  clscan__clear_error();
-  if (!ctx)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  CLSCAN_TRY(clscan__validate_desc(ctx, desc));
-  if (desc->segments)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "clscan_scan_host does not take segmented descs");
-  if (n == 0)
-    return CLSCAN_SUCCESS;
-  if (!in || !out)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or out is NULL");
-  size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc);
-  size_t e = ei > eo ? ei : eo;
-  if (n > SIZE_MAX / e)
-    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
-  size_t in_bytes = n * ei, out_bytes = n * eo;
+/* Enqueues a non-blocking write of host bytes to the start of a device buffer. */
+static clscan_status write_start(clscan_context *ctx, cl_mem buf, const void *data, size_t bytes) {
+  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
+                                                                      bytes, data, 0, NULL, NULL));
+  return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clEnqueueWriteBuffer");
+}
 
-  // Host ranges may be identical (in place, same element sizes) but must not otherwise overlap.
-  const char *a = in, *b = out;
+/* Checks the host ranges of a host scan: in and out may be identical (in place, same element
+ * sizes) but must not otherwise overlap, and out must not overlap the segments at all. */
+static clscan_status check_host_ranges(const void *in, size_t in_bytes, void *out, size_t out_bytes,
+                                       const void *segments, size_t seg_bytes) {
+  const char *a = in, *b = out, *c = segments;
   int same = a == b && in_bytes == out_bytes;
   if (!same && a < b + out_bytes && b < a + in_bytes)
     return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
-  if (in_bytes + out_bytes > ctx->info.max_alloc)
-    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%zu bytes exceed the device's largest allocation",
-                        in_bytes + out_bytes);
+  if (c && c < b + out_bytes && b < c + seg_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "host output and segments overlap");
+  return CLSCAN_SUCCESS;
+}
 
-  // One device buffer: input first, output after it (or in place when the sizes agree); out is
-  // written only after the scan succeeded.
+/*
+ * Scans host arrays on the context's device and waits: clscan_scan_host, and with `segments` (n
+ * flags or keys) clscan_segmented_scan_host. One device buffer holds the input and, after it, the
+ * output (or both in place when their sizes agree); the segments get a buffer of their own. `out`
+ * is written only after the scan succeeded.
+ */
+static clscan_status host_scan(clscan_context *ctx, const clscan_scan_desc *desc,
+                               const void *segments, const void *in, void *out, size_t n) {
+  clscan_status st = CLSCAN_SUCCESS;
+  cl_mem buf = NULL, seg = NULL;
+  if (n == 0)
+    return CLSCAN_SUCCESS;
+  if (!in || !out || (desc->segments && !segments))
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "in, out or segments is NULL");
+  size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc), es = clscan__aux_size(desc);
+  if (n > SIZE_MAX / 2 / (ei + eo + es))
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
+  size_t in_bytes = n * ei, out_bytes = n * eo, seg_bytes = n * es;
+  CLSCAN_TRY(check_host_ranges(in, in_bytes, out, out_bytes, segments, seg_bytes));
   size_t out_at = ei == eo ? 0 : (in_bytes + eo - 1) / eo * eo;
   size_t bytes = ei == eo ? in_bytes : out_at + out_bytes;
+  if (bytes > ctx->info.max_alloc || seg_bytes > ctx->info.max_alloc)
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%zu bytes exceed the device's largest allocation",
+                        bytes > seg_bytes ? bytes : seg_bytes);
+
   clscan_plan *plan = NULL;
   CLSCAN_TRY(cached_plan(ctx, desc, &plan));
   CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
-  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0,
-                                                                   in_bytes, in, 0, NULL, NULL)));
+  if (es)
+    CLSCAN_TRY(device_buffer(ctx, seg_bytes, &seg));
+  CLSCAN_TRY(write_start(ctx, buf, in, in_bytes));
+  if (es)
+    CLSCAN_TRY(write_start(ctx, seg, segments, seg_bytes));
   clscan__request r = {.queue = ctx->queue,
                        .in = buf,
                        .out = buf,
+                       .aux = seg,
                        .n = n,
                        .out_off = out_at / eo,
                        .in_place = ei == eo,
@@ -407,9 +423,44 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, out_at,
                                                                   out_bytes, out, 0, NULL, NULL)));
   clReleaseMemObject(buf);
+  if (seg)
+    clReleaseMemObject(seg);
   return CLSCAN_SUCCESS;
 fail:
+  // Writes already enqueued read the caller's arrays: they finish before the buffers go.
+  clFinish(ctx->queue);
   if (buf)
     clReleaseMemObject(buf);
+  if (seg)
+    clReleaseMemObject(seg);
   return st;
+}
+
+clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc, const void *in,
+                               void *out, size_t n) {
+  clscan__clear_error();
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  clscan_status st = clscan__validate_desc(ctx, desc);
+  if (st != CLSCAN_SUCCESS)
+    return st;
+  if (desc->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a segmented desc runs through clscan_segmented_scan_host()");
+  return host_scan(ctx, desc, NULL, in, out, n);
+}
+
+clscan_status clscan_segmented_scan_host(clscan_context *ctx, const clscan_scan_desc *desc,
+                                         const void *segments, const void *in, void *out,
+                                         size_t n) {
+  clscan__clear_error();
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  clscan_status st = clscan__validate_desc(ctx, desc);
+  if (st != CLSCAN_SUCCESS)
+    return st;
+  if (!desc->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS");
+  return host_scan(ctx, desc, segments, in, out, n);
 }

@@ -371,7 +371,7 @@ static const variant plain_variants[] = {
 static const variant segmented_variants[] = {
     {UC_PATH_ONE_SHOT, 0, 0},   {UC_PATH_PLAN, 0, 1}, {UC_PATH_ONE_SHOT, 1, 2},
     {UC_PATH_PLAN_TIMED, 0, 2}, {UC_PATH_PLAN, 1, 0}, {UC_PATH_ONE_SHOT, 0, 1},
-    {UC_PATH_PLAN_TIMED, 1, 1},
+    {UC_PATH_PLAN_TIMED, 1, 1}, {UC_PATH_HOST, 0, 0},
 };
 
 /* Elements of `size` bytes in 16 bytes (at least 1). */

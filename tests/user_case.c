@@ -639,7 +639,8 @@ static int run_host(clscan_context *ctx, const uc_case *c, const uc_data *d, cha
     }
     memcpy(src, d->input, c->n * d->is);
   }
-  clscan_status st = clscan_scan_host(ctx, &desc, src, dst, c->n);
+  clscan_status st = c->segments ? clscan_segmented_scan_host(ctx, &desc, d->seg, src, dst, c->n)
+                                 : clscan_scan_host(ctx, &desc, src, dst, c->n);
   if (st != CLSCAN_SUCCESS)
     fail(c, msg, cap, "returned %s (%s)", clscan_status_string(st), clscan_last_error_detail());
   else if (!c->in_place && memcmp(src, d->input, c->n * d->is) != 0)

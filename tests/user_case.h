@@ -53,7 +53,7 @@ typedef enum uc_path {
   UC_PATH_ONE_SHOT = 0, /* clscan_scan, clscan_segmented_scan or clscan_scan_by_key */
   UC_PATH_PLAN,         /* clscan_plan_enqueue or clscan_plan_enqueue_segmented */
   UC_PATH_PLAN_TIMED,   /* clscan_plan_enqueue_timed or _segmented with its first event */
-  UC_PATH_HOST,         /* clscan_scan_host (unsegmented only; offsets are ignored) */
+  UC_PATH_HOST,         /* clscan_scan_host or clscan_segmented_scan_host (offsets ignored) */
   UC_PATH_COUNT
 } uc_path;
 
