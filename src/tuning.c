@@ -22,7 +22,12 @@ static const tuning_row table[] = {
      * work-group 128/256/512 x 2..8 vectors per work-item, 2026-11-29, by a scratch program making
      * the same calls as `clscan tune`: verified, median of 20, copy timed in the same run):
      * int32 128 x 6 vectors: 0.592 ms, 3.63 TB/s, 0.87 of clEnqueueCopyBuffer;
-     * int64 256 x 4 vectors: 1.342 ms, 3.20 TB/s, 0.75 of clEnqueueCopyBuffer. */
+     * int64 256 x 4 vectors: 1.342 ms, 3.20 TB/s, 0.75 of clEnqueueCopyBuffer.
+     * A later call the same day (`clscan bench --types int32 --algorithms single-pass`, 2^28)
+     * measured this int32 row at 0.645-0.648 ms (0.79 of copy) and 256 x 6 at 0.617 ms (0.83):
+     * one run, so the row was kept; see the README's "H200, later the same day". The 1- and 2-byte
+     * rows serve scans into 4-byte outputs (VEC follows the wider type); uint8 -> uint32 counts
+     * ran at 0.64 of copy with them, untuned. */
     {"NVIDIA", "H200", 1, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 1-byte (4-byte values)"}},
     {"NVIDIA", "H200", 2, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 2-byte (4-byte values)"}},
     {"NVIDIA", "H200", 4, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 4-byte"}},
