@@ -116,20 +116,28 @@ static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
   return clscan__dispatch(plan, r);
 }
 
+/* The checks every plan enqueue shares; `segmented` says which entry point was called. */
+static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__request *r) {
+  clscan__clear_error();
+  if (r->first)
+    *r->first = NULL;
+  if (r->done)
+    *r->done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (segmented && !plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "the plan is not segmented (desc.segments is CLSCAN_SEGMENTS_NONE)");
+  if (!segmented && plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a segmented plan runs through clscan_plan_enqueue_segmented()");
+  return plan_request(plan, r);
+}
+
 clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queue, cl_mem in,
                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                         cl_uint num_wait, const cl_event *wait_list,
                                         cl_event *first, cl_event *done) {
-  clscan__clear_error();
-  if (first)
-    *first = NULL;
-  if (done)
-    *done = NULL;
-  if (!plan)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
-  if (plan->desc.segments)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "a segmented plan runs through clscan_plan_enqueue_segmented()");
   clscan__request r = {.queue = queue,
                        .in = in,
                        .out = out,
@@ -140,7 +148,7 @@ clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queu
                        .wait_list = wait_list,
                        .first = first,
                        .done = done};
-  return plan_request(plan, &r);
+  return plan_enqueue(plan, 0, &r);
 }
 
 clscan_status clscan_plan_enqueue(clscan_plan *plan, cl_command_queue queue, cl_mem in,
@@ -155,16 +163,6 @@ clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue 
                                             size_t in_offset, cl_mem out, size_t out_offset,
                                             size_t n, cl_uint num_wait, const cl_event *wait_list,
                                             cl_event *first, cl_event *done) {
-  clscan__clear_error();
-  if (first)
-    *first = NULL;
-  if (done)
-    *done = NULL;
-  if (!plan)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
-  if (!plan->desc.segments)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "the plan is not segmented (desc.segments is CLSCAN_SEGMENTS_NONE)");
   clscan__request r = {.queue = queue,
                        .in = in,
                        .out = out,
@@ -177,7 +175,7 @@ clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue 
                        .wait_list = wait_list,
                        .first = first,
                        .done = done};
-  return plan_request(plan, &r);
+  return plan_enqueue(plan, 1, &r);
 }
 
 /* ============================================================================================== */

@@ -283,6 +283,9 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int
 /* Checks a descriptor against the context's device. */
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc);
 
+/* The output (value) type of a descriptor whose out_type is valid: `type` for CLSCAN_OUT_SAME. */
+clscan_type clscan__out_type(const clscan_scan_desc *desc);
+
 /* Sizes of a validated descriptor's input and output elements (type_size for a user type). */
 size_t clscan__in_size(const clscan_scan_desc *desc);
 size_t clscan__out_size(const clscan_scan_desc *desc);

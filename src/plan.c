@@ -98,7 +98,7 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
   if (d->op == CLSCAN_USER_OP) {
     memcpy(plan->identity, d->identity, out);
   } else {
-    clscan_type t = d->out_type ? (clscan_type)(d->out_type - 0x100) : d->type;
+    clscan_type t = clscan__out_type(d);
     clscan__identity(t, d->op, plan->identity);
   }
   return CLSCAN_SUCCESS;
@@ -208,7 +208,7 @@ static clscan_status plan_config(clscan_plan *plan, clscan_algorithm algo, int v
   const clscan__tuning *t = &plan->tuning;
   const clscan_scan_desc *d = &plan->desc;
   memset(cfg, 0, sizeof *cfg);
-  cfg->type = d->out_type ? (clscan_type)(d->out_type - 0x100) : d->type;
+  cfg->type = clscan__out_type(d);
   cfg->in_type = d->type;
   cfg->op = d->op;
   cfg->map = d->map_source != NULL;

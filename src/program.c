@@ -127,7 +127,7 @@ static void add_identity(text *t, const char *out, const unsigned char *bytes, s
 
 clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   *out = NULL;
-  clscan_type out_type = d->out_type ? (clscan_type)(d->out_type - 0x100) : d->type;
+  clscan_type out_type = clscan__out_type(d);
   int user_type = d->type == CLSCAN_USER_TYPE || out_type == CLSCAN_USER_TYPE;
   if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source)
     return CLSCAN_SUCCESS;

@@ -11,8 +11,7 @@ static int is_builtin(clscan_type t) {
   return (unsigned)t < CLSCAN_TYPE_COUNT;
 }
 
-/* The output type of a descriptor whose out_type is valid. */
-static clscan_type out_type_of(const clscan_scan_desc *d) {
+clscan_type clscan__out_type(const clscan_scan_desc *d) {
   return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)(d->out_type - 0x100);
 }
 
@@ -21,7 +20,7 @@ size_t clscan__in_size(const clscan_scan_desc *d) {
 }
 
 size_t clscan__out_size(const clscan_scan_desc *d) {
-  clscan_type t = out_type_of(d);
+  clscan_type t = clscan__out_type(d);
   return t == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(t);
 }
 
@@ -42,7 +41,7 @@ static clscan_status check_types(const clscan_scan_desc *d) {
       !(o >= 0x100 && (is_builtin((clscan_type)(o - 0x100)) || o - 0x100 == CLSCAN_USER_TYPE)))
     return clscan__fail(CLSCAN_INVALID_TYPE,
                         "out_type %u is not a clscan_out_type (use CLSCAN_OUT_TYPE(t))", o);
-  clscan_type out = out_type_of(d);
+  clscan_type out = clscan__out_type(d);
   int user = d->type == CLSCAN_USER_TYPE || out == CLSCAN_USER_TYPE;
   if (user) {
     if (!d->type_name)
@@ -61,7 +60,7 @@ static clscan_status check_types(const clscan_scan_desc *d) {
 
 /* Checks the operator fields against the output type. */
 static clscan_status check_op(const clscan_scan_desc *d) {
-  clscan_type out = out_type_of(d);
+  clscan_type out = clscan__out_type(d);
   if (d->op == CLSCAN_USER_OP) {
     if (!d->op_source)
       return clscan__fail(CLSCAN_NULL_ARGUMENT, "CLSCAN_USER_OP needs op_source");
@@ -111,7 +110,7 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
                         (int)desc->algorithm);
 
   // Device capabilities.
-  int uses_double = desc->type == CLSCAN_DOUBLE || out_type_of(desc) == CLSCAN_DOUBLE;
+  int uses_double = desc->type == CLSCAN_DOUBLE || clscan__out_type(desc) == CLSCAN_DOUBLE;
   if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
                         ctx->info.name);
