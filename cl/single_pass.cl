@@ -11,7 +11,7 @@
  * Status words: see status.cl.
  *
  * Fallback. A work-group that has polled a predecessor CLSCAN_SPIN times without a value reduces
- * that tile itself, from the input, with the same code its owner uses (so the bits agree), and
+ * that tile itself, from the input, combining in its owner's order (so the bits agree), and
  * publishes it as an aggregate. In-place scans validate first: the owner may already have
  * overwritten its input, which it only does after publishing, so a fallback value is used only
  * if the status words still show nothing once it has been computed.
@@ -216,10 +216,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (sh.command == LOOKBACK_DONE) break;
     const ulong silent = (ulong)sh.pred;
 
-    // Fallback: reduce the silent tile from the input with the owner's own code.
+    // Fallback: reduce the silent tile from the input in its owner's order.
+#if CLSCAN_EXP_FULL_FALLBACK
     elem_t fx[CLSCAN_VPT][VEC], fpre[CLSCAN_VPT], fgp;
     tile_load(in, aux, n, silent, fx);
     const elem_t fagg = tile_scan_local(fx, fpre, &fgp, &sh.scratch);
+#else
+    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
+#endif
     if (lid == 0) {
       elem_t v;
       const ulong state = in_place ? status_read(status, silent, epoch, &v) : 0;

@@ -133,30 +133,98 @@ ALWAYS_INLINE uint vector_index(uint lid, uint j) {
   return (lid / SG) * SEGMENT + j * SG + lid % SG;
 }
 
+/* Aux vectors of a full tile (CLSCAN_VECTOR_IO: the host guarantees that aux_off, like in_off
+ * and out_off, is a multiple of VEC, so these loads are aligned). */
+#if CLSCAN_SEGMENTS == 1 && VEC > 1
+typedef CLSCAN_CAT(uchar, VEC) flag_vec_t;
+typedef union flag_elems {
+  flag_vec_t v;
+  uchar e[VEC];
+} flag_elems;
+#elif CLSCAN_SEGMENTS == 2 && VEC > 1
+typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE), VEC) key_vec_t;
+typedef union key_elems {
+  key_vec_t v;
+  key_t e[VEC];
+} key_elems;
+#endif
+
+/* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
+ * one vector load for the input and one for the flags or keys. */
+ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux, ulong e,
+                                    elem_t xs[VEC]) {
+  in_elems u;
+  u.v = ((const __global in_vec_t *)in)[e / VEC];
+#if CLSCAN_SEGMENTS == 1 && VEC > 1
+  flag_elems f;
+  f.v = ((const __global flag_vec_t *)aux)[e / VEC];
+#pragma unroll
+  for (uint k = 0; k < VEC; k++)
+    xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | (f.e[k] != 0));
+#elif CLSCAN_SEGMENTS == 2 && VEC > 1
+  const __global key_t *keys = (const __global key_t *)aux;
+  key_elems kv;
+  kv.v = ((const __global key_vec_t *)aux)[e / VEC];
+  key_t prev = e > 0 ? keys[e - 1] : kv.e[0];
+#pragma unroll
+  for (uint k = 0; k < VEC; k++) {
+    xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | (kv.e[k] != prev));
+    prev = kv.e[k];
+  }
+#else
+#pragma unroll
+  for (uint k = 0; k < VEC; k++) xs[k] = make_elem(u.e[k], aux, e + k);
+#endif
+}
+
+/* Loads the VEC elements from index e of a range of n elements (elements past n read as the
+ * identity); full says that the whole tile lies inside the range. */
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux, ulong n,
+                               ulong e, int full, elem_t xs[VEC]) {
+  if (CLSCAN_VECTOR_IO && full) {
+    load_full_vector(in, aux, e, xs);
+  } else {
+#pragma unroll
+    for (uint k = 0; k < VEC; k++) xs[k] = load_or_identity(in, aux, e + k, n);
+  }
+}
+
 /* Loads a work-item's vectors of tile t from in[0, n) as scan states (aux: see common.cl);
- * elements past n read as the identity. */
+ * elements past n read as the identity. Every load is issued before any is used. */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
                              elem_t x[CLSCAN_VPT][VEC]) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
-  if (CLSCAN_VECTOR_IO && base + TILE <= n) {
-    const __global in_vec_t *vin = (const __global in_vec_t *)in + base / VEC;
+  const int full = base + TILE <= n;
 #pragma unroll
-    for (uint j = 0; j < CLSCAN_VPT; j++) {
-      const uint v = vector_index(lid, j);
-      in_elems u;
-      u.v = vin[v];
+  for (uint j = 0; j < CLSCAN_VPT; j++)
+    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, x[j]);
+}
+
+/* Combines the lane groups' segment totals: *group_prefix receives the total of the groups before
+ * the caller's; returns the tile's total. Every work-item of the group must call it. */
+ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
+                                 __local tile_scratch *s) {
+#if NUM_GROUPS > 1
+  // Lane-group totals meet in local memory; each work-item folds them in order.
+  const uint lid = get_local_id(0);
+  if (lid % SG == 0) s->group_total[lid / SG] = segment_total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint g = lid / SG;
+  elem_t before = IDENTITY, all = IDENTITY;
 #pragma unroll
-      for (uint k = 0; k < VEC; k++) x[j][k] = make_elem(u.e[k], aux, base + (ulong)v * VEC + k);
-    }
-  } else {
-#pragma unroll
-    for (uint j = 0; j < CLSCAN_VPT; j++) {
-      const ulong e = base + (ulong)vector_index(lid, j) * VEC;
-#pragma unroll
-      for (uint k = 0; k < VEC; k++) x[j][k] = load_or_identity(in, aux, e + k, n);
-    }
+  for (uint i = 0; i < NUM_GROUPS; i++) {
+    const elem_t v = s->group_total[i];
+    if (i < g) before = combine(before, v);
+    all = combine(all, v);
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *group_prefix = before;
+  return all;
+#else
+  *group_prefix = IDENTITY;
+  return segment_total;
+#endif
 }
 
 /*
@@ -184,26 +252,33 @@ ALWAYS_INLINE elem_t tile_scan_local(elem_t x[CLSCAN_VPT][VEC], elem_t pre[CLSCA
     pre[j] = combine(carry, excl);
     carry = combine(carry, total);
   }
-  const elem_t segment_total = carry;
-#if NUM_GROUPS > 1
-  // Lane-group totals meet in local memory; each work-item folds them in order.
-  if (lane == 0) s->group_total[lid / SG] = segment_total;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint g = lid / SG;
-  elem_t before = IDENTITY, all = IDENTITY;
+  return tile_totals(carry, group_prefix, s);
+}
+
+/*
+ * Returns the total of tile t of in[0, n), combined in the same order as tile_load and
+ * tile_scan_local combine it (so the bits agree, for floating point too), while holding one
+ * vector at a time: the single pass's fallback uses it beside a loaded tile, where a second
+ * tile in registers would cost every work-group occupancy. Every work-item must call it.
+ */
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
+                                 ulong t, __local tile_scratch *s) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+  elem_t carry = IDENTITY;
+#pragma unroll 1
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    elem_t xs[VEC], excl, total;
+    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    elem_t vt = xs[0];
 #pragma unroll
-  for (uint i = 0; i < NUM_GROUPS; i++) {
-    const elem_t v = s->group_total[i];
-    if (i < g) before = combine(before, v);
-    all = combine(all, v);
+    for (uint k = 1; k < VEC; k++) vt = combine(vt, xs[k]);
+    group_scan(vt, lid % SG, s, &excl, &total);
+    carry = combine(carry, total);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  *group_prefix = before;
-  return all;
-#else
-  *group_prefix = IDENTITY;
-  return segment_total;
-#endif
+  elem_t group_prefix;
+  return tile_totals(carry, &group_prefix, s);
 }
 
 /* Writes a work-item's results of tile t: the value of lead op (prefix within the tile) for each

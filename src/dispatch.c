@@ -373,7 +373,9 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
 
   // Everything that can fail without side effects happens first: kernels, temp storage.
   clscan_algorithm algo = clscan__plan_resolve(plan, r->n);
-  int vector_io = r->in_off % plan->vec == 0 && r->out_off % plan->vec == 0;
+  // Vector loads and stores need every offset aligned to a vector, the flags' or keys' included.
+  int vector_io = r->in_off % plan->vec == 0 && r->out_off % plan->vec == 0 &&
+                  (!r->aux || r->aux_off % plan->vec == 0);
   if (r->n > 0) {
     CLSCAN_TRY(clscan__plan_prepare(plan, algo, vector_io, &a.ak));
     size_t bytes = clscan__temp_bytes(plan, algo, r->n);
