@@ -309,6 +309,14 @@ ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) { return VAL_OP(a, b); }
 #endif
 #define OP(a, b) combine(a, b)
 
+/* What a tile keeps per element: the state, or for segmented scans only its value (tile.cl keeps
+ * the head flags as bits beside it). */
+#if CLSCAN_SEGMENTS
+typedef val_t item_t;
+#else
+typedef elem_t item_t;
+#endif
+
 /* ---------------------------------------------------------------------------------------------
  * Loads and outputs. aux is the head flags (uchar) or keys of a segmented scan, already offset
  * to the range's start; unsegmented kernels receive any buffer there and never read it.

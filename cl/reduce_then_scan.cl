@@ -27,9 +27,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
   aux += aux_off * AUX_SIZE;
   elem_t total = IDENTITY;
   for (ulong t = first; t < last; t++) {
-    elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux, n, t, x);
-    total = combine(total, tile_scan_local(x, pre, &group_prefix, &scratch));
+    tile_items x;
+    elem_t pre[CLSCAN_VPT], group_prefix;
+    tile_load(in, aux, n, t, &x);
+    total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch));
   }
   if (get_local_id(0) == 0) partials[partials_off + get_group_id(0)] = total;
 }
@@ -83,10 +84,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
   out += out_off;
   elem_t carry = offsets[offsets_off + get_group_id(0)];
   for (ulong t = first; t < last; t++) {
-    elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux, n, t, x);
-    const elem_t total = tile_scan_local(x, pre, &group_prefix, &scratch);
-    tile_store(out, n, t, x, pre, combine(carry, group_prefix), exclusive, seed);
+    tile_items x;
+    elem_t pre[CLSCAN_VPT], group_prefix;
+    tile_load(in, aux, n, t, &x);
+    const elem_t total = tile_scan_local(&x, pre, &group_prefix, &scratch);
+    tile_store(out, n, t, &x, pre, combine(carry, group_prefix), exclusive, seed);
     carry = combine(carry, total);
   }
 }

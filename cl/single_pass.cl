@@ -181,9 +181,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 #endif
 
   // Load and scan the tile locally; publish its aggregate at once.
-  elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], group_prefix;
-  tile_load(in, aux, n, tile, x);
-  const elem_t aggregate = tile_scan_local(x, pre, &group_prefix, &sh.scratch);
+  tile_items x;
+  elem_t pre[CLSCAN_VPT], group_prefix;
+  tile_load(in, aux, n, tile, &x);
+  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh.scratch);
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
@@ -217,13 +218,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     const ulong silent = (ulong)sh.pred;
 
     // Fallback: reduce the silent tile from the input in its owner's order.
-#if CLSCAN_EXP_FULL_FALLBACK
-    elem_t fx[CLSCAN_VPT][VEC], fpre[CLSCAN_VPT], fgp;
-    tile_load(in, aux, n, silent, fx);
-    const elem_t fagg = tile_scan_local(fx, fpre, &fgp, &sh.scratch);
-#else
     const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
-#endif
     if (lid == 0) {
       elem_t v;
       const ulong state = in_place ? status_read(status, silent, epoch, &v) : 0;
@@ -259,5 +254,5 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     sh.prefix = prefix;
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  tile_store(out, n, tile, x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

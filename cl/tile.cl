@@ -58,6 +58,25 @@ typedef struct tile_scratch {
   elem_t group_total[NUM_GROUPS];
 } tile_scratch;
 
+/* A work-item's loaded elements. Segmented, the values and the head flags are kept apart (one
+ * bit per element): a (value, flag) state per element would double the registers a tile needs,
+ * and registers bound how many work-groups share a compute unit. item_state() rebuilds a state. */
+typedef struct tile_items {
+  item_t v[CLSCAN_VPT][VEC];
+#if CLSCAN_SEGMENTS
+  uint heads[CLSCAN_VPT];
+#endif
+} tile_items;
+
+/* The scan state of element k of a work-item's vector j. */
+ALWAYS_INLINE elem_t item_state(const tile_items *x, uint j, uint k) {
+#if CLSCAN_SEGMENTS
+  return seg_make(x->v[j][k], (x->heads[j] >> k) & 1u);
+#else
+  return x->v[j][k];
+#endif
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Lane-group scans.
  * ------------------------------------------------------------------------------------------- */
@@ -189,16 +208,29 @@ ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *au
   }
 }
 
-/* Loads a work-item's vectors of tile t from in[0, n) as scan states (aux: see common.cl);
- * elements past n read as the identity. Every load is issued before any is used. */
+/* Loads a work-item's vectors of tile t from in[0, n) (aux: see common.cl); elements past n read
+ * as the identity. Every load is issued before any is used. */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
-                             elem_t x[CLSCAN_VPT][VEC]) {
+                             tile_items *x) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
 #pragma unroll
-  for (uint j = 0; j < CLSCAN_VPT; j++)
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, x[j]);
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    elem_t xs[VEC];
+    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+#if CLSCAN_SEGMENTS
+    x->heads[j] = 0;
+#pragma unroll
+    for (uint k = 0; k < VEC; k++) {
+      x->v[j][k] = xs[k].v;
+      x->heads[j] |= xs[k].f << k;
+    }
+#else
+#pragma unroll
+    for (uint k = 0; k < VEC; k++) x->v[j][k] = xs[k];
+#endif
+  }
 }
 
 /* Combines the lane groups' segment totals: *group_prefix receives the total of the groups before
@@ -232,16 +264,16 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
  * group's segment, *group_prefix the total of the earlier lane groups; returns the tile's total.
  * Every work-item of the group must call it (it contains barriers).
  */
-ALWAYS_INLINE elem_t tile_scan_local(elem_t x[CLSCAN_VPT][VEC], elem_t pre[CLSCAN_VPT],
+ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT],
                                      elem_t *group_prefix, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const uint lane = lid % SG;
   elem_t vt[CLSCAN_VPT];
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
-    vt[j] = x[j][0];
+    vt[j] = item_state(x, j, 0);
 #pragma unroll
-    for (uint k = 1; k < VEC; k++) vt[j] = combine(vt[j], x[j][k]);
+    for (uint k = 1; k < VEC; k++) vt[j] = combine(vt[j], item_state(x, j, k));
   }
   // One lane-group scan per vector index, carried from j to j + 1.
   elem_t carry = IDENTITY;
@@ -283,7 +315,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
 
 /* Writes a work-item's results of tile t: the value of lead op (prefix within the tile) for each
  * element, through out_value() (seed: the initial value segmented scans apply there). */
-ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, elem_t x[CLSCAN_VPT][VEC],
+ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
                               elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive, val_t seed) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
@@ -294,8 +326,9 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, elem_t x[CL
     out_elems u;
 #pragma unroll
     for (uint k = 0; k < VEC; k++) {
-      const elem_t next = combine(p, x[j][k]);
-      u.e[k] = out_value(p, x[j][k], next, exclusive, seed);
+      const elem_t xk = item_state(x, j, k);
+      const elem_t next = combine(p, xk);
+      u.e[k] = out_value(p, xk, next, exclusive, seed);
       p = next;
     }
     const uint v = vector_index(lid, j);
@@ -314,8 +347,9 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, elem_t x[CL
 /* A kernel that only exercises the inline PTX, so the host can test-compile it. */
 __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
   __local tile_scratch s;
-  elem_t x[CLSCAN_VPT][VEC], pre[CLSCAN_VPT], gp;
-  tile_load(in, (const __global uchar *)in, 0, 0, x);
-  const elem_t total = tile_scan_local(x, pre, &gp, &s);
-  tile_store(out, 0, 0, x, pre, combine(gp, total), 0, seed);
+  tile_items x;
+  elem_t pre[CLSCAN_VPT], gp;
+  tile_load(in, (const __global uchar *)in, 0, 0, &x);
+  const elem_t total = tile_scan_local(&x, pre, &gp, &s);
+  tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
 }
