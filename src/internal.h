@@ -208,8 +208,16 @@ typedef struct clscan__tuning {
   const char *source;         /* the table row used, for documentation and `clscan devices` */
 } clscan__tuning;
 
-/* Looks up the tuning for a device and element size: device row, then vendor, then default. */
-void clscan__tuning_lookup(const clscan__device_info *info, size_t elem_size, clscan__tuning *t);
+/* What a plan's tuning row is chosen by. */
+typedef struct clscan__tuning_key {
+  size_t elem_size; /* the wider of the input and output element sizes (8 for user types) */
+  size_t in_size;   /* the input element size */
+  int segmented;    /* 1: a segmented or by-key scan */
+} clscan__tuning_key;
+
+/* Looks up the tuning for a device and plan shape: device row, then vendor, then default. */
+void clscan__tuning_lookup(const clscan__device_info *info, const clscan__tuning_key *key,
+                           clscan__tuning *t);
 
 /* ============================================================================================== */
 /* Context and plan                                                                               */

@@ -168,7 +168,8 @@ clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *d
 
   // Tuning: the table, then overrides from the environment (for `clscan tune` and tests).
   clscan__tuning *t = &plan->tuning;
-  clscan__tuning_lookup(&ctx->info, plan->elem_size, t);
+  const clscan__tuning_key key = {plan->elem_size, plan->in_size, desc->segments != 0};
+  clscan__tuning_lookup(&ctx->info, &key, t);
   fit_local_memory(ctx, plan);
   t->seed_wg = env_unsigned("CLSCAN_SEED_WG", t->seed_wg);
   t->tile_wg = env_unsigned("CLSCAN_TILE_WG", t->tile_wg);

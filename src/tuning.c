@@ -1,7 +1,8 @@
 /*
  * clscan: the tuning table. Rows are searched in order: an exact device row first, then the
  * vendor's default, then the global default (as CLBlast's database does). Parameters are given
- * per element size. Each row says where its values came from; `clscan tune` measures candidates
+ * per element size, input size and segmentation (rows are searched in order, so the narrower
+ * rows come first). Each row says where its values came from; `clscan tune` measures candidates
  * on the current device and prints rows in this format.
  */
 #include <string.h>
@@ -11,33 +12,42 @@
 typedef struct tuning_row {
   const char *vendor;  /* substring of the vendor or platform name; NULL matches any */
   const char *device;  /* substring of the device name; NULL matches any */
-  unsigned elem_bytes; /* element size the row is for; 0 matches any */
+  unsigned elem_bytes; /* wider of the input and output element sizes; 0 matches any */
+  unsigned in_bytes;   /* input element size; 0 matches any */
+  int segmented;       /* 1: only segmented and by-key plans; 0: any plan */
   clscan__tuning t;
 } tuning_row;
 
-/* Fields: seed_wg, tile_wg, tile_vpt, rts_groups_per_cu, cpu_tile, single_pass_cpu,
- * auto_seed_below, source. */
+/* Fields: vendor, device, elem_bytes, in_bytes, segmented, then seed_wg, tile_wg, tile_vpt,
+ * rts_groups_per_cu, cpu_tile, single_pass_cpu, auto_seed_below, source. */
 static const tuning_row table[] = {
-    /* NVIDIA H200, NVIDIA OpenCL 3.0 CUDA 13.0, driver 580.159.04, exclusive add at 2^28 (sweep of
-     * work-group 128/256/512 x 2..8 vectors per work-item, 2026-11-29, by a scratch program making
-     * the same calls as `clscan tune`: verified, median of 20, copy timed in the same run):
-     * int32 128 x 6 vectors: 0.592 ms, 3.63 TB/s, 0.87 of clEnqueueCopyBuffer;
-     * int64 256 x 4 vectors: 1.342 ms, 3.20 TB/s, 0.75 of clEnqueueCopyBuffer.
-     * A later call the same day (`clscan bench --types int32 --algorithms single-pass`, 2^28)
-     * measured this int32 row at 0.645-0.648 ms (0.79 of copy) and 256 x 6 at 0.617 ms (0.83):
-     * one run, so the row was kept; see the README's "H200, later the same day". The 1- and 2-byte
-     * rows serve scans into 4-byte outputs (VEC follows the wider type); uint8 -> uint32 counts
-     * ran at 0.64 of copy with them, untuned. */
-    {"NVIDIA", "H200", 1, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 1-byte (4-byte values)"}},
-    {"NVIDIA", "H200", 2, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 2-byte (4-byte values)"}},
-    {"NVIDIA", "H200", 4, {256, 128, 6, 4, 0, 0, 0, "NVIDIA H200, 4-byte"}},
-    {"NVIDIA", "H200", 8, {256, 256, 4, 4, 0, 0, 0, "NVIDIA H200, 8-byte"}},
-    /* Other NVIDIA GPUs: the H200 values, untested elsewhere. */
-    {"NVIDIA", NULL, 0, {256, 256, 4, 4, 0, 0, 0, "NVIDIA default"}},
+    /* NVIDIA H200, NVIDIA OpenCL 3.0 CUDA 13.0, driver 580.159.04: single pass, exclusive add at
+     * 2^28, median of 20, verified, against clEnqueueCopyBuffer of the same bytes in the same
+     * process (tools/tile_sweep.c; two device calls on 2026-11-29, the second confirming):
+     *   int32 256 x 8 vectors: 0.532 ms, 0.958 of copy (128 x 16 0.958, 256 x 10 0.948,
+     *     512 x 8 0.934, 128 x 6 0.907, 256 x 12 0.884);
+     *   int64 256 x 8: 1.156 ms, 0.875 (128 x 10 0.870, 256 x 6 0.868, 512 x 4 0.748);
+     *   double 256 x 8: 1.144 ms, 0.884 (128 x 8 0.882, 256 x 6 0.876);
+     *   uint8 -> uint32 128 x 10: 0.375 ms, 0.862 of copying the 5 bytes per element it moves
+     *     (128 x 8 0.837, 256 x 8 0.834, 64 x 16 0.827, 256 x 6 0.758);
+     *   int32 head flags 128 x 8: 0.676 ms (128 x 6 0.691, 256 x 6 0.683, 256 x 8 0.786);
+     *   int32 by int32 key 256 x 6: 0.815 ms (128 x 6 0.851, 128 x 4 0.889).
+     * The 1- and 2-byte rows (same-type narrow scans) and segmented 8-byte values were not
+     * measured: their rows give each work-item the int32 row's 32 elements. */
+    {"NVIDIA", "H200", 4, 1, 0, {256, 128, 10, 4, 0, 0, 0, "NVIDIA H200, 1-byte in, 4-byte out"}},
+    {"NVIDIA", "H200", 4, 0, 1, {256, 128, 8, 4, 0, 0, 0, "NVIDIA H200, 4-byte, segmented"}},
+    {"NVIDIA", "H200", 1, 0, 0, {256, 256, 2, 4, 0, 0, 0, "NVIDIA H200, 1-byte"}},
+    {"NVIDIA", "H200", 2, 0, 0, {256, 256, 4, 4, 0, 0, 0, "NVIDIA H200, 2-byte"}},
+    {"NVIDIA", "H200", 4, 0, 0, {256, 256, 8, 4, 0, 0, 0, "NVIDIA H200, 4-byte"}},
+    {"NVIDIA", "H200", 8, 0, 1, {256, 128, 8, 4, 0, 0, 0, "NVIDIA H200, 8-byte, segmented"}},
+    {"NVIDIA", "H200", 8, 0, 0, {256, 256, 8, 4, 0, 0, 0, "NVIDIA H200, 8-byte"}},
+    /* Other NVIDIA GPUs: the H200's wide rows halved in vectors per work-item, a safer register
+     * budget for smaller GPUs; untested elsewhere. */
+    {"NVIDIA", NULL, 0, 0, 0, {256, 256, 4, 4, 0, 0, 0, "NVIDIA default"}},
     /* POCL CPU devices: large single-work-item tiles that stay in cache. */
-    {"Portable Computing Language", NULL, 0, {256, 256, 2, 2, 32768, 1, 0, "POCL default"}},
+    {"Portable Computing Language", NULL, 0, 0, 0, {256, 256, 2, 2, 32768, 1, 0, "POCL default"}},
     /* Any other device: the portable local-memory tile scan. */
-    {NULL, NULL, 0, {256, 256, 2, 4, 32768, 0, 0, "global default"}},
+    {NULL, NULL, 0, 0, 0, {256, 256, 2, 4, 32768, 0, 0, "global default"}},
 };
 
 /* Returns 1 if `needle` is NULL or occurs in `hay`. */
@@ -45,12 +55,15 @@ static int matches(const char *hay, const char *needle) {
   return !needle || strstr(hay, needle) != NULL;
 }
 
-void clscan__tuning_lookup(const clscan__device_info *info, size_t elem_size, clscan__tuning *t) {
+void clscan__tuning_lookup(const clscan__device_info *info, const clscan__tuning_key *key,
+                           clscan__tuning *t) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     const tuning_row *r = &table[i];
     int vendor_ok = matches(info->vendor, r->vendor) || matches(info->platform, r->vendor);
-    int elem_ok = r->elem_bytes == 0 || r->elem_bytes == elem_size;
-    if (vendor_ok && matches(info->name, r->device) && elem_ok) {
+    int shape_ok = (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
+                   (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
+                   (!r->segmented || key->segmented);
+    if (vendor_ok && matches(info->name, r->device) && shape_ok) {
       *t = r->t;
       break;
     }

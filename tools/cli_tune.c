@@ -278,7 +278,7 @@ static void print_row(const tune_state *s, clscan_type type, int log2n) {
   c_string(vendor);
   printf("\", \"");
   c_string(name);
-  printf("\", %zu,\n     {%u, %u, %u, %u, %u, %d, 0, \"", e, cli_seed_wg(s->device), wg, vpt,
+  printf("\", %zu, 0, 0,\n     {%u, %u, %u, %u, %u, %d, 0, \"", e, cli_seed_wg(s->device), wg, vpt,
          DEFAULT_RTS_GROUPS_PER_CU, cpu_tile, is_cpu);
   c_string(name);
   printf(", %zu-byte\"}},\n", e);
@@ -287,8 +287,9 @@ static void print_row(const tune_state *s, clscan_type type, int log2n) {
 /* Prints one suggested row per element size (from the first listed type of that size). */
 static void print_rows(const tune_state *s, const clscan_type *types, const int *log2n, int count) {
   printf(
-      "\nSuggested rows for the table in src/tuning.c (fields: seed_wg, tile_wg, tile_vpt, "
-      "rts_groups_per_cu, cpu_tile, single_pass_cpu, auto_seed_below, source):\n");
+      "\nSuggested rows for the table in src/tuning.c (fields: vendor, device, elem_bytes, "
+      "in_bytes, segmented, then seed_wg, tile_wg, tile_vpt, rts_groups_per_cu, cpu_tile, "
+      "single_pass_cpu, auto_seed_below, source):\n");
   for (int i = 0; i < count; i++) {
     int first = 1;
     for (int j = 0; j < i; j++)

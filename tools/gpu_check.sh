@@ -7,6 +7,8 @@
 #   tools/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
 #   tools/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
 #                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
+#   tools/gpu_check.sh sweep       tools/tile_sweep at 2^28 with the tuning table's rows: every
+#                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
 #   tools/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   tools/gpu_check.sh suite bench (steps run in the order given)
 #
@@ -55,8 +57,16 @@ for s in "$@"; do
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" 28 28
       } | tee "$OUT/bench.txt"
       ;;
+    sweep)
+      step "tile_sweep at 2^28 with the table's rows, against clEnqueueCopyBuffer; CUB"
+      {
+        run "$B/tile_sweep" 28 20 i32:0:0 i64:0:0 f32:0:0 f64:0:0 u8:0:0 map:0:0 seg:0:0 key:0:0 i8:0:0 \
+          i16:0:0 i32:0:0
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" 28 28
+      } | tee "$OUT/sweep.txt"
+      ;;
     ptx)
-      step "ptxas registers, int32 single pass, 128 x 6, plain and mapped"
+      step "ptxas registers, int32 single pass, 256 x 8, plain and mapped"
       cc -O2 -x c - -lOpenCL -o "$B/ptxinfo" <<'EOF'
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -88,7 +98,7 @@ int main(int argc, char **argv) {
   return err != CL_SUCCESS;
 }
 EOF
-      O="-cl-std=CL1.2 -DCLSCAN_TYPE=0 -DCLSCAN_OP=0 -DCLSCAN_WG=128 -DCLSCAN_STATE_SIZE=4 -DCLSCAN_VPT=6 -DCLSCAN_VECTOR_IO=1 -DCLSCAN_NV_PTX=1 -cl-nv-verbose"
+      O="-cl-std=CL1.2 -DCLSCAN_TYPE=0 -DCLSCAN_OP=0 -DCLSCAN_WG=256 -DCLSCAN_STATE_SIZE=4 -DCLSCAN_VPT=8 -DCLSCAN_VECTOR_IO=1 -DCLSCAN_NV_PTX=1 -cl-nv-verbose"
       cat cl/common.cl cl/tile.cl cl/status.cl cl/single_pass.cl > "$B/sp.cl"
       printf 'int clscan_user_map(int x, ulong i) { return as_int((uint)x * 3u + (uint)(i & 15)); }\n' |
         cat - "$B/sp.cl" > "$B/sp_map.cl"
@@ -96,7 +106,7 @@ EOF
       echo "mapped:"; "$B/ptxinfo" "$B/sp_map.cl" "$O -DCLSCAN_MAP=1" | grep -E "registers|spill"
       ;;
     *)
-      echo "unknown step $s (suite, huge, bench, ptx)"
+      echo "unknown step $s (suite, huge, bench, sweep, ptx)"
       exit 2
       ;;
   esac
