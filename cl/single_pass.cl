@@ -25,6 +25,12 @@
 #ifndef CLSCAN_TEST_WITHHOLD
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
+/* Measurement only (the results are wrong): skip the look-back, so that every tile starts from
+ * the identity. What remains is the tile's load, local scan, publication and store, which bounds
+ * what any look-back could reach (tools/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
+#ifndef CLSCAN_TEST_NO_LOOKBACK
+#define CLSCAN_TEST_NO_LOOKBACK 0
+#endif
 
 #if CLSCAN_NV_PTX
 #define LOOKBACK_LANES 32 /* warp 0 walks */
@@ -198,7 +204,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   // Look back. Work-item 0 walks; the whole group joins when a predecessor must be reduced.
   elem_t acc = IDENTITY;
   long pred = (long)tile - 1;
-  for (;;) {
+  while (!CLSCAN_TEST_NO_LOOKBACK) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
       const int command = lookback_walk_warp(status, epoch, &pred, &acc, chain_seed);
