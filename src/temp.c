@@ -11,8 +11,8 @@
 
 #include "internal.h"
 
-/* Epochs live in 30 bits of the single-pass status words. */
-#define EPOCH_LIMIT ((cl_ulong)1 << 30)
+/* Epochs live in 29 bits of the single-pass status words (cl/status.cl). */
+#define EPOCH_LIMIT ((cl_ulong)1 << 29)
 
 /* Returns 1 if a slot's last use has completed (or there was none). */
 static int slot_idle(const clscan__temp_slot *s) {
