@@ -23,17 +23,21 @@ typedef struct tuning_row {
 static const tuning_row table[] = {
     /* NVIDIA H200, NVIDIA OpenCL 3.0 CUDA 13.0, driver 580.159.04: single pass, exclusive add at
      * 2^28, median of 20, verified, against clEnqueueCopyBuffer of the same bytes in the same
-     * process (tools/tile_sweep.c; two device calls on 2026-11-29, the second confirming):
-     *   int32 256 x 8 vectors: 0.532 ms, 0.958 of copy (128 x 16 0.958, 256 x 10 0.948,
-     *     512 x 8 0.934, 128 x 6 0.907, 256 x 12 0.884);
-     *   int64 256 x 8: 1.156 ms, 0.875 (128 x 10 0.870, 256 x 6 0.868, 512 x 4 0.748);
-     *   double 256 x 8: 1.144 ms, 0.884 (128 x 8 0.882, 256 x 6 0.876);
-     *   uint8 -> uint32 128 x 10: 0.375 ms, 0.862 of copying the 5 bytes per element it moves
-     *     (128 x 8 0.837, 256 x 8 0.834, 64 x 16 0.827, 256 x 6 0.758);
-     *   int32 head flags 128 x 8: 0.676 ms (128 x 6 0.691, 256 x 6 0.683, 256 x 8 0.786);
-     *   int32 by int32 key 256 x 6: 0.815 ms (128 x 6 0.851, 128 x 4 0.889).
-     * The 1- and 2-byte rows (same-type narrow scans) and segmented 8-byte values were not
-     * measured: their rows give each work-item the int32 row's 32 elements. */
+     * process: `build/tile_sweep 28 20 KIND:WG:VPT ...` (tools/tile_sweep.c), six device calls on
+     * 2026-11-29. Figures are copy time / scan time; the last call's (commit 5c4d1ab) first.
+     *   int32 256 x 8 vectors: 0.530-0.533 ms, 0.959 (earlier calls: 128 x 16 0.958, 256 x 10
+     *     0.948, 512 x 8 0.934, 128 x 6 0.907, 256 x 12 0.884);
+     *   int64 256 x 8: 1.138 ms, 0.885 (64 x 16 0.889-0.895 and 128 x 16 0.879 in earlier calls,
+     *     within run-to-run spread; 256 x 6 0.868, 512 x 4 0.748); double 256 x 8: 1.128 ms,
+     *     0.892 (64 x 16 0.771 in one call, so not taken);
+     *   uint8 -> uint32 128 x 10: 0.373 ms, 0.862 of copying the 5 bytes per element it moves
+     *     (128 x 8 0.837, 128 x 12 0.831, 256 x 8 0.834, 256 x 6 0.758);
+     *   int32 head flags 128 x 12: 0.631 ms, 1.19 x the plain scan (128 x 16 0.638, 128 x 8
+     *     0.649, 256 x 8 0.711); by int32 key (same row) 0.764 ms (256 x 8 0.814).
+     * The 1- and 2-byte rows (same-type narrow scans) keep each work-item at 32 elements, like
+     * the int32 row: int8 256 x 2 ran at 0.32 of copy (256 x 4 0.33, 128 x 8 0.34), int16 256 x 4
+     * at 0.73 (256 x 8 0.62); narrow same-type scans are not tuned further. Segmented 8-byte
+     * values were not measured. */
     {"NVIDIA", "H200", 4, 1, 0, {256, 128, 10, 4, 0, 0, 0, "NVIDIA H200, 1-byte in, 4-byte out"}},
     {"NVIDIA", "H200", 4, 0, 1, {256, 128, 12, 4, 0, 0, 0, "NVIDIA H200, 4-byte, segmented"}},
     {"NVIDIA", "H200", 1, 0, 0, {256, 256, 2, 4, 0, 0, 0, "NVIDIA H200, 1-byte"}},
