@@ -9,8 +9,8 @@
  * kernel runs between launches (the host zeroes the words before the epoch outgrows 29 bits).
  * Words only grow (atom_max): a state never goes back, and the flag bit lies below the state
  * bits, so it cannot undo that. A reader accepts a value only when all words show this epoch
- * and the same state. Two publishers of one state (the owner and a fallback) compute the value
- * with the same code, so their bits agree.
+ * and the same state. Two publishers of one state (the owner and a fallback) combine the same
+ * elements in the same order, so their bits agree.
  *
  * A state takes one word per 32 bits, except a segmented state of a 4-byte built-in value, whose
  * flag travels in bit 32 of its single word: one word per tile halves the look-back's reads and
