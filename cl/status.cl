@@ -116,5 +116,10 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
     w[i] &= 0x1fffffffful;
   }
   *value = payloads_to_state(w);
+#if CLSCAN_SEGMENTS
+  // A segmented aggregate with its flag set contains a segment start: whatever comes before it
+  // cannot change it, so it ends a look-back like an inclusive prefix.
+  if (state == STATE_AGGREGATE && value->f) state = STATE_PREFIX;
+#endif
   return state;
 }
