@@ -32,8 +32,9 @@ static const tuning_row table[] = {
      *     0.892 (64 x 16 0.771 in one call, so not taken);
      *   uint8 -> uint32 128 x 10: 0.373 ms, 0.862 of copying the 5 bytes per element it moves
      *     (128 x 8 0.837, 128 x 12 0.831, 256 x 8 0.834, 256 x 6 0.758);
-     *   int32 head flags 128 x 12: 0.631 ms, 1.19 x the plain scan (128 x 16 0.638, 128 x 8
-     *     0.649, 256 x 8 0.711); by int32 key (same row) 0.764 ms (256 x 8 0.814).
+     *   int32 head flags 128 x 12: 0.600 ms, 1.12 x the plain scan (commit f9fd0d4; 128 x 8
+     *     0.610, 256 x 8 0.690; at 5c4d1ab 128 x 16 0.638, 64 x 16 0.654, 256 x 12 0.652,
+     *     256 x 6 0.675); by int32 key (same row) 0.744 ms (256 x 8 0.782).
      * The 1- and 2-byte rows (same-type narrow scans) keep each work-item at 32 elements, like
      * the int32 row: int8 256 x 2 ran at 0.32 of copy (256 x 4 0.33, 128 x 8 0.34), int16 256 x 4
      * at 0.73 (256 x 8 0.62); narrow same-type scans are not tuned further. Segmented 8-byte
