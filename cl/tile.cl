@@ -3,7 +3,11 @@
  *
  * A tile is CLSCAN_WG work-items x CLSCAN_VPT vectors x VEC elements (a vector is 16 bytes of the
  * wider of the input and output types, or one element of a user type). The tile is scanned as
- * scan states (elem_t, see common.cl), loaded through make_elem() and written through out_value().
+ * scan states (elem_t, see common.cl), loaded through make_elem() (or, for whole vectors, one
+ * vector load of the input and one of the flags or keys) and written through out_value(). A
+ * work-item keeps its loaded elements in a tile_items: segmented head flags as bits beside the
+ * values. tile_reduce() computes a tile's total with the same combinations in the same order
+ * while holding one vector at a time (the single pass's fallback).
  * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
  * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
  * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
@@ -14,8 +18,9 @@
  * vector, a lane-group scan of the vector totals, and a carry from j to j + 1. Lane-group totals
  * are combined through local memory. Every combination is "earlier op later".
  *
- * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees 16-byte
- * aligned input and output), CLSCAN_NV_PTX. Needs common.cl first.
+ * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
+ * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX. Needs common.cl
+ * first.
  */
 
 #ifndef CLSCAN_WG
