@@ -89,65 +89,11 @@ static int scan_failed(clscan_context *ctx, const clscan_scan_desc *desc, clscan
   return 0;
 }
 
-/* Creates a device buffer of at least one byte, copied from host memory when `host` is given;
- * prints the failure and returns NULL if it cannot. */
-static cl_mem host_buffer(clscan_context *ctx, size_t bytes, const void *host, const char *what) {
-  cl_int err;
-  cl_mem_flags flags = CL_MEM_READ_WRITE | (host && bytes ? CL_MEM_COPY_HOST_PTR : 0);
-  cl_mem buf = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes ? bytes : 1,
-                              bytes ? (void *)host : NULL, &err);
-  if (err == CL_SUCCESS)
-    return buf;
-  cli_error("cannot allocate the %s buffer of %zu bytes: clCreateBuffer returned %d", what, bytes,
-            (int)err);
-  return NULL;
-}
-
-/* Enqueues the segmented scan of device buffers and waits for it. */
-static int scan_segmented_buffers(clscan_context *ctx, const clscan_scan_desc *desc, cl_mem segs,
-                                  cl_mem in, cl_mem out, size_t n) {
-  cl_event done = NULL;
-  clscan_status st =
-      desc->segments == CLSCAN_SEGMENTS_HEAD_FLAGS
-          ? clscan_segmented_scan(ctx, NULL, desc, segs, 0, in, 0, out, 0, n, 0, NULL, &done)
-          : clscan_scan_by_key(ctx, NULL, desc, segs, 0, in, 0, out, 0, n, 0, NULL, &done);
-  if (st != CLSCAN_SUCCESS)
-    return scan_failed(ctx, desc, st, n);
-  cl_int err = clWaitForEvents(1, &done);
-  clReleaseEvent(done);
-  if (err != CL_SUCCESS)
-    cli_error("waiting for the scan failed: clWaitForEvents returned %d", (int)err);
-  return err == CL_SUCCESS;
-}
-
-/* Scans with head flags or keys through device buffers, and reads the result back. */
-static int scan_segmented(clscan_context *ctx, const clscan_scan_desc *desc, const void *segments,
-                          const void *in, void *out, size_t n) {
-  size_t out_bytes = n * clscan_type_size(cli_out_type(desc));
-  cl_mem segs = host_buffer(ctx, n * cli_segment_size(desc), segments, "segments");
-  cl_mem in_buf = segs ? host_buffer(ctx, n * clscan_type_size(desc->type), in, "input") : NULL;
-  cl_mem out_buf = in_buf ? host_buffer(ctx, out_bytes, NULL, "output") : NULL;
-  int ok = out_buf && scan_segmented_buffers(ctx, desc, segs, in_buf, out_buf, n);
-  if (ok && out_bytes) {
-    cl_int err = clEnqueueReadBuffer(clscan_context_queue(ctx), out_buf, CL_TRUE, 0, out_bytes, out,
-                                     0, NULL, NULL);
-    if (err != CL_SUCCESS)
-      cli_error("reading the result back failed: clEnqueueReadBuffer returned %d", (int)err);
-    ok = err == CL_SUCCESS;
-  }
-  cl_mem all[3] = {segs, in_buf, out_buf};
-  for (int i = 0; i < 3; i++) {
-    if (all[i])
-      clReleaseMemObject(all[i]);
-  }
-  return ok;
-}
-
 int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const void *segments,
                     const void *in, void *out, size_t n) {
-  if (desc->segments != CLSCAN_SEGMENTS_NONE)
-    return scan_segmented(ctx, desc, segments, in, out, n);
-  clscan_status st = clscan_scan_host(ctx, desc, in, out, n);
+  clscan_status st = desc->segments != CLSCAN_SEGMENTS_NONE
+                         ? clscan_segmented_scan_host(ctx, desc, segments, in, out, n)
+                         : clscan_scan_host(ctx, desc, in, out, n);
   return st == CLSCAN_SUCCESS || scan_failed(ctx, desc, st, n);
 }
 
