@@ -84,6 +84,8 @@ ALWAYS_INLINE ulong status_load(__global ulong *p) {
 ALWAYS_INLINE void status_load_words(__global ulong *p, ulong w[STATUS_WORDS]) {
 #if CLSCAN_NV_PTX
   if (STATUS_WORDS == 2) {
+    // w[STATUS_WORDS - 1] is w[1] here; written so, the dead branch of one-word states does not
+    // index past w.
     asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
                  : "=l"(w[0]), "=l"(w[STATUS_WORDS - 1])
                  : "l"(p)
