@@ -88,18 +88,18 @@ static uint32_t next_random(sweep *s) {
 static uint64_t input_value(const sweep *s, const kind *k, size_t i) {
   const void *h = s->host_in;
   switch (k->type) {
-  case CLSCAN_INT8:
-    return (uint64_t)(int64_t)((const int8_t *)h)[i];
-  case CLSCAN_INT16:
-    return (uint64_t)(int64_t)((const int16_t *)h)[i];
-  case CLSCAN_UINT8:
-    return ((const uint8_t *)h)[i];
-  case CLSCAN_INT64:
-    return (uint64_t)((const int64_t *)h)[i];
-  default: {
-    uint64_t x = (uint64_t)(int64_t)((const int32_t *)h)[i];
-    return k->map ? x * 3 + (i & 15) : x;
-  }
+    case CLSCAN_INT8:
+      return (uint64_t)(int64_t)((const int8_t *)h)[i];
+    case CLSCAN_INT16:
+      return (uint64_t)(int64_t)((const int16_t *)h)[i];
+    case CLSCAN_UINT8:
+      return ((const uint8_t *)h)[i];
+    case CLSCAN_INT64:
+      return (uint64_t)((const int64_t *)h)[i];
+    default: {
+      uint64_t x = (uint64_t)(int64_t)((const int32_t *)h)[i];
+      return k->map ? x * 3 + (i & 15) : x;
+    }
   }
 }
 
@@ -115,14 +115,14 @@ static int is_head(const sweep *s, const kind *k, size_t i) {
 static uint64_t output_value(const sweep *s, const kind *k, size_t i) {
   const void *h = s->host_out;
   switch (k->out_size) {
-  case 1:
-    return ((const uint8_t *)h)[i];
-  case 2:
-    return ((const uint16_t *)h)[i];
-  case 4:
-    return ((const uint32_t *)h)[i];
-  default:
-    return ((const uint64_t *)h)[i];
+    case 1:
+      return ((const uint8_t *)h)[i];
+    case 2:
+      return ((const uint16_t *)h)[i];
+    case 4:
+      return ((const uint32_t *)h)[i];
+    default:
+      return ((const uint64_t *)h)[i];
   }
 }
 
@@ -161,17 +161,17 @@ static int load_input(sweep *s, const kind *k) {
   for (size_t i = 0; i < s->n; i++) {
     uint32_t r = next_random(s);
     switch (k->type) {
-    case CLSCAN_FLOAT:
-      ((float *)s->host_in)[i] = (float)(r % 17) - 8.0f;
-      break;
-    case CLSCAN_DOUBLE:
-      ((double *)s->host_in)[i] = (double)(r % 2001) - 1000.0;
-      break;
-    case CLSCAN_INT64:
-      ((uint64_t *)s->host_in)[i] = ((uint64_t)r << 32) | next_random(s);
-      break;
-    default:
-      memcpy((char *)s->host_in + i * k->in_size, &r, k->in_size);
+      case CLSCAN_FLOAT:
+        ((float *)s->host_in)[i] = (float)(r % 17) - 8.0f;
+        break;
+      case CLSCAN_DOUBLE:
+        ((double *)s->host_in)[i] = (double)(r % 2001) - 1000.0;
+        break;
+      case CLSCAN_INT64:
+        ((uint64_t *)s->host_in)[i] = ((uint64_t)r << 32) | next_random(s);
+        break;
+      default:
+        memcpy((char *)s->host_in + i * k->in_size, &r, k->in_size);
     }
   }
   cl_int err = clEnqueueWriteBuffer(s->queue, s->in, CL_TRUE, 0, s->n * k->in_size, s->host_in, 0,
@@ -202,11 +202,11 @@ static int time_once(sweep *s, clscan_plan *plan, const kind *k, double *scan_ms
     fprintf(stderr, "tile_sweep: clEnqueueCopyBuffer of %zu bytes failed\n", copy_bytes);
     return 2;
   }
-  clscan_status st =
-      k->segments ? clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0, s->out, 0,
-                                                  s->n, 0, NULL, &first, &last)
-                  : clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0, NULL,
-                                              &first, &last);
+  clscan_status st = k->segments
+                         ? clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0,
+                                                         s->out, 0, s->n, 0, NULL, &first, &last)
+                         : clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0,
+                                                     NULL, &first, &last);
   if (st != CLSCAN_SUCCESS) {
     fprintf(stderr, "tile_sweep: enqueue: %s\n", clscan_status_string(st));
     return 2;
@@ -269,8 +269,8 @@ static int run_config(sweep *s, const config *c) {
       copy[r] = b;
     }
   }
-  if (rc == 0 && clEnqueueReadBuffer(s->queue, s->out, CL_TRUE, 0, s->n * k->out_size,
-                                     s->host_out, 0, NULL, NULL) != CL_SUCCESS)
+  if (rc == 0 && clEnqueueReadBuffer(s->queue, s->out, CL_TRUE, 0, s->n * k->out_size, s->host_out,
+                                     0, NULL, NULL) != CL_SUCCESS)
     rc = 2;
   if (rc == 0) {
     size_t wrong = count_wrong(s, k);

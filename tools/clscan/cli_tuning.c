@@ -48,8 +48,7 @@ static int set_tiles(const cli_tile_params *t) {
     if (setenv(tile_vars[i], v, 1) != 0)
       return 0;
   }
-  return t->single_pass_cpu < 0 ||
-         setenv(tile_vars[3], t->single_pass_cpu ? "1" : "0", 1) == 0;
+  return t->single_pass_cpu < 0 || setenv(tile_vars[3], t->single_pass_cpu ? "1" : "0", 1) == 0;
 }
 
 clscan_status cli_plan_create_with_tiles(clscan_context *ctx, const clscan_scan_desc *desc,
