@@ -1,8 +1,7 @@
 /*
  * The clscan program's `devices` command, which lists every OpenCL platform and device with
  * what clscan can run on it, and the device helpers the other commands share (opening a
- * context on a selected device, device queries, build logs, scans of host arrays with or
- * without segments).
+ * context on a selected device, device queries, build logs).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
  * The clscan program's `scan` command: its options and the checks between them, reading the
- * input (and head flags or keys) completely, scanning on the device, and writing the result
- * through cli_output (which replaces a named output file only when everything succeeded).
+ * input (and head flags or keys) completely, scanning on the device (cli_scan_arrays(), with or
+ * without segments), and writing the result through cli_output (which replaces a named output
+ * file only when everything succeeded).
  */
 #include <errno.h>
 #include <stdio.h>
