@@ -1,13 +1,13 @@
 /*
  * clscan tests: libFuzzer target for the clscan program's input parsing and option handling.
  *
- * The parser's functions are static in tools/cli_io.c and tools/clscan.c, so this file includes
- * both (clscan.c's main renamed), which leaves the program's sources untouched. The first byte of
- * an input picks what is fuzzed and an element type; the rest is:
- *   0: text input (one number a line) read through read_text() from memory; every element parsed
- *      must format and parse back to the same bytes;
- *   1: binary input read through read_binary(); its length must be a whole number of elements;
- *   2: `clscan scan` options: the rest split at NUL bytes into argv, through scan_parse(); an
+ * It links the program's object library (tools/clscan, clscan_cli_objs) and calls its parser API
+ * (tools/clscan/cli.h). The first byte of an input picks what is fuzzed and an element type; the
+ * rest is:
+ *   0: text input (one number a line) read through cli_read_text() from memory; every element
+ *      parsed must format (cli_format_element()) and parse back to the same bytes;
+ *   1: binary input read through cli_read_binary(); its length must be a whole number of elements;
+ *   2: `clscan scan` options: the rest split at NUL bytes into argv, through cli_scan_parse(); an
  *      accepted command line must describe a descriptor the library's rules allow (output type,
  *      user operator with its identity, segments and key type);
  *   3: one element through cli_parse_element(), the list and count parsers of bench and tune, and
@@ -22,13 +22,6 @@
 #include <string.h>
 
 #include "cli.h"
-
-/* The program's sources, with its main renamed. */
-int clscan_cli_main(int argc, char **argv);
-#define main clscan_cli_main
-#include "clscan.c"
-#undef main
-#include "cli_io.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,7 +39,7 @@ static void check_round_trip(clscan_type type, const unsigned char *element) {
   char text[64], why[96];
   unsigned char back[8] = {0};
   size_t e = clscan_type_size(type);
-  clscan_ref_format(type, element, 0, text, sizeof text);
+  cli_format_element(type, element, text, sizeof text);
   PROPERTY(cli_parse_element(type, text, back, why, sizeof why));
   if (type == CLSCAN_FLOAT) {
     float a, b;
@@ -68,8 +61,8 @@ static void fuzz_text(clscan_type type, const uint8_t *data, size_t size) {
   FILE *f = fmemopen((void *)data, size, "r");
   if (!f)
     return;
-  byte_buf b = {0};
-  int ok = read_text(f, "fuzz input", "input", type, &b);
+  cli_byte_buf b = {0};
+  int ok = cli_read_text(f, "fuzz input", "input", type, &b);
   fclose(f);
   size_t e = clscan_type_size(type);
   PROPERTY(b.len % e == 0);
@@ -85,18 +78,18 @@ static void fuzz_binary(clscan_type type, const uint8_t *data, size_t size) {
   FILE *f = fmemopen((void *)data, size, "rb");
   if (!f)
     return;
-  byte_buf b = {0};
-  int ok = read_binary(f, "fuzz input", type, &b);
+  cli_byte_buf b = {0};
+  int ok = cli_read_binary(f, "fuzz input", type, &b);
   fclose(f);
   PROPERTY(ok == (size % clscan_type_size(type) == 0));
   PROPERTY(!ok || b.len == size);
   if (ok)
-    swap_to_little_endian(b.data, b.len, clscan_type_size(type));
+    cli_swap_to_little_endian(b.data, b.len, clscan_type_size(type));
   free(b.data);
 }
 
 /* Checks that an accepted scan command line describes a scan the library's rules allow. */
-static void check_accepted(const scan_request *r) {
+static void check_accepted(const cli_scan_request *r) {
   const clscan_scan_desc *d = &r->desc;
   clscan_type out = cli_out_type(d);
   PROPERTY((unsigned)d->type < CLSCAN_TYPE_COUNT && (unsigned)out < CLSCAN_TYPE_COUNT);
@@ -134,8 +127,8 @@ static void fuzz_options(const uint8_t *data, size_t size) {
     i += strlen(text + i) + 1;
   }
   argv[argc] = NULL;
-  scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
-  int status = scan_parse(argc, argv, &r);
+  cli_scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
+  int status = cli_scan_parse(argc, argv, &r);
   PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
   if (status == -1)
     check_accepted(&r);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tests of the clscan program (tools/): devices, scan (text and binary, every type, errors and
+# Tests of the clscan program (tools/clscan): devices, scan (text and binary, every type, errors and
 # atomic output; output types, user operators, maps, head flags and keys, and their bad
 # combinations), bench (tiny verified runs of every variant with CSV and SVG reports), tune, and
 # usage.

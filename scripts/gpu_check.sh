@@ -3,14 +3,14 @@
 # builds from scratch, then runs the steps named on the command line, each under its own time
 # limit, with line-buffered output so that a limit never swallows finished rows.
 #
-#   tools/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI)
-#   tools/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
-#   tools/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
-#                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
-#   tools/gpu_check.sh sweep       tools/tile_sweep at 2^28 with the tuning table's rows: every
-#                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
-#   tools/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
-#   tools/gpu_check.sh suite bench (steps run in the order given)
+#   scripts/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI)
+#   scripts/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
+#   scripts/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
+#                                    variants (map, segmented, by-key, uint8 -> uint32); CUB
+#   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
+#                                    kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
+#   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
+#   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
 # Environment: CLSCAN_DEVICE (default NVIDIA), CMOCKA_ROOT (an unpacked libcmocka prefix, for the
 # suite), CLSCAN_BUILD_DIR (default /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default

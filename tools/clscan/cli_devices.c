@@ -1,8 +1,7 @@
 /*
  * The clscan program's `devices` command, which lists every OpenCL platform and device with
  * what clscan can run on it, and the device helpers the other commands share (opening a
- * context on a selected device, device queries, build logs, scans of host arrays with or
- * without segments).
+ * context on a selected device, device queries, build logs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,16 +53,6 @@ int cli_device_is_gpu(cl_device_id device) {
   return (cli_device_ulong(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
 }
 
-unsigned cli_seed_wg(cl_device_id device) {
-  size_t max_wg = 0;
-  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-  const char *env = getenv("CLSCAN_SEED_WG");
-  unsigned wg = env && atoi(env) > 0 ? (unsigned)atoi(env) : 256;
-  while (max_wg && wg > max_wg)
-    wg /= 2;
-  return wg;
-}
-
 void cli_print_build_log(const clscan_context *ctx) {
   size_t needed = 0;
   if (clscan_context_build_log(ctx, NULL, 0, &needed) != CLSCAN_SUCCESS || needed <= 1)
@@ -74,27 +63,6 @@ void cli_print_build_log(const clscan_context *ctx) {
   if (clscan_context_build_log(ctx, log, needed, NULL) == CLSCAN_SUCCESS)
     fprintf(stderr, "clscan: build log:\n%s\n", log);
   free(log);
-}
-
-/* ============================================================================================== */
-/* Scans of host arrays                                                                           */
-/* ============================================================================================== */
-
-/* Prints a failed scan, with the build log when a program or a user source did not compile. */
-static int scan_failed(clscan_context *ctx, const clscan_scan_desc *desc, clscan_status st,
-                       size_t n) {
-  cli_lib_error(st, "scan of %zu %s elements failed", n, clscan_type_name(desc->type));
-  if (st == CLSCAN_BUILD_FAILED || st == CLSCAN_USER_SOURCE_INVALID)
-    cli_print_build_log(ctx);
-  return 0;
-}
-
-int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const void *segments,
-                    const void *in, void *out, size_t n) {
-  clscan_status st = desc->segments != CLSCAN_SEGMENTS_NONE
-                         ? clscan_segmented_scan_host(ctx, desc, segments, in, out, n)
-                         : clscan_scan_host(ctx, desc, in, out, n);
-  return st == CLSCAN_SUCCESS || scan_failed(ctx, desc, st, n);
 }
 
 /* ============================================================================================== */

@@ -1,10 +1,21 @@
 /*
  * The clscan program's private header: exit statuses, messages, option parsing, name lookups,
- * device helpers, and the entry point of each subcommand. The program is split into
- * clscan.c (main, dispatch, option parsing, usage), cli_devices.c (devices, device helpers),
- * cli_io.c (scan: reading, parsing and writing elements), cli_output.c (output files replaced
- * atomically), cli_measure.c (the measurements bench and tune share), cli_bench.c (bench),
- * cli_tune.c (tune) and cli_plot.c (CSV and SVG reports).
+ * element text and files, device helpers, and the entry point of each command. The program is
+ * main.c (main and dispatch) and the object library clscan_cli_objs, which the fuzz target
+ * tests/fuzz_cli.c links too:
+ *   cli_usage.c     the command table, usage text and messages
+ *   cli_parse.c     the option parser, counts, names and lists
+ *   cli_format.c    parsing and formatting one element
+ *   cli_elements.c  reading and writing element files (text or binary)
+ *   cli_output.c    output files replaced atomically
+ *   cli_devices.c   the devices command and the device helpers
+ *   cli_scan.c      the scan command
+ *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
+ *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
+ *   cli_tune.c      the tune command
+ *   cli_tuning.c    the one place that knows how the library tunes itself
+ * The program uses the library's public API only; bench and tune verify against the host
+ * reference of the tests (tests/reference, library clscan_reference).
  */
 #ifndef CLSCAN_CLI_H_
 #define CLSCAN_CLI_H_
@@ -16,7 +27,7 @@
 #include "clscan.h"
 
 /* ============================================================================================== */
-/* Exit statuses and messages (clscan.c)                                                          */
+/* Commands, usage and messages (cli_usage.c)                                                     */
 /* ============================================================================================== */
 
 /* Exit statuses: success, a failure while running, a usage error on the command line. */
@@ -42,8 +53,19 @@ int cli_usage_error(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Prints the usage of a command (or of the program, for NULL) to f. */
 void cli_print_usage(FILE *f, const char *command);
 
+/* A command: its name, entry point, one-line summary and usage text. */
+typedef struct cli_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+  const char *usage;
+} cli_command;
+
+/* Finds a command by name; NULL if there is none. */
+const cli_command *cli_find_command(const char *name);
+
 /* ============================================================================================== */
-/* Option parsing (clscan.c)                                                                      */
+/* Option parsing, names and lists (cli_parse.c)                                                  */
 /* ============================================================================================== */
 
 /* One long option of a command: its name without "--", whether it takes a value, and its id. */
@@ -124,13 +146,52 @@ cl_ulong cli_device_ulong(cl_device_id device, cl_device_info what);
 /* Returns 1 if the device is a GPU. */
 int cli_device_is_gpu(cl_device_id device);
 
-/* Returns the work-group size of the seed kernels (Blelloch, Hillis-Steele): CLSCAN_SEED_WG or
- * the library's default of 256, halved until the device allows it, as src/tuning.c does (the
- * API does not report it). */
-unsigned cli_seed_wg(cl_device_id device);
-
 /* Prints the build log of the context's last program build to stderr, if any. */
 void cli_print_build_log(const clscan_context *ctx);
+
+/* ============================================================================================== */
+/* The library's tuning (cli_tuning.c)                                                            */
+/* ============================================================================================== */
+
+/* Tile parameters of a plan: 0 (or -1 for single_pass_cpu) leaves one to the library. wg and
+ * vpt: the GPU tile's work-group size and 16-byte vectors per work-item; cpu_tile: the CPU
+ * kernel's elements per work-group; single_pass_cpu: 1 or 0 picks the single pass's CPU or GPU
+ * shape. */
+typedef struct cli_tile_params {
+  unsigned wg, vpt, cpu_tile;
+  int single_pass_cpu;
+} cli_tile_params;
+
+/* Returns the work-group size of the seed kernels (Blelloch, Hillis-Steele) as the library
+ * derives it: CLSCAN_SEED_WG or 256, halved until the device allows it (the API does not
+ * report it). */
+unsigned cli_seed_wg(cl_device_id device);
+
+/* Creates a plan of desc with the given tile parameters (through the library's environment
+ * overrides, set for the call only). Returns the library's status. */
+clscan_status cli_plan_create_with_tiles(clscan_context *ctx, const clscan_scan_desc *desc,
+                                         const cli_tile_params *tiles, clscan_plan **plan);
+
+/* Clears tile overrides set in the program's environment, printing a note for each. */
+void cli_tiles_drop_inherited(void);
+
+/* ============================================================================================== */
+/* The scan command (cli_scan.c)                                                                  */
+/* ============================================================================================== */
+
+/* What a scan command line asks for. */
+typedef struct cli_scan_request {
+  int binary, op_given, key_type_given;
+  clscan_scan_desc desc;
+  unsigned char init[8], identity[8];
+  const char *init_text, *identity_text;
+  const char *device, *in_path, *out_path, *segments_path;
+} cli_scan_request;
+
+/* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
+ * defaults (int32 add). Returns -1 when the command is to run, else an exit status (after
+ * --help, or a usage error, printed). */
+int cli_scan_parse(int argc, char **argv, cli_scan_request *r);
 
 /* Scans n elements of host array `in` into host array `out` (of the output type) on the context's
  * device, and waits. With desc->segments HEAD_FLAGS or KEYS, `segments` holds n flags or keys:
@@ -141,13 +202,39 @@ int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const voi
                     const void *in, void *out, size_t n);
 
 /* ============================================================================================== */
-/* Elements (cli_io.c)                                                                            */
+/* Elements (cli_format.c) and element files (cli_elements.c)                                     */
 /* ============================================================================================== */
 
 /* Parses one element of `type` from text (no surrounding whitespace) into out. Returns 1 on
  * success; otherwise 0 with a reason ("is not a valid int8", "is out of range for int8 ...")
  * in why. */
 int cli_parse_element(clscan_type type, const char *text, void *out, char *why, size_t cap);
+
+/* Formats one element of `type` into buf: integers in decimal, float as %.9g, double as %.17g,
+ * which cli_parse_element() reads back to the same bits. */
+void cli_format_element(clscan_type type, const void *element, char *buf, size_t cap);
+
+/* A growing array of bytes. */
+typedef struct cli_byte_buf {
+  unsigned char *data;
+  size_t len, cap;
+} cli_byte_buf;
+
+/* Reads one element a line from f, appending to b; `name` names the file and `what` its role
+ * ("input", "flags", "keys") in messages. Prints the first bad line and returns 0 on failure. */
+int cli_read_text(FILE *f, const char *name, const char *what, clscan_type type, cli_byte_buf *b);
+
+/* Reads raw elements from f, appending to b; the length must be a whole number of elements.
+ * Prints the failure and returns 0 otherwise. The bytes stay in file order (little-endian). */
+int cli_read_binary(FILE *f, const char *name, clscan_type type, cli_byte_buf *b);
+
+/* Converts elements of elem bytes between little-endian and the host's order (a no-op on a
+ * little-endian host). */
+void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
+
+/* Writes n elements as text, one a line, or as raw little-endian bytes (binary: data is
+ * converted in place). Returns 0 if writing failed. */
+int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *data, size_t n);
 
 /* ============================================================================================== */
 /* Output files (cli_output.c)                                                                    */
@@ -263,9 +350,6 @@ int cli_max_log2_for_device(cl_device_id device, size_t elem);
 
 /* As cli_max_log2_for_device(), for every buffer of a spec's benchmark data. */
 int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec);
-
-/* Returns the median of count values (reorders them). */
-double cli_median(double *values, size_t count);
 
 /* Returns GB/s for reading and writing n elements of elem bytes in ms milliseconds. */
 double cli_gbps(size_t n, size_t elem, double ms);

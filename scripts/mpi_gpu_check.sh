@@ -3,8 +3,8 @@
 # clscan_mpi_bench with two ranks sharing the GPU and with one rank, 2^26 int32 elements per rank
 # (inclusive add, verified against the host reference), and optionally the MPI tests.
 #
-#   tools/mpi_gpu_check.sh            build, bench with 2 ranks, bench with 1 rank
-#   tools/mpi_gpu_check.sh --tests    also `ctest -L mpi` (1 to 4 ranks, every type and operator)
+#   scripts/mpi_gpu_check.sh            build, bench with 2 ranks, bench with 1 rank
+#   scripts/mpi_gpu_check.sh --tests    also `ctest -L mpi` (1 to 4 ranks, every type and operator)
 #
 # Needs: cmake, a C compiler, OpenCL headers and loader, Open MPI (Debian/Ubuntu packages
 # `cmake gcc make ocl-icd-opencl-dev opencl-c-headers openmpi-bin libopenmpi-dev`); missing ones

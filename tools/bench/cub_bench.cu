@@ -13,13 +13,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                           \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "cub_bench: %s: %s\n", #x, cudaGetErrorString(e_));             \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "cub_bench: %s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                            \
+    }                                                                          \
   } while (0)
 
 // Median of the elapsed times of `reps` runs of f after 3 warm-ups, in milliseconds.
@@ -36,7 +36,8 @@ static float median_ms(F f, int reps = 30) {
     CHECK(cudaEventSynchronize(b));
     float ms;
     CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 3) t.push_back(ms);
+    if (r >= 3)
+      t.push_back(ms);
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -47,7 +48,8 @@ template <class T>
 static bool run(const char *name, int logn) {
   size_t n = size_t(1) << logn;
   std::vector<T> h(n), o(n);
-  for (size_t i = 0; i < n; i++) h[i] = T((i * 2654435761u) % 100);
+  for (size_t i = 0; i < n; i++)
+    h[i] = T((i * 2654435761u) % 100);
   T *in, *out;
   CHECK(cudaMalloc(&in, n * sizeof(T)));
   CHECK(cudaMalloc(&out, n * sizeof(T)));
@@ -67,13 +69,15 @@ static bool run(const char *name, int logn) {
   unsigned long long wrapped = 0; /* integer sums wrap modulo 2^bits, as CUB's do */
   size_t bad = 0;
   for (size_t i = 0; i < n; i++) {
-    if (is_float ? std::abs(double(o[i]) - sum) > tol * sum : o[i] != T(wrapped)) bad++;
+    if (is_float ? std::abs(double(o[i]) - sum) > tol * sum : o[i] != T(wrapped))
+      bad++;
     sum += double(h[i]);
     wrapped += (unsigned long long)h[i];
   }
 
   float scan = median_ms([&] { cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, in, out, n); });
-  float copy = median_ms([&] { cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
+  float copy =
+      median_ms([&] { cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
   double gbps = 2.0 * n * sizeof(T) / scan / 1e6;
   std::printf("cub %-6s 2^%-2d scan %.4f ms %7.0f GB/s | memcpy %.4f ms | scan/copy %.2f%s\n", name,
               logn, scan, gbps, copy, copy / scan, bad ? " WRONG" : "");

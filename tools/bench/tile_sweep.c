@@ -10,7 +10,10 @@
  * just before a scan. The output of the last run is verified exactly against a host scan before
  * the line is printed. All configurations share one context, one queue and one input per kind,
  * so their ratios are comparable. `clscan tune` covers plain same-type scans; this program also
- * covers mixed types, maps and segments.
+ * covers mixed types, maps and segments. The buffers are sized for the kinds named, so that
+ * `tile_sweep 28 20 i32:0:0` (the library's own tuning, 2 x 1 GiB of device memory) also measures
+ * the single pass against a copy between the same two buffers where `clscan bench` caps n because
+ * its separate copy buffers would not fit (POCL at 2^28).
  *
  * KIND: i8, i16, i32, i64, f32 (integers in [-8, 8]: partial sums of a random walk stay far
  * below 2^24, so every order of addition is exact), f64 (integers in [-1000, 1000], exact for the
@@ -29,6 +32,7 @@
 #include <string.h>
 
 #include "clscan.h"
+#include "measure.h"
 
 /* One kind of scan: its descriptor and how the host generates and checks it. */
 typedef struct kind {
@@ -67,40 +71,35 @@ typedef struct sweep {
   uint64_t rng;
 } sweep;
 
+/* One configuration of the command line: KIND:WG:VPT[:OPTIONS]. */
+typedef struct config {
+  const char *text;
+  const kind *k;
+  unsigned wg, vpt;
+  char options[256];
+} config;
+
 static uint32_t next_random(sweep *s) {
   s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
   return (uint32_t)(s->rng >> 32);
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Milliseconds from the start of command a to the end of command b. */
-static double elapsed_ms(cl_event a, cl_event b) {
-  cl_ulong start = 0, end = 0;
-  clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
-  clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-  return (double)(end - start) * 1e-6;
 }
 
 /* Element i of the loaded input as the scanned value, wrapped to 64 bits. */
 static uint64_t input_value(const sweep *s, const kind *k, size_t i) {
   const void *h = s->host_in;
   switch (k->type) {
-  case CLSCAN_INT8:
-    return (uint64_t)(int64_t)((const int8_t *)h)[i];
-  case CLSCAN_INT16:
-    return (uint64_t)(int64_t)((const int16_t *)h)[i];
-  case CLSCAN_UINT8:
-    return ((const uint8_t *)h)[i];
-  case CLSCAN_INT64:
-    return (uint64_t)((const int64_t *)h)[i];
-  default: {
-    uint64_t x = (uint64_t)(int64_t)((const int32_t *)h)[i];
-    return k->map ? x * 3 + (i & 15) : x;
-  }
+    case CLSCAN_INT8:
+      return (uint64_t)(int64_t)((const int8_t *)h)[i];
+    case CLSCAN_INT16:
+      return (uint64_t)(int64_t)((const int16_t *)h)[i];
+    case CLSCAN_UINT8:
+      return ((const uint8_t *)h)[i];
+    case CLSCAN_INT64:
+      return (uint64_t)((const int64_t *)h)[i];
+    default: {
+      uint64_t x = (uint64_t)(int64_t)((const int32_t *)h)[i];
+      return k->map ? x * 3 + (i & 15) : x;
+    }
   }
 }
 
@@ -116,14 +115,14 @@ static int is_head(const sweep *s, const kind *k, size_t i) {
 static uint64_t output_value(const sweep *s, const kind *k, size_t i) {
   const void *h = s->host_out;
   switch (k->out_size) {
-  case 1:
-    return ((const uint8_t *)h)[i];
-  case 2:
-    return ((const uint16_t *)h)[i];
-  case 4:
-    return ((const uint32_t *)h)[i];
-  default:
-    return ((const uint64_t *)h)[i];
+    case 1:
+      return ((const uint8_t *)h)[i];
+    case 2:
+      return ((const uint16_t *)h)[i];
+    case 4:
+      return ((const uint32_t *)h)[i];
+    default:
+      return ((const uint64_t *)h)[i];
   }
 }
 
@@ -162,17 +161,17 @@ static int load_input(sweep *s, const kind *k) {
   for (size_t i = 0; i < s->n; i++) {
     uint32_t r = next_random(s);
     switch (k->type) {
-    case CLSCAN_FLOAT:
-      ((float *)s->host_in)[i] = (float)(r % 17) - 8.0f;
-      break;
-    case CLSCAN_DOUBLE:
-      ((double *)s->host_in)[i] = (double)(r % 2001) - 1000.0;
-      break;
-    case CLSCAN_INT64:
-      ((uint64_t *)s->host_in)[i] = ((uint64_t)r << 32) | next_random(s);
-      break;
-    default:
-      memcpy((char *)s->host_in + i * k->in_size, &r, k->in_size);
+      case CLSCAN_FLOAT:
+        ((float *)s->host_in)[i] = (float)(r % 17) - 8.0f;
+        break;
+      case CLSCAN_DOUBLE:
+        ((double *)s->host_in)[i] = (double)(r % 2001) - 1000.0;
+        break;
+      case CLSCAN_INT64:
+        ((uint64_t *)s->host_in)[i] = ((uint64_t)r << 32) | next_random(s);
+        break;
+      default:
+        memcpy((char *)s->host_in + i * k->in_size, &r, k->in_size);
     }
   }
   cl_int err = clEnqueueWriteBuffer(s->queue, s->in, CL_TRUE, 0, s->n * k->in_size, s->host_in, 0,
@@ -197,47 +196,51 @@ static void set_override(const char *name, unsigned value) {
 
 /* Times one scan and the copy before it; returns 0 or 2. */
 static int time_once(sweep *s, clscan_plan *plan, const kind *k, double *scan_ms, double *copy_ms) {
-  cl_event copy, first = NULL, last = NULL;
+  cl_event first = NULL, last = NULL;
   size_t copy_bytes = s->n * (k->in_size + k->out_size) / 2;
-  if (clEnqueueCopyBuffer(s->queue, s->in, s->out, 0, 0, copy_bytes, 0, NULL, &copy) != CL_SUCCESS)
+  if (!measure_copy_ms(s->queue, s->in, s->out, copy_bytes, copy_ms)) {
+    fprintf(stderr, "tile_sweep: clEnqueueCopyBuffer of %zu bytes failed\n", copy_bytes);
     return 2;
-  clWaitForEvents(1, &copy);
-  *copy_ms = elapsed_ms(copy, copy);
-  clReleaseEvent(copy);
-  clscan_status st =
-      k->segments ? clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0, s->out, 0,
-                                                  s->n, 0, NULL, &first, &last)
-                  : clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0, NULL,
-                                              &first, &last);
+  }
+  clscan_status st = k->segments
+                         ? clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0,
+                                                         s->out, 0, s->n, 0, NULL, &first, &last)
+                         : clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0,
+                                                     NULL, &first, &last);
   if (st != CLSCAN_SUCCESS) {
     fprintf(stderr, "tile_sweep: enqueue: %s\n", clscan_status_string(st));
     return 2;
   }
-  clWaitForEvents(1, &last);
-  *scan_ms = elapsed_ms(first, last);
+  int ok = clWaitForEvents(1, &last) == CL_SUCCESS && measure_event_ms(first, last, scan_ms);
   clReleaseEvent(first);
   clReleaseEvent(last);
-  return 0;
+  if (!ok)
+    fprintf(stderr, "tile_sweep: waiting for the scan or reading its profiling times failed\n");
+  return ok ? 0 : 2;
+}
+
+/* Parses KIND:WG:VPT[:OPTIONS]; prints what is wrong and returns 0 for a bad configuration. */
+static int parse_config(const char *text, config *c) {
+  char name[8];
+  memset(c, 0, sizeof *c);
+  c->text = text;
+  if (sscanf(text, "%7[^:]:%u:%u:%255[^\n]", name, &c->wg, &c->vpt, c->options) < 3) {
+    fprintf(stderr, "tile_sweep: bad configuration '%s' (KIND:WG:VPT[:OPTIONS])\n", text);
+    return 0;
+  }
+  for (size_t i = 0; i < KIND_COUNT; i++)
+    c->k = strcmp(kinds[i].name, name) == 0 ? &kinds[i] : c->k;
+  if (!c->k)
+    fprintf(stderr, "tile_sweep: unknown kind '%s'\n", name);
+  return c->k != NULL;
 }
 
 /* Runs one configuration and prints its line; returns 0, 1 (wrong output) or 2. */
-static int run_config(sweep *s, const char *config) {
-  char name[8], options[256] = "";
-  unsigned wg = 0, vpt = 0;
-  if (sscanf(config, "%7[^:]:%u:%u:%255[^\n]", name, &wg, &vpt, options) < 3) {
-    fprintf(stderr, "tile_sweep: bad configuration '%s' (KIND:WG:VPT[:OPTIONS])\n", config);
-    return 2;
-  }
-  const kind *k = NULL;
-  for (size_t i = 0; i < KIND_COUNT; i++)
-    k = strcmp(kinds[i].name, name) == 0 ? &kinds[i] : k;
-  if (!k) {
-    fprintf(stderr, "tile_sweep: unknown kind '%s'\n", name);
-    return 2;
-  }
-  setenv("CLSCAN_BUILD_OPTIONS", options, 1);
-  set_override("CLSCAN_TILE_WG", wg);
-  set_override("CLSCAN_TILE_VPT", vpt);
+static int run_config(sweep *s, const config *c) {
+  const kind *k = c->k;
+  setenv("CLSCAN_BUILD_OPTIONS", c->options, 1);
+  set_override("CLSCAN_TILE_WG", c->wg);
+  set_override("CLSCAN_TILE_VPT", c->vpt);
   if (s->loaded != k && load_input(s, k))
     return 2;
 
@@ -252,7 +255,7 @@ static int run_config(sweep *s, const char *config) {
   clscan_plan *plan;
   clscan_status st = clscan_plan_create(s->ctx, &d, &plan);
   if (st != CLSCAN_SUCCESS) {
-    printf("%-40s plan: %s\n", config, clscan_status_string(st));
+    printf("%-40s plan: %s\n", c->text, clscan_status_string(st));
     return 2;
   }
   double *scan = malloc(sizeof(double) * (size_t)s->reps);
@@ -266,15 +269,14 @@ static int run_config(sweep *s, const char *config) {
       copy[r] = b;
     }
   }
-  if (rc == 0 && clEnqueueReadBuffer(s->queue, s->out, CL_TRUE, 0, s->n * k->out_size,
-                                     s->host_out, 0, NULL, NULL) != CL_SUCCESS)
+  if (rc == 0 && clEnqueueReadBuffer(s->queue, s->out, CL_TRUE, 0, s->n * k->out_size, s->host_out,
+                                     0, NULL, NULL) != CL_SUCCESS)
     rc = 2;
   if (rc == 0) {
     size_t wrong = count_wrong(s, k);
-    qsort(scan, (size_t)s->reps, sizeof *scan, by_value);
-    qsort(copy, (size_t)s->reps, sizeof *copy, by_value);
-    double ms = scan[s->reps / 2], copy_ms = copy[s->reps / 2];
-    printf("%-40s scan %8.4f ms  copy %8.4f ms  copy/scan %.3f  wrong %zu\n", config, ms, copy_ms,
+    double ms = measure_median(scan, (size_t)s->reps);
+    double copy_ms = measure_median(copy, (size_t)s->reps);
+    printf("%-40s scan %8.4f ms  copy %8.4f ms  copy/scan %.3f  wrong %zu\n", c->text, ms, copy_ms,
            copy_ms / ms, wrong);
     fflush(stdout);
     rc = wrong ? 1 : 0;
@@ -285,32 +287,95 @@ static int run_config(sweep *s, const char *config) {
   return rc;
 }
 
-/* Creates the context, buffers and segments every configuration shares. */
-static int setup(sweep *s) {
-  if (clscan_context_create_default(&s->ctx) != CLSCAN_SUCCESS)
-    return 2;
-  cl_context cl = clscan_context_cl_context(s->ctx);
-  s->queue = clscan_context_queue(s->ctx);
-  cl_int e1, e2, e3;
-  s->in = clCreateBuffer(cl, CL_MEM_READ_WRITE, s->n * 8, NULL, &e1);
-  s->out = clCreateBuffer(cl, CL_MEM_READ_WRITE, s->n * 8, NULL, &e2);
-  s->aux = clCreateBuffer(cl, CL_MEM_READ_WRITE, s->n * 4, NULL, &e3);
-  s->host_in = malloc(s->n * 8);
-  s->host_out = malloc(s->n * 8);
-  s->flags = malloc(s->n);
-  s->keys = malloc(s->n * 4);
-  if (e1 || e2 || e3 || !s->host_in || !s->host_out || !s->flags || !s->keys)
-    return 2;
+/* The largest buffers the configurations need: bytes per element of input and output, and
+ * whether any scans with head flags or keys. */
+typedef struct needs {
+  size_t in_size, out_size;
+  int flags, keys;
+} needs;
+
+static needs needs_of(const config *configs, int count) {
+  needs w = {0, 0, 0, 0};
+  for (int i = 0; i < count; i++) {
+    const kind *k = configs[i].k;
+    w.in_size = k->in_size > w.in_size ? k->in_size : w.in_size;
+    w.out_size = k->out_size > w.out_size ? k->out_size : w.out_size;
+    w.flags |= k->segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
+    w.keys |= k->segments == CLSCAN_SEGMENTS_KEYS;
+  }
+  // The copy before each scan moves n * (in + out) / 2 bytes from the input to the output.
+  size_t half = (w.in_size + w.out_size + 1) / 2;
+  w.in_size = w.in_size > half ? w.in_size : half;
+  w.out_size = w.out_size > half ? w.out_size : half;
+  return w;
+}
+
+/* Creates a device buffer; prints the failure and returns NULL if it cannot. */
+static cl_mem new_buffer(cl_context cl, size_t bytes, const char *what) {
+  cl_int err;
+  cl_mem buf = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err == CL_SUCCESS)
+    return buf;
+  fprintf(stderr, "tile_sweep: cannot allocate the %s buffer of %zu bytes (error %d)\n", what,
+          bytes, (int)err);
+  return NULL;
+}
+
+/* Draws the head flags and keys the segmented kinds share: one element in 1000 a head. */
+static void make_segments(sweep *s) {
   int32_t key = 0;
   for (size_t i = 0; i < s->n; i++) {
-    s->flags[i] = next_random(s) % 1000 == 0;
-    key += s->flags[i];
-    s->keys[i] = key;
+    uint8_t head = next_random(s) % 1000 == 0;
+    key += head;
+    if (s->flags)
+      s->flags[i] = head;
+    if (s->keys)
+      s->keys[i] = key;
   }
+}
+
+/* Creates the context, buffers and segments every configuration shares. */
+static int setup(sweep *s, const needs *w) {
+  clscan_status st = clscan_context_create_default(&s->ctx);
+  if (st != CLSCAN_SUCCESS) {
+    fprintf(stderr, "tile_sweep: no device: %s\n", clscan_status_string(st));
+    return 2;
+  }
+  cl_context cl = clscan_context_cl_context(s->ctx);
+  s->queue = clscan_context_queue(s->ctx);
+  size_t aux = w->keys ? 4 : w->flags ? 1 : 0;
+  s->in = new_buffer(cl, s->n * w->in_size, "input");
+  s->out = s->in ? new_buffer(cl, s->n * w->out_size, "output") : NULL;
+  s->aux = s->out && aux ? new_buffer(cl, s->n * aux, "segments") : NULL;
+  if (!s->out || (aux && !s->aux))
+    return 2;
+  s->host_in = malloc(s->n * w->in_size);
+  s->host_out = malloc(s->n * w->out_size);
+  s->flags = w->flags ? malloc(s->n) : NULL;
+  s->keys = w->keys ? malloc(s->n * 4) : NULL;
+  if (!s->host_in || !s->host_out || (w->flags && !s->flags) || (w->keys && !s->keys)) {
+    fprintf(stderr, "tile_sweep: out of host memory for n = %zu\n", s->n);
+    return 2;
+  }
+  make_segments(s);
   char device[256] = "";
   clGetDeviceInfo(clscan_context_device(s->ctx), CL_DEVICE_NAME, sizeof device, device, NULL);
   printf("tile_sweep on %s, n = %zu, median of %d\n", device, s->n, s->reps);
   return 0;
+}
+
+/* Releases what setup() created. */
+static void teardown(sweep *s) {
+  cl_mem all[3] = {s->in, s->out, s->aux};
+  for (int i = 0; i < 3; i++) {
+    if (all[i])
+      clReleaseMemObject(all[i]);
+  }
+  free(s->host_in);
+  free(s->host_out);
+  free(s->flags);
+  free(s->keys);
+  clscan_context_release(s->ctx);
 }
 
 int main(int argc, char **argv) {
@@ -318,15 +383,26 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: tile_sweep LOG2N REPS KIND:WG:VPT[:OPTIONS]...\n");
     return 2;
   }
-  sweep s = {.n = (size_t)1 << atoi(argv[1]), .reps = atoi(argv[2]), .rng = 7};
-  if (s.reps < 1 || s.n < 2 || setup(&s)) {
-    fprintf(stderr, "tile_sweep: setup failed\n");
+  int log2n = atoi(argv[1]);
+  sweep s = {.reps = atoi(argv[2]), .rng = 7};
+  if (log2n < 1 || log2n > 40 || s.reps < 1) {
+    fprintf(stderr, "tile_sweep: LOG2N must be in [1, 40] and REPS at least 1\n");
     return 2;
   }
-  int worst = 0;
-  for (int a = 3; a < argc; a++) {
-    int rc = run_config(&s, argv[a]);
+  s.n = (size_t)1 << log2n;
+  int count = argc - 3;
+  config *configs = calloc((size_t)count, sizeof *configs);
+  int ok = configs != NULL;
+  for (int i = 0; ok && i < count; i++)
+    ok = parse_config(argv[3 + i], &configs[i]);
+  needs w = ok ? needs_of(configs, count) : (needs){0, 0, 0, 0};
+  int worst = ok ? setup(&s, &w) : 2;
+  int ready = worst == 0;
+  for (int i = 0; ready && i < count; i++) {
+    int rc = run_config(&s, &configs[i]);
     worst = rc > worst ? rc : worst;
   }
+  teardown(&s);
+  free(configs);
   return worst;
 }

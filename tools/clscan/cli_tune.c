@@ -1,17 +1,12 @@
 /*
  * The clscan program's `tune` command: sweeps the tile parameters of the single-pass and
- * reduce-then-scan algorithms through the library's environment overrides, verifies and times
+ * reduce-then-scan algorithms (set through cli_tuning.c), verifies and times
  * every candidate, ranks them, and prints rows in the format of src/tuning.c's table.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* The environment overrides the library reads at plan creation. */
-static const char *const tuning_vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_CPU_TILE",
-                                          "CLSCAN_SINGLE_PASS_CPU"};
-#define TUNING_VAR_COUNT (sizeof tuning_vars / sizeof tuning_vars[0])
 
 /* The swept values. */
 static const unsigned cpu_tiles[] = {8192, 16384, 32768, 65536, 131072};
@@ -28,11 +23,10 @@ static const unsigned gpu_vpts[] = {2, 3, 4, 6, 8};
 /* Candidates                                                                                     */
 /* ============================================================================================== */
 
-/* One candidate: an algorithm and the overrides it runs with (0: not set). */
+/* One candidate: an algorithm and the tile parameters it runs with. */
 typedef struct candidate {
   clscan_algorithm algo;
-  unsigned wg, vpt, cpu_tile;
-  int single_pass_cpu; /* -1: not set */
+  cli_tile_params t;
 } candidate;
 
 /* A measured candidate. */
@@ -46,38 +40,18 @@ typedef struct result {
 static void describe(const candidate *c, char *buf, size_t cap) {
   int len = 0;
   buf[0] = '\0';
-  if (c->wg)
-    len += snprintf(buf + len, cap - (size_t)len, "WG=%u ", c->wg);
-  if (c->vpt)
-    len += snprintf(buf + len, cap - (size_t)len, "VPT=%u ", c->vpt);
-  if (c->cpu_tile)
-    len += snprintf(buf + len, cap - (size_t)len, "CPU_TILE=%u ", c->cpu_tile);
-  if (c->single_pass_cpu >= 0)
-    len += snprintf(buf + len, cap - (size_t)len, "SINGLE_PASS_CPU=%d ", c->single_pass_cpu);
+  if (c->t.wg)
+    len += snprintf(buf + len, cap - (size_t)len, "WG=%u ", c->t.wg);
+  if (c->t.vpt)
+    len += snprintf(buf + len, cap - (size_t)len, "VPT=%u ", c->t.vpt);
+  if (c->t.cpu_tile)
+    len += snprintf(buf + len, cap - (size_t)len, "CPU_TILE=%u ", c->t.cpu_tile);
+  if (c->t.single_pass_cpu >= 0)
+    len += snprintf(buf + len, cap - (size_t)len, "SINGLE_PASS_CPU=%d ", c->t.single_pass_cpu);
   if (len > 0)
     buf[len - 1] = '\0';
   else
     snprintf(buf, cap, "library defaults");
-}
-
-/* Sets a candidate's overrides in the environment. */
-static void apply(const candidate *c) {
-  char v[32];
-  const unsigned values[] = {c->wg, c->vpt, c->cpu_tile};
-  for (size_t i = 0; i < 3; i++) {
-    if (!values[i])
-      continue;
-    snprintf(v, sizeof v, "%u", values[i]);
-    setenv(tuning_vars[i], v, 1);
-  }
-  if (c->single_pass_cpu >= 0)
-    setenv("CLSCAN_SINGLE_PASS_CPU", c->single_pass_cpu ? "1" : "0", 1);
-}
-
-/* Removes every override from the environment. */
-static void clear_overrides(void) {
-  for (size_t i = 0; i < TUNING_VAR_COUNT; i++)
-    unsetenv(tuning_vars[i]);
 }
 
 /* Lists the candidates for a device: CPU tiles on a CPU, work-group x vectors elsewhere.
@@ -86,16 +60,16 @@ static int list_candidates(cl_device_id device, int single_pass, candidate *out,
   int count = 0;
   if (cli_device_ulong(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) {
     for (size_t i = 0; single_pass && i < sizeof cpu_tiles / sizeof cpu_tiles[0]; i++)
-      out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, 0, 0, cpu_tiles[i], 1};
+      out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, {0, 0, cpu_tiles[i], 1}};
     // Reduce-then-scan at the library's defaults, for comparison.
-    out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, -1};
+    out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, {0, 0, 0, -1}};
     return count;
   }
   for (size_t w = 0; w < sizeof gpu_wgs / sizeof gpu_wgs[0]; w++) {
     for (size_t v = 0; v < sizeof gpu_vpts / sizeof gpu_vpts[0] && count + 2 <= cap; v++) {
       if (single_pass)
-        out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, gpu_wgs[w], gpu_vpts[v], 0, 0};
-      out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, gpu_wgs[w], gpu_vpts[v], 0, -1};
+        out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, {gpu_wgs[w], gpu_vpts[v], 0, 0}};
+      out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, {gpu_wgs[w], gpu_vpts[v], 0, -1}};
     }
   }
   return count;
@@ -122,14 +96,13 @@ static int measure(tune_state *s, const candidate *c, cli_bench_data *d, result 
   describe(c, params, sizeof params);
   snprintf(label, sizeof label, "%s %s [%s]", clscan_algorithm_name(c->algo),
            clscan_type_name(d->type), params);
-  if (c->wg > s->max_wg) {
+  if (c->t.wg > s->max_wg) {
     printf("  skipped  %s: the device allows work-groups of at most %zu\n", label, s->max_wg);
     return 0;
   }
   clscan_scan_desc desc = {.type = d->type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = c->algo};
   clscan_plan *plan = NULL;
-  apply(c);
-  clscan_status st = clscan_plan_create(s->ctx, &desc, &plan);
+  clscan_status st = cli_plan_create_with_tiles(s->ctx, &desc, &c->t, &plan);
   cli_timing t = CLI_FAILED;
   if (st != CLSCAN_SUCCESS) {
     printf("  skipped  %s: plan creation failed: %s (%s)\n", label, clscan_status_string(st),
@@ -140,7 +113,6 @@ static int measure(tune_state *s, const candidate *c, cli_bench_data *d, result 
       printf("  skipped  %s: it could not run (see above)\n", label);
   }
   clscan_plan_release(plan);
-  clear_overrides();
   if (t == CLI_WRONG)
     s->wrong = 1;
   if (t != CLI_TIMED)
@@ -226,7 +198,7 @@ static const result *find(const tune_state *s, clscan_type type, clscan_algorith
                           unsigned vpt) {
   for (size_t i = 0; i < s->count; i++) {
     const result *r = &s->results[i];
-    if (r->type == type && r->c.algo == algo && r->c.wg == wg && r->c.vpt == vpt)
+    if (r->type == type && r->c.algo == algo && r->c.t.wg == wg && r->c.t.vpt == vpt)
       return r;
   }
   return NULL;
@@ -240,7 +212,7 @@ static void print_row_comment(const tune_state *s, clscan_type type, int log2n, 
   cli_device_string(s->device, CL_DRIVER_VERSION, driver, sizeof driver);
   const result *sp = best(s, type, CLSCAN_ALGO_SINGLE_PASS);
   const result *rts = best(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN);
-  const result *rts_here = find(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN, lead->c.wg, lead->c.vpt);
+  const result *rts_here = find(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN, lead->c.t.wg, lead->c.t.vpt);
   printf("    /* %s, driver %s: measured by `clscan tune`, %s, n = 2^%d:\n     *", name, driver,
          clscan_type_name(type), log2n);
   if (sp)
@@ -265,9 +237,9 @@ static void print_row(const tune_state *s, clscan_type type, int log2n) {
   if (!lead)
     return;
   int is_cpu = (cli_device_ulong(s->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
-  unsigned wg = lead->c.wg ? lead->c.wg : DEFAULT_TILE_WG;
-  unsigned vpt = lead->c.vpt ? lead->c.vpt : DEFAULT_TILE_VPT;
-  unsigned cpu_tile = lead->c.cpu_tile ? lead->c.cpu_tile : DEFAULT_CPU_TILE;
+  unsigned wg = lead->c.t.wg ? lead->c.t.wg : DEFAULT_TILE_WG;
+  unsigned vpt = lead->c.t.vpt ? lead->c.t.vpt : DEFAULT_TILE_VPT;
+  unsigned cpu_tile = lead->c.t.cpu_tile ? lead->c.t.cpu_tile : DEFAULT_CPU_TILE;
   size_t e = clscan_type_size(type);
   char vendor[256], name[256];
   cli_device_string(s->device, CL_DEVICE_VENDOR, vendor, sizeof vendor);
@@ -345,16 +317,6 @@ static int tune_parse(int argc, char **argv, tune_request *r) {
   return ok ? -1 : CLI_EXIT_USAGE;
 }
 
-/* Clears overrides inherited from the environment, saying so. */
-static void drop_inherited_overrides(void) {
-  for (size_t i = 0; i < TUNING_VAR_COUNT; i++) {
-    const char *v = getenv(tuning_vars[i]);
-    if (v)
-      printf("note: ignoring %s=%s from the environment during the sweep\n", tuning_vars[i], v);
-  }
-  clear_overrides();
-}
-
 /* Runs the sweep for every type; stores each type's size in log2n. */
 static void sweep(tune_state *s, const tune_request *r, int *log2n) {
   clscan_scan_desc sp = {.algorithm = CLSCAN_ALGO_SINGLE_PASS};
@@ -382,7 +344,7 @@ int cli_cmd_tune(int argc, char **argv) {
     return status;
 
   tune_state s = {.reps = r.reps};
-  drop_inherited_overrides();
+  cli_tiles_drop_inherited();
   if (!cli_open_context(r.device, &s.ctx))
     return CLI_EXIT_FAIL;
   s.device = clscan_context_device(s.ctx);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "clscan_mpi.h"
+#include "measure.h"
 #include "ref_scan.h"
 
 /* ============================================================================================== */
@@ -179,17 +180,6 @@ static int verify(const options *o, int rank, size_t n, const void *got) {
 /* Timing                                                                                         */
 /* ============================================================================================== */
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Returns the median of count values (sorts them). */
-static double median(double *v, int count) {
-  qsort(v, (size_t)count, sizeof *v, compare_doubles);
-  return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
-}
-
 /* The buffers of one rank's benchmark. */
 typedef struct bench {
   clscan_context *ctx;
@@ -230,7 +220,7 @@ static double run_timed(const options *o, const bench *b,
   clscan_status st = t ? CLSCAN_SUCCESS : CLSCAN_OUT_OF_HOST_MEMORY;
   for (int i = 0; i <= o->reps && st == CLSCAN_SUCCESS; i++)
     st = once(o, b, &t[i]);
-  double m = st == CLSCAN_SUCCESS ? median(t + 1, o->reps) : -1;
+  double m = st == CLSCAN_SUCCESS ? measure_median(t + 1, (size_t)o->reps) : -1;
   if (st != CLSCAN_SUCCESS)
     fprintf(stderr, "scan failed: %s (%s / %s)\n", clscan_status_string(st),
             clscan_mpi_last_error_detail(), clscan_last_error_detail());

@@ -5,9 +5,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
+#include "measure.h"
 #include "ref_scan.h"
 
 /* Timed runs of the sequential host loop (its median is reported). */
@@ -16,18 +16,6 @@
 /* ============================================================================================== */
 /* Small helpers                                                                                  */
 /* ============================================================================================== */
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-double cli_median(double *values, size_t count) {
-  if (count == 0)
-    return 0;
-  qsort(values, count, sizeof *values, compare_doubles);
-  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
-}
 
 double cli_gbps(size_t n, size_t elem, double ms) {
   return cli_gbps_bytes(2.0 * (double)n * (double)elem, ms);
@@ -63,17 +51,6 @@ int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec) {
   size_t largest = in > out ? in : out;
   largest = largest > half ? largest : half;
   return max_log2(device, in + out + seg + half + src, largest);
-}
-
-/* Returns the milliseconds between a command's start and another's end (profiling). */
-static int event_ms(cl_event first, cl_event last, double *ms) {
-  cl_ulong start = 0, end = 0;
-  if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
-          CL_SUCCESS ||
-      clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS)
-    return 0;
-  *ms = end > start ? (double)(end - start) * 1e-6 : 0;
-  return 1;
 }
 
 /* ============================================================================================== */
@@ -272,7 +249,7 @@ static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *lab
     cli_lib_error(st, "%s: enqueue failed", label);
     return CLI_FAILED;
   }
-  int ok = clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || event_ms(first, done, ms));
+  int ok = clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(first, done, ms));
   if (first)
     clReleaseEvent(first);
   clReleaseEvent(done);
@@ -314,29 +291,24 @@ cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_be
   if (t == CLI_TIMED)
     t = verify(desc, d, label, "after timing");
   if (t == CLI_TIMED)
-    *ms = cli_median(times, (size_t)reps);
+    *ms = measure_median(times, (size_t)reps);
   free(times);
   return t;
 }
 
 int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
   cl_command_queue q = clscan_context_queue(d->ctx);
+  cl_mem src = d->copy_src ? d->copy_src : d->in;
   double *times = malloc((size_t)reps * sizeof *times);
   int ok = times != NULL;
   for (int i = 0; ok && i < CLI_WARMUPS + reps; i++) {
-    cl_event ev;
-    cl_mem src = d->copy_src ? d->copy_src : d->in;
-    ok = clEnqueueCopyBuffer(q, src, d->copy, 0, 0, d->copy_bytes, 0, NULL, &ev) == CL_SUCCESS;
-    if (!ok)
-      break;
     double t = 0;
-    ok = clWaitForEvents(1, &ev) == CL_SUCCESS && event_ms(ev, ev, &t);
-    if (i >= CLI_WARMUPS)
+    ok = measure_copy_ms(q, src, d->copy, d->copy_bytes, &t);
+    if (ok && i >= CLI_WARMUPS)
       times[i - CLI_WARMUPS] = t;
-    clReleaseEvent(ev);
   }
   if (ok)
-    *ms = cli_median(times, (size_t)reps);
+    *ms = measure_median(times, (size_t)reps);
   else
     cli_error("timing clEnqueueCopyBuffer of %zu bytes failed", d->copy_bytes);
   free(times);
@@ -390,12 +362,10 @@ double cli_time_host_loop(const cli_bench_data *d) {
   void (*scan)(const void *, void *, size_t) = host_scan_for(d->type);
   double times[HOST_RUNS];
   for (int r = 0; r < HOST_RUNS; r++) {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    double start = measure_host_ms();
     scan(d->host_in, d->host_out, d->n);
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    times[r] = measure_host_ms() - start;
     host_sink ^= ((unsigned char *)d->host_out)[d->bytes - 1];
-    times[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6;
   }
-  return cli_median(times, HOST_RUNS);
+  return measure_median(times, HOST_RUNS);
 }
