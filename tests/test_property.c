@@ -46,13 +46,12 @@
 /* Drawing a case                                                                                 */
 /* ============================================================================================== */
 
-/* A case: a built-in case `c` plus the single-pass shape its plan is created with; or, when
- * `extended`, the case `u` of a descriptor of the pool. */
+/* A case: a built-in one plus the single-pass shape its plan is created with; or, when
+ * `extended`, one of a descriptor of the pool. */
 typedef struct prop_case {
   tu_case c;
   const char *shape; /* "0", "1", or NULL for the device's default */
   int extended;
-  tu_case u;
   size_t combo;  /* extended: the run's combination */
   int init_pool; /* extended: the initial value's index in its pool, or 3 for none */
 } prop_case;
@@ -160,7 +159,7 @@ static ext_combo combo_of(uint64_t seed, size_t j) {
 
 /* Draws an extended case: one of the run's combinations, then the rest as for the others. */
 static void draw_extended(uint64_t seed, uint64_t *s, prop_case *p) {
-  tu_case *u = &p->u;
+  tu_case *u = &p->c;
   p->extended = 1;
   p->combo = tu_random_size(s, 0, EXT_COMBOS - 1);
   ext_combo x = combo_of(seed, p->combo);
@@ -289,11 +288,11 @@ static clscan_plan *g_ext_plans[EXT_COMBOS][2][4];
 
 /* Returns an extended case's plan, creating it on first use; NULL with msg on failure. */
 static clscan_plan *ext_plan_for(const prop_case *p, char *msg, size_t cap) {
-  clscan_plan **slot = &g_ext_plans[p->combo][p->u.exclusive][p->init_pool];
+  clscan_plan **slot = &g_ext_plans[p->combo][p->c.exclusive][p->init_pool];
   if (*slot)
     return *slot;
   clscan_scan_desc desc;
-  tu_case_desc(&p->u, &desc);
+  tu_case_desc(&p->c, &desc);
   clscan_status st = clscan_plan_create(tu_context(), &desc, slot);
   if (st != CLSCAN_SUCCESS)
     snprintf(msg, cap, "clscan_plan_create returned %s (%s)", clscan_status_string(st),
@@ -328,31 +327,19 @@ static int run_one(const char *argv0, uint64_t seed, uint64_t k, int verbose) {
   char msg[1200] = "", desc[600];
   draw_case(seed, k, &p);
   clscan_scan_desc d;
-  if (p.extended)
-    tu_case_desc(&p.u, &d);
-  else
-    tu_case_desc(&p.c, &d);
+  tu_case_desc(&p.c, &d);
   if (clscan_context_supports(tu_context(), &d) == CLSCAN_UNSUPPORTED_BY_DEVICE)
     return -1;
-  if (p.extended)
-    tu_case_describe(&p.u, desc, sizeof desc);
-  else
-    tu_case_describe(&p.c, desc, sizeof desc);
+  tu_case_describe(&p.c, desc, sizeof desc);
   if (verbose)
     printf("case %" PRIu64 ": %s, shape %s\n", k, desc, p.shape ? p.shape : "default");
   int ok = 1;
-  if (!p.extended && (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED)) {
-    p.c.plan = plan_for(&p, msg, sizeof msg);
+  if (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED) {
+    p.c.plan = p.extended ? ext_plan_for(&p, msg, sizeof msg) : plan_for(&p, msg, sizeof msg);
     ok = p.c.plan != NULL;
   }
-  if (p.extended && (p.u.path == TU_PATH_PLAN || p.u.path == TU_PATH_PLAN_TIMED)) {
-    p.u.plan = ext_plan_for(&p, msg, sizeof msg);
-    ok = p.u.plan != NULL;
-  }
   g_extended_run += p.extended;
-  if (ok && p.extended)
-    ok = tu_run_case(tu_context(), &p.u, msg, sizeof msg);
-  else if (ok)
+  if (ok)
     ok = tu_run_case(tu_context(), &p.c, msg, sizeof msg);
   if (!ok) {
     printf("FAILED case %" PRIu64 " (single-pass shape %s): %s%s%s\n", k,
