@@ -8,6 +8,10 @@
  * reproduce it. A watchdog ends the process, naming the case it was running, when no case makes
  * progress for a while, so a hung kernel fails the test instead of stalling CI.
  *
+ * It is also the one case harness: a tu_case is one scan (built-in, or of a tu_spec with output
+ * types, user operators and types, maps, segments) run through one entry point and checked
+ * against the host reference of ref_scan.h (test_case.c).
+ *
  * Helper names start with tu_ (test utilities).
  */
 #ifndef CLSCAN_TEST_UTIL_H_
