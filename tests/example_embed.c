@@ -4,17 +4,7 @@
 #include <stdio.h>
 
 #include "clscan.h"
-
-/* Returns from main with a message when a clscan call fails. */
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    clscan_status s_ = (call);                                          \
-    if (s_ != CLSCAN_SUCCESS) {                                         \
-      fprintf(stderr, "%s: %s (%s)\n", #call, clscan_status_string(s_), \
-              clscan_last_error_detail());                              \
-      return 1;                                                         \
-    }                                                                   \
-  } while (0)
+#include "examples/check.h" /* CHECK(call): returns 1 from main if a clscan call fails */
 
 static void print(const char *label, const int *v, size_t n) {
   printf("%s", label);

@@ -1,7 +1,7 @@
 # The installed package, as a user would consume it (CTest test `install`):
 #   1. cmake --install BUILD_DIR into a fresh prefix under WORK_DIR;
 #   2. a tiny CMake project that uses find_package(clscan) and links clscan::clscan builds
-#      tests/example_embed.c, and the program runs and prints the expected scans;
+#      tests/example_embed.c (with tests/examples/check.h), and the program runs and prints the expected scans;
 #   3. the same file is built with `cc $(pkg-config --cflags --libs clscan)` (PKG_CONFIG_PATH at
 #      the prefix) and runs likewise. Two packaging issues of clscan.pc are worked around and
 #      printed as KNOWN ISSUE lines while they last (see below).
@@ -47,6 +47,7 @@ message(STATUS "install test: installed into ${prefix}")
 set(project_dir ${WORK_DIR}/cmake-project)
 file(MAKE_DIRECTORY ${project_dir})
 file(COPY ${SOURCE_DIR}/tests/example_embed.c DESTINATION ${project_dir})
+file(COPY ${SOURCE_DIR}/tests/examples/check.h DESTINATION ${project_dir}/examples)
 file(WRITE ${project_dir}/CMakeLists.txt
      "cmake_minimum_required(VERSION 3.16)\n"
      "project(clscan_consumer LANGUAGES C)\n"

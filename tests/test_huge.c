@@ -75,8 +75,8 @@ static void generate(const huge_case *h, uint64_t seed, size_t first, size_t cou
 
 /* Bytes per output element. */
 static size_t out_size(const huge_case *h) {
-  return h->out_type ? clscan_type_size((clscan_type)(h->out_type - 0x100))
-                     : clscan_type_size(h->type);
+  clscan_scan_desc d = {.type = h->type, .out_type = h->out_type};
+  return clscan_ref_out_size(&d);
 }
 
 /* Element i of an input chunk, as the scan adds it (int8 and int32 sign-extend). */

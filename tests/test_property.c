@@ -7,12 +7,12 @@
  * from a skewed distribution (mostly small, some up to about a million), input and output offsets
  * (none, 16-byte aligned or arbitrary), in place or not, and the entry point: clscan_scan, an
  * explicit plan, a timed plan or clscan_scan_host. Every result element, the guard elements around
- * the output and the input are checked (tests/test_util.c).
+ * the output and the input are checked (tu_run_case, tests/test_case.c).
  *
- * About one case in five is instead an extended case, checked against the reference of
- * tests/user_case.c (which also checks the flags or keys buffer): a descriptor with an output type
- * (widening and narrowing pairs of built-in types) or a user operator ("a + b" on uint32, or on
- * uint16 summed in uint32, and the affine-map struct of tests/user_case.h), with segments (none,
+ * About one case in five is instead an extended case, run the same way (which also checks the
+ * flags or keys buffer): a descriptor with an output type (widening and narrowing pairs of
+ * built-in types) or a user operator ("a + b" on uint32, or on uint16 summed in uint32, and the
+ * affine-map struct of tests/user_specs.h), with segments (none,
  * head flags, or keys of one of the four key types) and a segment pattern. Since every such
  * descriptor builds its own programs, a run uses 12 (descriptor, segments, algorithm) combinations
  * drawn from its base seed, a third of them unsegmented, a third with flags, a third with keys;
@@ -38,7 +38,7 @@
 
 #include "ref_scan.h"
 #include "test_util.h"
-#include "user_case.h"
+#include "user_specs.h"
 
 #define DEFAULT_CASES 2500
 
@@ -46,20 +46,19 @@
 /* Drawing a case                                                                                 */
 /* ============================================================================================== */
 
-/* A case: what tu_run_case() runs, plus the single-pass shape its plan is created with; or, when
- * `extended`, what uc_run_case() runs. */
+/* A case: a built-in one plus the single-pass shape its plan is created with; or, when
+ * `extended`, one of a descriptor of the pool. */
 typedef struct prop_case {
   tu_case c;
   const char *shape; /* "0", "1", or NULL for the device's default */
   int extended;
-  uc_case u;
   size_t combo;  /* extended: the run's combination */
   int init_pool; /* extended: the initial value's index in its pool, or 3 for none */
 } prop_case;
 
 /* The pool of descriptors with output types, user operators (and segments, drawn per case). */
 static const uint32_t zero_u32 = 0;
-static const uc_spec pool[] = {
+static const tu_spec pool[] = {
     {.name = "uint8-to-uint32-add",
      .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32, .op = CLSCAN_ADD}},
     {.name = "int16-to-int64-max",
@@ -120,13 +119,13 @@ static size_t draw_size(uint64_t *s) {
 }
 
 /* Draws offsets (none, 16-byte aligned or arbitrary) of an extended case. */
-static void draw_offsets(uint64_t *s, uc_case *u) {
+static void draw_offsets(uint64_t *s, tu_case *u) {
   const clscan_scan_desc *d = &u->spec->desc;
-  size_t ks = u->segments == CLSCAN_SEGMENTS_KEYS ? uc_key_size(u->key_type) : 1;
+  size_t ks = u->segments == CLSCAN_SEGMENTS_KEYS ? clscan_type_size(u->key_type) : 1;
   size_t how = tu_random_size(s, 0, 2);
   if (how == 1) {
-    u->in_off = 16 / uc_in_size(d) * tu_random_size(s, 0, 4);
-    u->out_off = 16 / uc_out_size(d) * tu_random_size(s, 0, 4);
+    u->in_off = 16 / clscan_ref_in_size(d) * tu_random_size(s, 0, 4);
+    u->out_off = 16 / clscan_ref_out_size(d) * tu_random_size(s, 0, 4);
     u->seg_off = 16 / ks * tu_random_size(s, 0, 4);
   } else if (how == 2) {
     u->in_off = tu_random_size(s, 0, 37);
@@ -160,7 +159,7 @@ static ext_combo combo_of(uint64_t seed, size_t j) {
 
 /* Draws an extended case: one of the run's combinations, then the rest as for the others. */
 static void draw_extended(uint64_t seed, uint64_t *s, prop_case *p) {
-  uc_case *u = &p->u;
+  tu_case *u = &p->c;
   p->extended = 1;
   p->combo = tu_random_size(s, 0, EXT_COMBOS - 1);
   ext_combo x = combo_of(seed, p->combo);
@@ -171,14 +170,14 @@ static void draw_extended(uint64_t seed, uint64_t *s, prop_case *p) {
   u->exclusive = (int)tu_random_size(s, 0, 1);
   p->init_pool = (int)tu_random_size(s, 0, 3);
   if (p->init_pool < 3)
-    uc_case_set_init(u, tu_mix(seed ^ 0x1417, 4096 + x.spec * 8 + (uint64_t)p->init_pool));
-  u->pattern = (uc_pattern)tu_random_size(s, 0, UC_PATTERN_COUNT - 1);
+    tu_case_set_init(u, tu_mix(seed ^ 0x1417, 4096 + x.spec * 8 + (uint64_t)p->init_pool));
+  u->pattern = (tu_pattern)tu_random_size(s, 0, TU_PATTERN_COUNT - 1);
   u->one_shot_none = (int)tu_random_size(s, 0, 1);
   u->n = draw_size(s);
-  u->path = (uc_path)tu_random_size(s, 0, u->segments ? UC_PATH_HOST - 1 : UC_PATH_HOST);
-  if (u->path != UC_PATH_HOST)
+  u->path = (tu_path)tu_random_size(s, 0, u->segments ? TU_PATH_HOST - 1 : TU_PATH_HOST);
+  if (u->path != TU_PATH_HOST)
     draw_offsets(s, u);
-  int same_size = uc_in_size(&u->spec->desc) == uc_out_size(&u->spec->desc);
+  int same_size = clscan_ref_in_size(&u->spec->desc) == clscan_ref_out_size(&u->spec->desc);
   u->in_place = same_size && tu_random_size(s, 0, 3) == 0;
   if (u->in_place)
     u->in_off = u->out_off;
@@ -289,11 +288,11 @@ static clscan_plan *g_ext_plans[EXT_COMBOS][2][4];
 
 /* Returns an extended case's plan, creating it on first use; NULL with msg on failure. */
 static clscan_plan *ext_plan_for(const prop_case *p, char *msg, size_t cap) {
-  clscan_plan **slot = &g_ext_plans[p->combo][p->u.exclusive][p->init_pool];
+  clscan_plan **slot = &g_ext_plans[p->combo][p->c.exclusive][p->init_pool];
   if (*slot)
     return *slot;
   clscan_scan_desc desc;
-  uc_case_desc(&p->u, &desc, 1);
+  tu_case_desc(&p->c, &desc);
   clscan_status st = clscan_plan_create(tu_context(), &desc, slot);
   if (st != CLSCAN_SUCCESS)
     snprintf(msg, cap, "clscan_plan_create returned %s (%s)", clscan_status_string(st),
@@ -328,31 +327,19 @@ static int run_one(const char *argv0, uint64_t seed, uint64_t k, int verbose) {
   char msg[1200] = "", desc[600];
   draw_case(seed, k, &p);
   clscan_scan_desc d;
-  if (p.extended)
-    uc_case_desc(&p.u, &d, 1);
-  else
-    tu_case_desc(&p.c, &d);
+  tu_case_desc(&p.c, &d);
   if (clscan_context_supports(tu_context(), &d) == CLSCAN_UNSUPPORTED_BY_DEVICE)
     return -1;
-  if (p.extended)
-    uc_case_describe(&p.u, desc, sizeof desc);
-  else
-    tu_case_describe(&p.c, desc, sizeof desc);
+  tu_case_describe(&p.c, desc, sizeof desc);
   if (verbose)
     printf("case %" PRIu64 ": %s, shape %s\n", k, desc, p.shape ? p.shape : "default");
   int ok = 1;
-  if (!p.extended && (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED)) {
-    p.c.plan = plan_for(&p, msg, sizeof msg);
+  if (p.c.path == TU_PATH_PLAN || p.c.path == TU_PATH_PLAN_TIMED) {
+    p.c.plan = p.extended ? ext_plan_for(&p, msg, sizeof msg) : plan_for(&p, msg, sizeof msg);
     ok = p.c.plan != NULL;
   }
-  if (p.extended && (p.u.path == UC_PATH_PLAN || p.u.path == UC_PATH_PLAN_TIMED)) {
-    p.u.plan = ext_plan_for(&p, msg, sizeof msg);
-    ok = p.u.plan != NULL;
-  }
   g_extended_run += p.extended;
-  if (ok && p.extended)
-    ok = uc_run_case(tu_context(), &p.u, msg, sizeof msg);
-  else if (ok)
+  if (ok)
     ok = tu_run_case(tu_context(), &p.c, msg, sizeof msg);
   if (!ok) {
     printf("FAILED case %" PRIu64 " (single-pass shape %s): %s%s%s\n", k,

@@ -111,8 +111,9 @@ typedef struct variant {
 
 /* Every way, for cells that may use the context's plan cache and host arrays. */
 static const variant any_variants[] = {
-    {TU_PATH_SCAN, 0, 0}, {TU_PATH_PLAN, 0, 1}, {TU_PATH_SCAN, 1, 1}, {TU_PATH_PLAN_TIMED, 0, 2},
-    {TU_PATH_HOST, 0, 0}, {TU_PATH_PLAN, 1, 2}, {TU_PATH_HOST, 1, 0}, {TU_PATH_SCAN, 0, 2},
+    {TU_PATH_ONE_SHOT, 0, 0},   {TU_PATH_PLAN, 0, 1},     {TU_PATH_ONE_SHOT, 1, 1},
+    {TU_PATH_PLAN_TIMED, 0, 2}, {TU_PATH_HOST, 0, 0},     {TU_PATH_PLAN, 1, 2},
+    {TU_PATH_HOST, 1, 0},       {TU_PATH_ONE_SHOT, 0, 2},
 };
 /* Explicit plans only (plans made under CLSCAN_* environment variables). */
 static const variant plan_variants[] = {
@@ -284,7 +285,7 @@ static void test_offset_grid(void **state) {
                      .in_off = offsets[i],
                      .out_off = j < count ? offsets[j] : offsets[i],
                      .in_place = j == count,
-                     .path = k % 3 == 0 ? TU_PATH_PLAN : TU_PATH_SCAN,
+                     .path = k % 3 == 0 ? TU_PATH_PLAN : TU_PATH_ONE_SHOT,
                      .seed = tu_mix(seed, k)};
         if (k % 4 >= 2)
           tu_case_set_init(&c, tu_mix(seed, 0x1417));
@@ -484,7 +485,7 @@ static void test_interleaved(void **state) {
                  .op = CLSCAN_ADD,
                  .algorithm = order[i % count],
                  .n = i % 5 == 4 ? tu_random_size(&s, 0, 100) : tu_random_size(&s, hi / 2, hi),
-                 .path = TU_PATH_SCAN,
+                 .path = TU_PATH_ONE_SHOT,
                  .seed = tu_mix(s, i)};
     // Every other single-pass scan goes through an explicit plan of either shape.
     if (c.algorithm == CLSCAN_ALGO_SINGLE_PASS && i % 2 == 0) {

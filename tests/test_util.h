@@ -8,6 +8,10 @@
  * reproduce it. A watchdog ends the process, naming the case it was running, when no case makes
  * progress for a while, so a hung kernel fails the test instead of stalling CI.
  *
+ * It is also the one case harness: a tu_case is one scan (built-in, or of a tu_spec with output
+ * types, user operators and types, maps, segments) run through one entry point and checked
+ * against the host reference of ref_scan.h (test_case.c).
+ *
  * Helper names start with tu_ (test utilities).
  */
 #ifndef CLSCAN_TEST_UTIL_H_
@@ -17,6 +21,7 @@
 #include <stdint.h>
 
 #include "clscan.h"
+#include "ref_scan.h"
 
 /* Elements after every output range that must keep their poison. */
 #define TU_GUARD 16
@@ -88,49 +93,91 @@ int tu_read(clscan_context *ctx, cl_command_queue queue, cl_mem buf, size_t at, 
             void *data);
 
 /* ============================================================================================== */
-/* One checked scan                                                                               */
+/* Cases: one scan to run and check (test_case.c)                                                 */
 /* ============================================================================================== */
+
+/* Largest element (input, output or key) a case uses, in bytes. */
+#define TU_MAX_ELEM CLSCAN_REF_MAX_ELEM
+
+/* Fills n input elements (or one initial value) deterministically from a seed. */
+typedef void (*tu_fill_fn)(uint64_t seed, void *data, size_t n);
+
+/* A descriptor template and the host twins of its OpenCL C, for the reference (ref_scan.h). */
+typedef struct tu_spec {
+  const char *name;
+  clscan_scan_desc desc; /* types, op, sources, identity; the case sets the rest */
+  clscan_ref_map_fn map; /* twin of desc.map_source (required with it) */
+  clscan_ref_op_fn op;   /* twin of desc.op_source (required with CLSCAN_USER_OP) */
+  tu_fill_fn fill;       /* inputs; NULL: clscan_ref_fill of the input type */
+  tu_fill_fn fill_init;  /* one initial value; NULL: clscan_ref_fill of the output type */
+} tu_spec;
 
 /* How a case reaches the library. */
 typedef enum tu_path {
-  TU_PATH_SCAN = 0,   /* clscan_scan() on device buffers */
-  TU_PATH_PLAN,       /* clscan_plan_enqueue() */
-  TU_PATH_PLAN_TIMED, /* clscan_plan_enqueue_timed(), checking its first event too */
-  TU_PATH_HOST        /* clscan_scan_host() on host arrays (offsets are ignored) */
+  TU_PATH_ONE_SHOT = 0, /* clscan_scan, clscan_segmented_scan or clscan_scan_by_key */
+  TU_PATH_PLAN,         /* clscan_plan_enqueue or clscan_plan_enqueue_segmented */
+  TU_PATH_PLAN_TIMED,   /* the timed plan enqueue, checking its first event too */
+  TU_PATH_HOST,         /* clscan_scan_host or clscan_segmented_scan_host (offsets ignored) */
+  TU_PATH_COUNT
 } tu_path;
 
-/* One scan to run and verify. */
+/* How the segment boundaries of a segmented case are laid out. */
+typedef enum tu_pattern {
+  TU_PATTERN_RANDOM = 0, /* random lengths, from 1 to tens of thousands */
+  TU_PATTERN_EVERY,      /* every element starts a segment */
+  TU_PATTERN_ONE,        /* one segment: no heads, or all keys equal */
+  TU_PATTERN_COUNT
+} tu_pattern;
+
+/*
+ * One scan to run and verify: a built-in scan of `type` with `op` (spec NULL), or a scan of a
+ * spec's descriptor (output types, user operators and types, maps), with or without segments.
+ */
 typedef struct tu_case {
-  clscan_type type;
-  clscan_op op;
+  const tu_spec *spec; /* NULL: the built-in scan of type and op */
+  clscan_type type;    /* without a spec */
+  clscan_op op;        /* without a spec */
   clscan_algorithm algorithm;
   int exclusive;
   int has_init;
-  _Alignas(8) unsigned char init[8]; /* the initial value when has_init (aligned for its type) */
-  size_t n, in_off, out_off;
-  int in_place; /* one buffer, in_off is used for both ranges */
+  _Alignas(16) unsigned char init[TU_MAX_ELEM]; /* the initial value when has_init */
+  clscan_segments segments;                     /* NONE, HEAD_FLAGS or KEYS */
+  clscan_type key_type;                         /* with KEYS */
+  tu_pattern pattern;                           /* with segments */
+  int one_shot_none; /* one-shot segmented paths: pass desc.segments = NONE (allowed) */
+  size_t n, in_off, out_off, seg_off;
+  int in_place; /* one buffer; the input starts at out_off (same element sizes only) */
   tu_path path;
   clscan_plan *plan;      /* plan paths: the plan to use, or NULL to create one */
   cl_command_queue queue; /* device paths: the queue, or NULL for the context's */
-  uint64_t seed;          /* seed of the input data */
+  uint64_t seed;          /* seed of the input data and the segments */
 } tu_case;
 
-/* Fills a descriptor from a case (desc->init points into the case). */
+/* Fills a descriptor from a case, as plans take it (desc->init points into the case). */
 void tu_case_desc(const tu_case *c, clscan_scan_desc *desc);
 
-/* Gives a case a pseudo-random initial value derived from `seed`. */
+/* Gives a case an initial value derived from `seed`. */
 void tu_case_set_init(tu_case *c, uint64_t seed);
 
 /* Describes a case in one line (everything needed to reproduce it). */
 void tu_case_describe(const tu_case *c, char *buf, size_t cap);
 
 /*
- * Runs a case: fills the input from its seed, poisons the output, scans, waits, and checks every
- * result element against the reference, the guard elements around the output range, and that
- * the input was not modified. Thread-safe (it does not use cmocka). Returns 1 on success; else 0
+ * Runs a case: inputs and segments from its seed, poisoned output, scan, wait, then every result
+ * element (against clscan_ref_check_twins), the guards around the output range, the input and the
+ * segment buffer are checked. Thread-safe (it does not use cmocka). Returns 1 on success; else 0
  * with the reason in msg.
  */
 int tu_run_case(clscan_context *ctx, const tu_case *c, char *msg, size_t cap);
+
+/* Checks n results of a case against the reference computed from `in` and `segments` (flags or
+ * keys, as the case's descriptor says; NULL: one segment). Returns 1 if they match; else 0 with
+ * the first mismatch in detail. */
+int tu_case_check(const tu_case *c, const void *segments, const void *in, const void *got, size_t n,
+                  char *detail, size_t cap);
+
+/* Waits for an event and checks that it completed; else 0 with the reason in msg. */
+int tu_event_complete(cl_event ev, const char *name, char *msg, size_t cap);
 
 /* Returns 1 if every byte of p[0, bytes) equals `byte`. */
 int tu_all_bytes(const void *p, size_t bytes, unsigned char byte);

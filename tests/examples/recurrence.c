@@ -13,17 +13,7 @@
 #include <stdlib.h>
 
 #include "clscan.h"
-
-/* Returns from main with a message when a clscan call fails. */
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    clscan_status s_ = (call);                                          \
-    if (s_ != CLSCAN_SUCCESS) {                                         \
-      fprintf(stderr, "%s: %s (%s)\n", #call, clscan_status_string(s_), \
-              clscan_last_error_detail());                              \
-      return 1;                                                         \
-    }                                                                   \
-  } while (0)
+#include "check.h"
 
 /* One step, x -> a * x + b; the same layout on the host and the device. */
 typedef struct affine {

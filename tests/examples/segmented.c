@@ -11,17 +11,7 @@
 #include <string.h>
 
 #include "clscan.h"
-
-/* Returns from main with a message when a clscan call fails. */
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    clscan_status s_ = (call);                                          \
-    if (s_ != CLSCAN_SUCCESS) {                                         \
-      fprintf(stderr, "%s: %s (%s)\n", #call, clscan_status_string(s_), \
-              clscan_last_error_detail());                              \
-      return 1;                                                         \
-    }                                                                   \
-  } while (0)
+#include "check.h"
 
 #define ROWS 5
 #define N 12

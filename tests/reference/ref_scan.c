@@ -145,14 +145,6 @@ static long double round_to(clscan_type t, long double v) {
   return t == CLSCAN_FLOAT ? (long double)(float)v : (long double)(double)v;
 }
 
-/* ============================================================================================== */
-/* Conversions to the output type                                                                 */
-/* ============================================================================================== */
-
-clscan_type clscan_ref_out_type(const clscan_scan_desc *d) {
-  return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)((int)d->out_type - 0x100);
-}
-
 /* Converts a float to a 64-bit pattern by truncation toward zero. Out-of-range values and NaN,
  * undefined in OpenCL C, give 0 rather than C's undefined behaviour. */
 static uint64_t float_to_int(long double v) {
@@ -161,65 +153,137 @@ static uint64_t float_to_int(long double v) {
   return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
 }
 
-/* Converts element i of the input to the integer output type ot. */
-static uint64_t in_as_int(const clscan_scan_desc *d, clscan_type ot, const void *in, size_t i) {
-  if (is_float(d->type))
-    return int_norm(ot, float_to_int(get_float(d->type, in, i)));
-  return int_norm(ot, get_int(d->type, in, i));
+/* Stores a value as element i of a floating type. */
+static void put_float(clscan_type t, void *p, size_t i, long double v) {
+  if (t == CLSCAN_FLOAT)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = (double)v;
 }
 
-/* Converts element i of the input to the floating output type ot, rounding once (to nearest). */
-static long double in_as_float(const clscan_scan_desc *d, clscan_type ot, const void *in,
-                               size_t i) {
-  if (is_float(d->type))
-    return round_to(ot, get_float(d->type, in, i));
-  uint64_t v = get_int(d->type, in, i);
-  if (ot == CLSCAN_FLOAT)
-    return is_signed(d->type) ? (float)(int64_t)v : (float)v;
-  return is_signed(d->type) ? (double)(int64_t)v : (double)v;
+/* ============================================================================================== */
+/* Element types of a descriptor                                                                  */
+/* ============================================================================================== */
+
+clscan_type clscan_ref_out_type(const clscan_scan_desc *d) {
+  return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)((int)d->out_type - 0x100);
+}
+
+size_t clscan_ref_in_size(const clscan_scan_desc *d) {
+  return d->type == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(d->type);
+}
+
+size_t clscan_ref_out_size(const clscan_scan_desc *d) {
+  clscan_type t = clscan_ref_out_type(d);
+  return t == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(t);
 }
 
 /* ============================================================================================== */
 /* The running reference                                                                          */
 /* ============================================================================================== */
 
-/* A reference scan in progress: it visits the elements in order and yields each expected output. */
+/*
+ * A reference scan in progress: it visits the elements in order and yields each expected output.
+ * Built-in operators run on 64-bit integer patterns or long doubles; a user operator runs its
+ * host twin on output-type bytes (bstart, bacc).
+ */
 typedef struct cursor {
   const clscan_scan_desc *d;
   const void *segs, *in;
+  clscan_ref_map_fn map;
+  clscan_ref_op_fn op;
   clscan_type ot;
+  size_t is, os, seg_start;
   uint64_t iacc, iinit;
   long double facc, finit, scale;
+  _Alignas(16) unsigned char bstart[CLSCAN_REF_MAX_ELEM];
+  _Alignas(16) unsigned char bacc[CLSCAN_REF_MAX_ELEM];
+  _Alignas(16) unsigned char bwant[CLSCAN_REF_MAX_ELEM];
 } cursor;
 
-static void cursor_init(cursor *c, const clscan_scan_desc *d, const void *segs, const void *in) {
+static void cursor_init(cursor *c, const clscan_scan_desc *d, const clscan_ref_twins *tw,
+                        const void *segs, const void *in) {
   memset(c, 0, sizeof *c);
   c->d = d;
   c->in = in;
   c->segs = d->segments == CLSCAN_SEGMENTS_NONE ? NULL : segs;
+  c->map = tw && d->map_source ? tw->map : NULL;
+  c->op = tw && d->op == CLSCAN_USER_OP ? tw->op : NULL;
   c->ot = clscan_ref_out_type(d);
-  if (is_float(c->ot))
+  c->is = clscan_ref_in_size(d);
+  c->os = clscan_ref_out_size(d);
+  if (d->op == CLSCAN_USER_OP) {
+    const void *start = d->init ? d->init : d->identity;
+    if (start && c->os <= CLSCAN_REF_MAX_ELEM)
+      memcpy(c->bstart, start, c->os);
+  } else if (is_float(c->ot)) {
     c->finit = d->init ? get_float(c->ot, d->init, 0) : float_identity(d->op);
-  else
+  } else {
     c->iinit = d->init ? get_int(c->ot, d->init, 0) : int_identity(c->ot, d->op);
+  }
 }
 
-/* Returns 1 when element i starts a segment (element 0 always does). */
-static int starts_segment(const cursor *c, size_t i) {
-  if (i == 0)
-    return 1;
-  if (!c->segs)
-    return 0;
-  if (c->d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
-    return ((const uint8_t *)c->segs)[i] != 0;
-  return get_int(c->d->key_type, c->segs, i) != get_int(c->d->key_type, c->segs, i - 1);
+/* Returns 1 when element i starts a segment (element 0 always does), and records where. */
+static int starts_segment(cursor *c, size_t i) {
+  int head = i == 0;
+  if (!head && c->segs && c->d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
+    head = ((const uint8_t *)c->segs)[i] != 0;
+  else if (!head && c->segs)
+    head = get_int(c->d->key_type, c->segs, i) != get_int(c->d->key_type, c->segs, i - 1);
+  if (head)
+    c->seg_start = i;
+  return head;
+}
+
+/* Applies the map's twin to element i; y receives one output-type element. */
+static void map_elem(const cursor *c, size_t i, unsigned char *y) {
+  c->map((const unsigned char *)c->in + i * c->is, (uint64_t)i, y);
+}
+
+/* Converts (or maps) element i of the input to the integer output type. */
+static uint64_t in_as_int(const cursor *c, size_t i) {
+  if (c->map) {
+    _Alignas(16) unsigned char y[CLSCAN_REF_MAX_ELEM];
+    map_elem(c, i, y);
+    return get_int(c->ot, y, 0);
+  }
+  if (is_float(c->d->type))
+    return int_norm(c->ot, float_to_int(get_float(c->d->type, c->in, i)));
+  return int_norm(c->ot, get_int(c->d->type, c->in, i));
+}
+
+/* Converts (or maps) element i of the input to the floating output type, rounding once. */
+static long double in_as_float(const cursor *c, size_t i) {
+  if (c->map) {
+    _Alignas(16) unsigned char y[CLSCAN_REF_MAX_ELEM];
+    map_elem(c, i, y);
+    return get_float(c->ot, y, 0);
+  }
+  if (is_float(c->d->type))
+    return round_to(c->ot, get_float(c->d->type, c->in, i));
+  uint64_t v = get_int(c->d->type, c->in, i);
+  if (c->ot == CLSCAN_FLOAT)
+    return is_signed(c->d->type) ? (float)(int64_t)v : (float)v;
+  return is_signed(c->d->type) ? (double)(int64_t)v : (double)v;
+}
+
+/* Computes y[i] as output-type bytes: mapped, copied (user types) or converted. */
+static void in_as_bytes(const cursor *c, size_t i, unsigned char *y) {
+  if (c->map)
+    map_elem(c, i, y);
+  else if (c->d->type == CLSCAN_USER_TYPE || c->ot == CLSCAN_USER_TYPE)
+    memcpy(y, (const unsigned char *)c->in + i * c->is, c->os);
+  else if (is_float(c->ot))
+    put_float(c->ot, y, 0, in_as_float(c, i));
+  else
+    put_int(c->ot, y, 0, in_as_int(c, i));
 }
 
 /* Visits integer element i; returns its expected output. */
 static uint64_t int_step(cursor *c, size_t i) {
   if (starts_segment(c, i))
     c->iacc = c->iinit;
-  uint64_t next = int_op(c->ot, c->d->op, c->iacc, in_as_int(c->d, c->ot, c->in, i));
+  uint64_t next = int_op(c->ot, c->d->op, c->iacc, in_as_int(c, i));
   uint64_t want = c->d->exclusive ? c->iacc : next;
   c->iacc = next;
   return want;
@@ -229,9 +293,9 @@ static uint64_t int_step(cursor *c, size_t i) {
 static long double float_step(cursor *c, size_t i, long double *bound) {
   if (starts_segment(c, i)) {
     c->facc = c->finit;
-    c->scale = fabsl(c->finit);
+    c->scale = isinf(c->finit) ? 0 : fabsl(c->finit);
   }
-  long double x = in_as_float(c->d, c->ot, c->in, i), next = float_op(c->d->op, c->facc, x);
+  long double x = in_as_float(c, i), next = float_op(c->d->op, c->facc, x);
   long double want = c->d->exclusive ? c->facc : next;
   double tol = c->ot == CLSCAN_FLOAT ? CLSCAN_REF_FLOAT_TOL : CLSCAN_REF_DOUBLE_TOL;
   if (!c->d->exclusive)
@@ -243,27 +307,54 @@ static long double float_step(cursor *c, size_t i, long double *bound) {
   return want;
 }
 
+/* Visits element i with a user operator; returns its expected output (os bytes). */
+static const unsigned char *bytes_step(cursor *c, size_t i) {
+  _Alignas(16) unsigned char y[CLSCAN_REF_MAX_ELEM], next[CLSCAN_REF_MAX_ELEM];
+  if (starts_segment(c, i))
+    memcpy(c->bacc, c->bstart, c->os);
+  in_as_bytes(c, i, y);
+  c->op(c->bacc, y, next);
+  memcpy(c->bwant, c->d->exclusive ? c->bacc : next, c->os);
+  memcpy(c->bacc, next, c->os);
+  return c->bwant;
+}
+
 /* ============================================================================================== */
 /* Reference and check                                                                            */
 /* ============================================================================================== */
 
-void clscan_ref_scan_segmented(const clscan_scan_desc *d, const void *segments, const void *in,
-                               void *out, size_t n) {
+void clscan_ref_scan_twins(const clscan_scan_desc *d, const clscan_ref_twins *twins,
+                           const void *segments, const void *in, void *out, size_t n) {
   cursor c;
-  cursor_init(&c, d, segments, in);
+  cursor_init(&c, d, twins, segments, in);
   for (size_t i = 0; i < n; i++) {
     long double bound;
-    if (!is_float(c.ot))
+    if (c.op)
+      memcpy((unsigned char *)out + i * c.os, bytes_step(&c, i), c.os);
+    else if (!is_float(c.ot))
       put_int(c.ot, out, i, int_step(&c, i));
-    else if (c.ot == CLSCAN_FLOAT)
-      ((float *)out)[i] = (float)float_step(&c, i, &bound);
     else
-      ((double *)out)[i] = (double)float_step(&c, i, &bound);
+      put_float(c.ot, out, i, float_step(&c, i, &bound));
   }
 }
 
+void clscan_ref_scan_segmented(const clscan_scan_desc *d, const void *segments, const void *in,
+                               void *out, size_t n) {
+  clscan_ref_scan_twins(d, NULL, segments, in, out, n);
+}
+
 void clscan_ref_scan(const clscan_scan_desc *d, const void *in, void *out, size_t n) {
-  clscan_ref_scan_segmented(d, NULL, in, out, n);
+  clscan_ref_scan_twins(d, NULL, NULL, in, out, n);
+}
+
+/* Starts a mismatch's description: the index and, in a segmented scan, its segment's start. */
+static void mismatch_at(const cursor *c, size_t i, clscan_ref_mismatch *m, char *where,
+                        size_t cap) {
+  m->index = (int64_t)i;
+  if (c->segs)
+    snprintf(where, cap, "index %zu (segment from %zu)", i, c->seg_start);
+  else
+    snprintf(where, cap, "index %zu", i);
 }
 
 /* Checks a floating-point result against the long double reference with the stated tolerance. */
@@ -274,11 +365,10 @@ static int check_float(cursor *c, const void *got, size_t n, clscan_ref_mismatch
                  ? have == round_to(c->ot, want)
                  : fabsl(have - want) <= bound;
     if (!ok || isnan(have)) {
-      if (m) {
-        m->index = (int64_t)i;
-        snprintf(m->detail, sizeof m->detail, "index %zu: got %.9Lg, want %.9Lg (bound %.3Lg)", i,
-                 have, want, bound);
-      }
+      char where[48];
+      mismatch_at(c, i, m, where, sizeof where);
+      snprintf(m->detail, sizeof m->detail, "%s: got %.9Lg, want %.9Lg (bound %.3Lg)", where, have,
+               want, bound);
       return 0;
     }
   }
@@ -290,33 +380,61 @@ static int check_int(cursor *c, const void *got, size_t n, clscan_ref_mismatch *
   for (size_t i = 0; i < n; i++) {
     uint64_t want = int_step(c, i), have = get_int(c->ot, got, i);
     if (want != have) {
-      if (m) {
-        m->index = (int64_t)i;
-        snprintf(m->detail, sizeof m->detail, "index %zu: got %" PRId64 ", want %" PRId64, i,
-                 (int64_t)have, (int64_t)want);
-      }
+      char where[48];
+      mismatch_at(c, i, m, where, sizeof where);
+      snprintf(m->detail, sizeof m->detail, "%s: got %" PRId64 ", want %" PRId64, where,
+               (int64_t)have, (int64_t)want);
       return 0;
     }
   }
   return 1;
 }
 
+/* Checks a user operator's result byte by byte. */
+static int check_bytes(cursor *c, const void *got, size_t n, clscan_ref_mismatch *m) {
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char *want = bytes_step(c, i), *have = (const unsigned char *)got + i * c->os;
+    if (memcmp(want, have, c->os) != 0) {
+      char where[48], w[120], h[120];
+      mismatch_at(c, i, m, where, sizeof where);
+      clscan_ref_format_out(c->d, want, w, sizeof w);
+      clscan_ref_format_out(c->d, have, h, sizeof h);
+      snprintf(m->detail, sizeof m->detail, "%s: got %s, want %s", where, h, w);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int clscan_ref_check_twins(const clscan_scan_desc *d, const clscan_ref_twins *twins,
+                           const void *segments, const void *in, const void *got, size_t n,
+                           clscan_ref_mismatch *m) {
+  clscan_ref_mismatch ignored;
+  if (!m)
+    m = &ignored;
+  m->index = -1;
+  m->detail[0] = '\0';
+  cursor c;
+  cursor_init(&c, d, twins, segments, in);
+  if (d->op == CLSCAN_USER_OP || (d->map_source && !c.map)) {
+    if (!c.op || (d->map_source && !c.map) || c.os > CLSCAN_REF_MAX_ELEM) {
+      snprintf(m->detail, sizeof m->detail, "the reference needs host twins of the OpenCL C");
+      return 0;
+    }
+    return check_bytes(&c, got, n, m);
+  }
+  return is_float(c.ot) ? check_float(&c, got, n, m) : check_int(&c, got, n, m);
+}
+
 int clscan_ref_check_segmented(const clscan_scan_desc *d, const void *segments, const void *in,
                                const void *got, size_t n, clscan_ref_mismatch *m) {
-  if (m) {
-    m->index = -1;
-    m->detail[0] = '\0';
-  }
-  cursor c;
-  cursor_init(&c, d, segments, in);
-  return is_float(c.ot) ? check_float(&c, got, n, m) : check_int(&c, got, n, m);
+  return clscan_ref_check_twins(d, NULL, segments, in, got, n, m);
 }
 
 int clscan_ref_check(const clscan_scan_desc *d, const void *in, const void *got, size_t n,
                      clscan_ref_mismatch *m) {
-  return clscan_ref_check_segmented(d, NULL, in, got, n, m);
+  return clscan_ref_check_twins(d, NULL, NULL, in, got, n, m);
 }
-
 /* ============================================================================================== */
 /* Data                                                                                           */
 /* ============================================================================================== */
@@ -383,4 +501,21 @@ void clscan_ref_format(clscan_type type, const void *data, size_t i, char *buf, 
     snprintf(buf, cap, "%" PRId64, (int64_t)get_int(type, data, i));
   else
     snprintf(buf, cap, "%" PRIu64, get_int(type, data, i));
+}
+
+void clscan_ref_format_out(const clscan_scan_desc *desc, const void *elem, char *buf, size_t cap) {
+  clscan_type t = clscan_ref_out_type(desc);
+  if (t != CLSCAN_USER_TYPE) {
+    clscan_ref_format(t, elem, 0, buf, cap);
+    return;
+  }
+  size_t size = desc->type_size, len = 0, step = size % 4 == 0 ? 4 : 1;
+  buf[0] = '\0';
+  for (size_t k = 0; k < size && len + 16 < cap; k += step) {
+    uint32_t w = 0;
+    memcpy(&w, (const unsigned char *)elem + k, step);
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s0x%" PRIx32, k ? ", " : "", k ? "" : "{", w);
+  }
+  if (len + 2 < cap)
+    snprintf(buf + len, cap - len, "}");
 }

@@ -10,8 +10,9 @@
  * init (one element of the output type), out_type (built-in types: each input element is
  * converted as an OpenCL C cast, with the result of converting an out-of-range or NaN float to an
  * integer left undefined on the device and 0 here), and, in the *_segmented functions, segments
- * and key_type. It does not evaluate map_source, op_source or user types: a caller with a map
- * passes input that it has already mapped (in the input type) and a descriptor without the map.
+ * and key_type. map_source, op_source and user types are evaluated through host twins of their
+ * OpenCL C (clscan_ref_twins) in the *_twins functions; the other functions take descriptors
+ * without them.
  */
 #ifndef CLSCAN_REF_SCAN_H_
 #define CLSCAN_REF_SCAN_H_
@@ -25,15 +26,33 @@
 #define CLSCAN_REF_FLOAT_TOL (1.0 / 1024.0)
 #define CLSCAN_REF_DOUBLE_TOL (1.0 / 1099511627776.0) /* 2^-40 */
 
+/* Largest user-type element the reference handles, in bytes. */
+#define CLSCAN_REF_MAX_ELEM 16
+
 /* Result of a check: the first mismatching index, or -1 (as a signed 64-bit value). */
 typedef struct clscan_ref_mismatch {
   int64_t index;
-  char detail[160];
+  char detail[320];
 } clscan_ref_mismatch;
 
+/* Host twins of a descriptor's OpenCL C, on raw element bytes (little-endian, as the devices). */
+typedef void (*clscan_ref_map_fn)(const void *x, uint64_t i, void *y);
+typedef void (*clscan_ref_op_fn)(const void *a, const void *b, void *r);
+
+/* What the reference needs beyond a descriptor to evaluate its OpenCL C. */
+typedef struct clscan_ref_twins {
+  clscan_ref_map_fn map; /* y = map(x, i) in the output type: the twin of map_source */
+  clscan_ref_op_fn op;   /* r = op(a, b): the twin of op_source (with CLSCAN_USER_OP) */
+} clscan_ref_twins;
+
 /* Returns the output type of a descriptor: `type` for CLSCAN_OUT_SAME, else the clscan_type its
- * out_type names. */
+ * out_type names (CLSCAN_USER_TYPE for CLSCAN_OUT_USER_TYPE). */
 clscan_type clscan_ref_out_type(const clscan_scan_desc *desc);
+
+/* Returns the size in bytes of one input element and of one output element of a descriptor
+ * (type_size for a user type). */
+size_t clscan_ref_in_size(const clscan_scan_desc *desc);
+size_t clscan_ref_out_size(const clscan_scan_desc *desc);
 
 /* Scans `in` into `out` sequentially (out is of the output type; floats are rounded from the
  * higher-precision running value). `init` may be NULL. in == out is allowed when the input and
@@ -55,6 +74,21 @@ void clscan_ref_scan_segmented(const clscan_scan_desc *desc, const void *segment
 int clscan_ref_check_segmented(const clscan_scan_desc *desc, const void *segments, const void *in,
                                const void *got, size_t n, clscan_ref_mismatch *m);
 
+/*
+ * As clscan_ref_scan_segmented() and clscan_ref_check_segmented(), for any descriptor the library
+ * accepts: y[i] = twins->map(x[i], i) when map_source is set (i counted from the start of the
+ * range), else x[i] converted as a C cast (user types: copied); with CLSCAN_USER_OP every element
+ * is combined by twins->op from init (or desc->identity), earlier elements on the left, and
+ * compared byte by byte; built-in operators are checked as above (floats with the tolerance).
+ * `twins` may be NULL for a descriptor without map_source and op_source. User types are at most
+ * CLSCAN_REF_MAX_ELEM bytes.
+ */
+void clscan_ref_scan_twins(const clscan_scan_desc *desc, const clscan_ref_twins *twins,
+                           const void *segments, const void *in, void *out, size_t n);
+int clscan_ref_check_twins(const clscan_scan_desc *desc, const clscan_ref_twins *twins,
+                           const void *segments, const void *in, const void *got, size_t n,
+                           clscan_ref_mismatch *m);
+
 /* Fills `data` with n pseudo-random elements of `type` suited to `op` (never only zeros or ones:
  * products stay near 1, sums do not overflow floats). Deterministic for a seed. */
 void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, size_t n);
@@ -68,5 +102,9 @@ void clscan_ref_fill_segments(const clscan_scan_desc *desc, size_t mean_length, 
 
 /* Formats element i of an array of `type` into buf. */
 void clscan_ref_format(clscan_type type, const void *data, size_t i, char *buf, size_t cap);
+
+/* Formats one output element of a descriptor: built-in types as numbers, user types as their
+ * 32-bit words (or bytes, when the size is not a multiple of 4) in braces. */
+void clscan_ref_format_out(const clscan_scan_desc *desc, const void *elem, char *buf, size_t cap);
 
 #endif /* CLSCAN_REF_SCAN_H_ */
