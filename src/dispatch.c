@@ -21,20 +21,21 @@ static int aligned(const clscan_plan *plan, const clscan__request *r) {
          (!b[CLSCAN__BUF_AUX].mem || b[CLSCAN__BUF_AUX].off % plan->vec == 0);
 }
 
-/* Enqueues the commands (an empty scan is a marker; a fresh temporary buffer is zeroed first)
- * under the plan's lock, which orders the kernels' arguments with their enqueue. */
+/* Enqueues the commands: an empty scan is a marker; a fresh temporary buffer is zeroed first. */
+static clscan_status enqueue_locked(const clscan__algorithm *algo, const clscan__launch *l,
+                                    const clscan__temp_lease *lease) {
+  if (l->req->n == 0)
+    return clscan__chain_marker(l->chain);
+  if (lease->needs_zero)
+    CLSCAN_RETURN_IF_ERROR(clscan__chain_zero(l->chain, lease->buf, lease->size));
+  return algo->enqueue(l);
+}
+
+/* Enqueues under the plan's lock, which orders the kernels' arguments with their enqueue. */
 static clscan_status enqueue(clscan_plan *plan, const clscan__algorithm *algo,
                              const clscan__launch *l, const clscan__temp_lease *lease) {
-  clscan_status st = CLSCAN_SUCCESS;
   pthread_mutex_lock(&plan->lock);
-  if (l->req->n == 0) {
-    st = clscan__chain_marker(l->chain);
-  } else {
-    if (lease->needs_zero)
-      st = clscan__chain_zero(l->chain, lease->buf, lease->size);
-    if (st == CLSCAN_SUCCESS)
-      st = algo->enqueue(l);
-  }
+  clscan_status st = enqueue_locked(algo, l, lease);
   pthread_mutex_unlock(&plan->lock);
   return st;
 }

@@ -15,11 +15,22 @@
 
 #include "clscan_mpi.h"
 
+/* Returns a failed status at once (the library's internal style; nothing to release). */
+#define CLSCAN_RETURN_IF_ERROR(call) \
+  do {                               \
+    clscan_status st_ = (call);      \
+    if (st_ != CLSCAN_SUCCESS) {     \
+      return st_;                    \
+    }                                \
+  } while (0)
+
 /* ============================================================================================== */
 /* Error detail                                                                                   */
 /* ============================================================================================== */
 
-/* The calling thread's last error detail. */
+/* The calling thread's last error detail. clscan_mpi keeps its own rather than the library's
+ * clscan__fail(): that one is internal to libclscan (not exported), and every clscan call made
+ * here clears clscan_last_error_detail(), while this detail must outlive them. */
 static _Thread_local char last_detail[512];
 
 const char *clscan_mpi_last_error_detail(void) {
@@ -180,11 +191,10 @@ static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
 static clscan_status check_overlap(job *j) {
   cl_mem in_root, out_root;
   size_t in_origin, out_origin;
-  clscan_status st = buffer_root(j->in, &in_root, &in_origin);
-  if (st == CLSCAN_SUCCESS)
-    st = buffer_root(j->out, &out_root, &out_origin);
-  if (st != CLSCAN_SUCCESS || in_root != out_root || j->n == 0)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(buffer_root(j->in, &in_root, &in_origin));
+  CLSCAN_RETURN_IF_ERROR(buffer_root(j->out, &out_root, &out_origin));
+  if (in_root != out_root || j->n == 0)
+    return CLSCAN_SUCCESS;
   size_t a = in_origin + j->in_off * j->elem, b = out_origin + j->out_off * j->elem;
   size_t len = j->n * j->elem;
   if (a != b && a < b + len && b < a + len)
@@ -312,13 +322,14 @@ static clscan_status rank_offset(const job *j, unsigned char *buf, const void **
     clscan_scan_desc d = first_desc(j->desc);
     d.init = j->desc->init;
     st = clscan_scan_host(j->ctx, &d, totals, totals, k);
-    if (st == CLSCAN_SUCCESS) {
-      memcpy(buf, totals + (k - 1) * j->elem, j->elem);
-      *seed = buf;
-    } else {
+    if (st != CLSCAN_SUCCESS) {
       lib_fail(st);
+      goto fail;
     }
+    memcpy(buf, totals + (k - 1) * j->elem, j->elem);
+    *seed = buf;
   }
+fail:
   free(totals);
   return st;
 }
@@ -345,9 +356,10 @@ static clscan_status last_scan(job *j, const void *seed) {
   }
   clscan_plan *plan = NULL;
   st = clscan_plan_create(j->ctx, &d, &plan);
-  if (st == CLSCAN_SUCCESS)
-    st = clscan_plan_enqueue(plan, j->queue, j->in, j->in_off, j->out, j->out_off, j->n, 0, NULL,
-                             j->done);
+  if (st != CLSCAN_SUCCESS)
+    return lib_fail(st);
+  st = clscan_plan_enqueue(plan, j->queue, j->in, j->in_off, j->out, j->out_off, j->n, 0, NULL,
+                           j->done);
   clscan_plan_release(plan); /* work already enqueued completes */
   return st == CLSCAN_SUCCESS ? st : lib_fail(st);
 }
@@ -359,7 +371,8 @@ static clscan_status run(job *j, clscan_status local) {
   if (st != CLSCAN_SUCCESS)
     return st;
 
-  // From here no rank has failed yet, so every rank reaches the final agreement.
+  // From here no rank has failed yet, so every rank reaches the final agreement: the status
+  // flows into it rather than returning early.
   unsigned char buf[8];
   const void *seed = NULL;
   if (j->n > 0)
@@ -429,7 +442,8 @@ clscan_status clscan_mpi_scan(clscan_context *ctx, MPI_Comm comm, cl_command_que
   j.wait_list = wait_list;
   j.done = done;
 
-  // Every rank checks locally, then all agree before any data moves.
+  // Every rank checks locally, then all agree before any data moves. The status flows into
+  // the agreement even when it failed (no early return): every rank must reach the collective.
   st = check_device_args(&j);
   if (st == CLSCAN_SUCCESS)
     st = alloc_records(&j);
