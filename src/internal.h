@@ -525,9 +525,8 @@ typedef struct clscan__algorithm {
 /* Returns the registered algorithm of a family with a given id, or NULL. */
 const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id);
 
-/* The CPU-shaped single pass's tile alignment helper and the classic scans' block size are the
- * algorithms' own; this one is shared: rounds a byte offset in the temporary buffer up to a
- * multiple of 16 and of the state size, so that arrays of states start aligned. */
+/* Rounds a byte offset in an algorithm's temporary buffer up to a multiple of 16 and of the
+ * plan's state size, so that arrays of states start aligned and at whole-state offsets. */
 size_t clscan__temp_align(const clscan_plan *plan, size_t bytes);
 
 /* ============================================================================================== */
