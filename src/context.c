@@ -1,7 +1,6 @@
 /*
  * clscan: contexts (one device of one cl_context) and default device selection.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,19 +88,6 @@ fail:
   return st;
 }
 
-/* Case-insensitive substring test. */
-static int contains_ci(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      i++;
-    if (i == n)
-      return 1;
-  }
-  return 0;
-}
-
 /* Returns 1 if a device matches a CLSCAN_DEVICE selector ("P:D" or a name substring). */
 static int selector_matches(const char *sel, cl_uint p, cl_uint d, cl_platform_id platform,
                             cl_device_id device) {
@@ -112,7 +98,7 @@ static int selector_matches(const char *sel, cl_uint p, cl_uint d, cl_platform_i
   char pname[256] = "", dname[256] = "";
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
   clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
-  return contains_ci(pname, sel) || contains_ci(dname, sel);
+  return clscan__contains_ci(pname, sel) || clscan__contains_ci(dname, sel);
 }
 
 /* Finds the default device: CLSCAN_DEVICE, else the first GPU, else the first device. */

@@ -3,6 +3,7 @@
  * whether it compiles the inline PTX of the NVIDIA tile path (a probe build, cached in the
  * context).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +21,11 @@ static int has_extension(const char *list, const char *name) {
   return 0;
 }
 
-/* Case-insensitive substring test for vendor detection. */
-static int contains_ci(const char *hay, const char *needle) {
+int clscan__contains_ci(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   for (; *hay; hay++) {
     size_t i = 0;
-    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32))
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
       i++;
     if (i == n)
       return 1;
@@ -70,7 +70,8 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
   info->has_fp64 = has_extension(ext, "cl_khr_fp64");
   info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&
                             has_extension(ext, "cl_khr_int64_extended_atomics");
-  info->is_nvidia = contains_ci(info->vendor, "nvidia") || contains_ci(info->platform, "nvidia");
+  info->is_nvidia =
+      clscan__contains_ci(info->vendor, "nvidia") || clscan__contains_ci(info->platform, "nvidia");
   info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   free(ext);
   return CLSCAN_SUCCESS;

@@ -183,6 +183,9 @@ typedef struct clscan__device_info {
   int is_cpu;
 } clscan__device_info;
 
+/* Case-insensitive substring test (vendor detection, CLSCAN_DEVICE names). */
+int clscan__contains_ci(const char *hay, const char *needle);
+
 /* Queries what clscan needs to know about a device. */
 clscan_status clscan__device_query(cl_device_id device, clscan__device_info *info);
 
