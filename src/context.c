@@ -139,14 +139,12 @@ clscan_status clscan_context_create_default(clscan_context **out) {
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
   cl_device_id device = NULL;
-  clscan_status st = find_default_device(&device);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(find_default_device(&device));
   cl_int err;
   cl_context cl_ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   if (err != CL_SUCCESS)
     return clscan__cl_fail(err, "clCreateContext");
-  st = clscan_context_create(cl_ctx, device, out);
+  clscan_status st = clscan_context_create(cl_ctx, device, out);
   clReleaseContext(cl_ctx); /* the clscan context holds its own reference */
   return st;
 }

@@ -367,9 +367,8 @@ static clscan_status last_scan(job *j, const void *seed) {
 /* Runs everything after the first agreement: first scan and exchange, offset, last scan. A
  * status that is not a success on entry (e.g. a failed upload) is taken into the exchange. */
 static clscan_status run(job *j, clscan_status local) {
-  clscan_status st = exchange(j, local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(exchange(j, local));
+  clscan_status st = CLSCAN_SUCCESS;
 
   // From here no rank has failed yet, so every rank reaches the final agreement: the status
   // flows into it rather than returning early.
@@ -430,9 +429,7 @@ clscan_status clscan_mpi_scan(clscan_context *ctx, MPI_Comm comm, cl_command_que
   job j;
   if (done)
     *done = NULL;
-  clscan_status st = start_job(&j, ctx, comm, desc, n_local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(start_job(&j, ctx, comm, desc, n_local));
   j.queue = queue;
   j.in = in;
   j.out = out;
@@ -444,7 +441,7 @@ clscan_status clscan_mpi_scan(clscan_context *ctx, MPI_Comm comm, cl_command_que
 
   // Every rank checks locally, then all agree before any data moves. The status flows into
   // the agreement even when it failed (no early return): every rank must reach the collective.
-  st = check_device_args(&j);
+  clscan_status st = check_device_args(&j);
   if (st == CLSCAN_SUCCESS)
     st = alloc_records(&j);
   st = agree(comm, j.rank, st, st == CLSCAN_SUCCESS ? desc_hash(desc) : 0);
@@ -484,12 +481,10 @@ static clscan_status host_run(job *j, const void *in, void *out) {
 clscan_status clscan_mpi_scan_host(clscan_context *ctx, MPI_Comm comm, const clscan_scan_desc *desc,
                                    const void *in, void *out, size_t n_local) {
   job j;
-  clscan_status st = start_job(&j, ctx, comm, desc, n_local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(start_job(&j, ctx, comm, desc, n_local));
 
   // Every rank checks locally and allocates, then all agree before any data moves.
-  st = check_host_args(&j, in, out);
+  clscan_status st = check_host_args(&j, in, out);
   if (st == CLSCAN_SUCCESS) {
     j.queue = clscan_context_queue(ctx);
     st = alloc_records(&j);
