@@ -77,7 +77,8 @@ extern "C" {
   X(INTERNAL_ERROR, -1019, "internal error (a bug in clscan)")                                   \
   X(USER_SOURCE_INVALID, -1020,                                                                  \
     "user OpenCL C (op, type or map source) failed to compile; see clscan_context_build_log()")  \
-  X(TYPE_SIZE_MISMATCH, -1021, "type_size differs from the device's sizeof(type_name)")
+  X(TYPE_SIZE_MISMATCH, -1021, "type_size differs from the device's sizeof(type_name)")          \
+  X(MPI_ERROR, -1100, "an MPI call failed (clscan_mpi); see clscan_mpi_last_error_detail()")
 
 /** Status codes. CLSCAN_SUCCESS is 0; every error is negative and distinct. */
 typedef enum clscan_status {
@@ -114,18 +115,30 @@ CLSCAN_API const char *clscan_version_string(void);
 /* Types, operators, algorithms, descriptors                                                      */
 /* ============================================================================================== */
 
+/**
+ * The single list of built-in element types: name, value, clscan name, OpenCL C name, size in
+ * bytes, signedness and whether it is a floating-point type. It generates clscan_type,
+ * clscan_out_type, clscan_type_name() and clscan_type_size(), and the library's own type tables.
+ * Values are stable. DOUBLE needs a device with fp64; otherwise CLSCAN_UNSUPPORTED_BY_DEVICE.
+ */
+#define CLSCAN_TYPE_MAP(X)                  \
+  X(INT32, 0, "int32", "int", 4, 1, 0)      \
+  X(UINT32, 1, "uint32", "uint", 4, 0, 0)   \
+  X(INT64, 2, "int64", "long", 8, 1, 0)     \
+  X(UINT64, 3, "uint64", "ulong", 8, 0, 0)  \
+  X(FLOAT, 4, "float", "float", 4, 1, 1)    \
+  X(DOUBLE, 5, "double", "double", 8, 1, 1) \
+  X(INT8, 6, "int8", "char", 1, 1, 0)       \
+  X(UINT8, 7, "uint8", "uchar", 1, 0, 0)    \
+  X(INT16, 8, "int16", "short", 2, 1, 0)    \
+  X(UINT16, 9, "uint16", "ushort", 2, 0, 0)
+
 /** Element types. Values are stable. */
 typedef enum clscan_type {
-  CLSCAN_INT32 = 0,
-  CLSCAN_UINT32,
-  CLSCAN_INT64,
-  CLSCAN_UINT64,
-  CLSCAN_FLOAT,
-  CLSCAN_DOUBLE, /**< Needs a device with fp64; otherwise CLSCAN_UNSUPPORTED_BY_DEVICE. */
-  CLSCAN_INT8,
-  CLSCAN_UINT8,
-  CLSCAN_INT16,
-  CLSCAN_UINT16,
+#define CLSCAN_TYPE_ENUM_(name, value, text, cl_name, size, is_signed, is_float) \
+  CLSCAN_##name = value,
+  CLSCAN_TYPE_MAP(CLSCAN_TYPE_ENUM_)
+#undef CLSCAN_TYPE_ENUM_
   /** The descriptor's user type: OpenCL C named by type_name (defined by type_source, unless it
    * is a built-in OpenCL type such as float2), of type_size bytes. */
   CLSCAN_USER_TYPE = 64
@@ -142,35 +155,36 @@ typedef enum clscan_type {
  */
 typedef enum clscan_out_type {
   CLSCAN_OUT_SAME = 0,
-  CLSCAN_OUT_INT32 = 0x100,
-  CLSCAN_OUT_UINT32,
-  CLSCAN_OUT_INT64,
-  CLSCAN_OUT_UINT64,
-  CLSCAN_OUT_FLOAT,
-  CLSCAN_OUT_DOUBLE,
-  CLSCAN_OUT_INT8,
-  CLSCAN_OUT_UINT8,
-  CLSCAN_OUT_INT16,
-  CLSCAN_OUT_UINT16,
-  CLSCAN_OUT_USER_TYPE = 0x100 + CLSCAN_USER_TYPE
+#define CLSCAN_OUT_TYPE_ENUM_(name, value, text, cl_name, size, is_signed, is_float) \
+  CLSCAN_OUT_##name = 0x100 + value,
+  CLSCAN_TYPE_MAP(CLSCAN_OUT_TYPE_ENUM_)
+#undef CLSCAN_OUT_TYPE_ENUM_
+      CLSCAN_OUT_USER_TYPE = 0x100 + CLSCAN_USER_TYPE
 } clscan_out_type;
 
 /** The clscan_out_type for a clscan_type. */
 #define CLSCAN_OUT_TYPE(t) ((clscan_out_type)(0x100 + (int)(t)))
 
 /**
- * Operators. Integer ADD and MUL wrap modulo 2^bits, for signed types too. MIN and MAX on
+ * The single list of built-in operators: name, value and clscan name. It generates clscan_op and
+ * clscan_op_name(). Integer ADD and MUL wrap modulo 2^bits, for signed types too. MIN and MAX on
  * floating types use (b < a ? b : a) and (a < b ? b : a). AND, OR and XOR are defined on
  * integer types only.
  */
+#define CLSCAN_OP_MAP(X) \
+  X(ADD, 0, "add")       \
+  X(MUL, 1, "mul")       \
+  X(MIN, 2, "min")       \
+  X(MAX, 3, "max")       \
+  X(AND, 4, "and")       \
+  X(OR, 5, "or")         \
+  X(XOR, 6, "xor")
+
+/** Operators (see CLSCAN_OP_MAP). Values are stable. */
 typedef enum clscan_op {
-  CLSCAN_ADD = 0,
-  CLSCAN_MUL,
-  CLSCAN_MIN,
-  CLSCAN_MAX,
-  CLSCAN_AND,
-  CLSCAN_OR,
-  CLSCAN_XOR,
+#define CLSCAN_OP_ENUM_(name, value, text) CLSCAN_##name = value,
+  CLSCAN_OP_MAP(CLSCAN_OP_ENUM_)
+#undef CLSCAN_OP_ENUM_
   /** The descriptor's op_source, with the identity the descriptor gives. */
   CLSCAN_USER_OP = 64
 } clscan_op;
@@ -432,6 +446,68 @@ typedef struct clscan_plan clscan_plan;
  */
 CLSCAN_API clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
                                             clscan_plan **out);
+
+/**
+ * Shapes of the single-pass scan: the GPU shape (work-groups of tile_wg work-items scanning tiles
+ * of 16-byte vectors) or the CPU shape (one work-item per tile of cpu_tile elements).
+ */
+typedef enum clscan_shape {
+  CLSCAN_SHAPE_DEFAULT = 0, /**< the tuning table's choice (the CPU shape on CPU devices) */
+  CLSCAN_SHAPE_GPU = 1,
+  CLSCAN_SHAPE_CPU = 2
+} clscan_shape;
+
+/**
+ * A plan's tuning: launch geometry and kernel shape. Zero fields take the tuning table's value
+ * for the device (or an environment override, see docs/architecture.md), so a zeroed struct asks
+ * for the defaults; clscan_plan_get_tuning() and clscan_context_default_tuning() report every
+ * field resolved. Tuning changes speed, and for floating-point sums the rounding, never the
+ * meaning of a scan. Fields that the plan's algorithm does not use are validated but ignored.
+ */
+typedef struct clscan_tuning {
+  unsigned seed_wg;           /**< Blelloch and Hillis-Steele work-group size: a power of two
+                                   up to the device's maximum. */
+  unsigned tile_wg;           /**< Reduce-then-scan and GPU-shaped single pass work-group size:
+                                   a power of two up to the device's maximum (NVIDIA: >= 32). */
+  unsigned tile_vpt;          /**< 16-byte vectors per work-item of the tile kernels, 1 to 16. */
+  unsigned rts_groups_per_cu; /**< Reduce-then-scan work-groups per compute unit, >= 1. */
+  unsigned cpu_tile;          /**< CPU-shaped single pass: elements per tile, 1 to 2^24. */
+  clscan_shape single_pass_shape; /**< Which single-pass kernel runs. */
+} clscan_tuning;
+
+/**
+ * Creates a plan as clscan_plan_create() does, with the caller's tuning in place of the table's
+ * values for the fields it sets.
+ * @param[in] tuning the overrides; NULL or a zeroed struct gives clscan_plan_create()'s plan.
+ *   Each set field is validated against the device: a value out of range (a work-group size that
+ *   is not a power of two or exceeds the device's maximum, tile_vpt outside 1..16, cpu_tile
+ *   outside 1..2^24, an unknown single_pass_shape) returns CLSCAN_INVALID_VALUE, with the field
+ *   named in clscan_last_error_detail().
+ * @return as clscan_plan_create(), and CLSCAN_INVALID_VALUE for a bad tuning value.
+ */
+CLSCAN_API clscan_status clscan_plan_create_tuned(clscan_context *ctx, const clscan_scan_desc *desc,
+                                                  const clscan_tuning *tuning, clscan_plan **out);
+
+/**
+ * Reports the tuning a plan runs with, every field resolved (no zeros).
+ * @param[in] plan the plan.
+ * @param[out] out receives the values.
+ * @return CLSCAN_SUCCESS or CLSCAN_NULL_ARGUMENT.
+ */
+CLSCAN_API clscan_status clscan_plan_get_tuning(const clscan_plan *plan, clscan_tuning *out);
+
+/**
+ * Reports the tuning clscan_plan_create() would give a descriptor on the context's device,
+ * without creating a plan or building anything.
+ * @param[in] ctx the context.
+ * @param[in] desc the descriptor (validated as for clscan_context_supports()).
+ * @param[out] out receives the values.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; the status clscan_context_supports() returns for
+ *   an unsupported descriptor; CLSCAN_INVALID_VALUE when an environment override is out of range.
+ */
+CLSCAN_API clscan_status clscan_context_default_tuning(const clscan_context *ctx,
+                                                       const clscan_scan_desc *desc,
+                                                       clscan_tuning *out);
 
 /**
  * Enqueues the plan's scan; arguments as for clscan_scan().

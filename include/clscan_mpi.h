@@ -57,12 +57,12 @@
 extern "C" {
 #endif
 
-/**
- * Status returned when an MPI call fails. It is seen only where the communicator's error handler
- * returns errors (the default handler aborts the job instead), and ranks may then disagree.
- * clscan_status_string() does not know it; clscan_mpi_last_error_detail() names the MPI error.
+/*
+ * CLSCAN_MPI_ERROR (-1100), the status returned when an MPI call fails, is part of
+ * CLSCAN_STATUS_MAP in clscan.h, so clscan_status_string() knows it. It is seen only where the
+ * communicator's error handler returns errors (the default handler aborts the job instead), and
+ * ranks may then disagree; clscan_mpi_last_error_detail() names the MPI error.
  */
-#define CLSCAN_MPI_ERROR ((clscan_status)-1100)
 
 /**
  * Scans device buffers distributed across the ranks of a communicator. Collective.

@@ -1,8 +1,8 @@
 /*
- * clscan: the public entry points that are not about contexts: names, versions, plans,
- * one-shot scans on device buffers and on host arrays.
+ * clscan: the public entry points that are not about contexts: algorithm names, versions, plans
+ * and their tuning, one-shot scans on device buffers and on host arrays. Each checks its
+ * arguments (validate.c) before it hands anything to the layers below.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,29 +13,11 @@
 /* Names and versions                                                                             */
 /* ============================================================================================== */
 
-static const char *const type_names[CLSCAN_TYPE_COUNT] = {
-    "int32", "uint32", "int64", "uint64", "float", "double", "int8", "uint8", "int16", "uint16"};
-static const size_t type_sizes[CLSCAN_TYPE_COUNT] = {4, 4, 8, 8, 4, 8, 1, 1, 2, 2};
-static const char *const op_names[CLSCAN_OP_COUNT] = {"add", "mul", "min", "max",
-                                                      "and", "or",  "xor"};
-static const char *const algorithm_names[CLSCAN_ALGORITHM_COUNT] = {
-    "auto", "blelloch", "hillis-steele", "reduce-then-scan", "single-pass"};
-
-size_t clscan_type_size(clscan_type type) {
-  return (unsigned)type < CLSCAN_TYPE_COUNT ? type_sizes[type] : 0;
-}
-const char *clscan_type_name(clscan_type type) {
-  if (type == CLSCAN_USER_TYPE)
-    return "user";
-  return (unsigned)type < CLSCAN_TYPE_COUNT ? type_names[type] : NULL;
-}
-const char *clscan_op_name(clscan_op op) {
-  if (op == CLSCAN_USER_OP)
-    return "user";
-  return (unsigned)op < CLSCAN_OP_COUNT ? op_names[op] : NULL;
-}
 const char *clscan_algorithm_name(clscan_algorithm algorithm) {
-  return (unsigned)algorithm < CLSCAN_ALGORITHM_COUNT ? algorithm_names[algorithm] : NULL;
+  if (algorithm == CLSCAN_ALGO_AUTO)
+    return "auto";
+  const clscan__algorithm *a = clscan__algorithm_find(CLSCAN__FAMILY_SCAN, (int)algorithm);
+  return a ? a->name : NULL;
 }
 
 unsigned clscan_version_number(void) {
@@ -46,73 +28,64 @@ const char *clscan_version_string(void) {
 }
 
 /* ============================================================================================== */
-/* Identities                                                                                     */
-/* ============================================================================================== */
-
-/* Stores an integer identity of the given size and signedness. */
-static void int_identity(clscan_op op, size_t size, int is_signed, void *bytes) {
-  uint64_t v = 0;
-  uint64_t all = size == 8 ? UINT64_MAX : (((uint64_t)1 << (8 * size)) - 1);
-  uint64_t smax = all >> 1;
-  switch (op) {
-    case CLSCAN_MUL:
-      v = 1;
-      break;
-    case CLSCAN_MIN:
-      v = is_signed ? smax : all;
-      break;
-    case CLSCAN_MAX:
-      v = is_signed ? smax + 1 : 0;
-      break; /* the sign bit alone: the minimum */
-    case CLSCAN_AND:
-      v = all;
-      break;
-    default:
-      v = 0;
-      break;
-  }
-  memcpy(bytes, &v, size); /* little-endian hosts, like every OpenCL device we target */
-}
-
-void clscan__identity(clscan_type type, clscan_op op, void *bytes) {
-  memset(bytes, 0, 8);
-  if (type == CLSCAN_FLOAT) {
-    float f = op == CLSCAN_MUL   ? 1.0f
-              : op == CLSCAN_MIN ? INFINITY
-              : op == CLSCAN_MAX ? -INFINITY
-                                 : 0.0f;
-    memcpy(bytes, &f, sizeof f);
-  } else if (type == CLSCAN_DOUBLE) {
-    double d = op == CLSCAN_MUL   ? 1.0
-               : op == CLSCAN_MIN ? INFINITY
-               : op == CLSCAN_MAX ? -INFINITY
-                                  : 0.0;
-    memcpy(bytes, &d, sizeof d);
-  } else {
-    int is_signed =
-        type == CLSCAN_INT8 || type == CLSCAN_INT16 || type == CLSCAN_INT32 || type == CLSCAN_INT64;
-    int_identity(op, clscan_type_size(type), is_signed, bytes);
-  }
-}
-
-/* ============================================================================================== */
 /* Plans                                                                                          */
 /* ============================================================================================== */
 
+/* Creates a plan after checking the arguments. */
+static clscan_status plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
+                                 const clscan_tuning *tuning, clscan_plan **out) {
+  clscan__clear_error();
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  *out = NULL;
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
+  return clscan__plan_create(ctx, desc, tuning, out);
+}
+
 clscan_status clscan_plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
                                  clscan_plan **out) {
+  return plan_create(ctx, desc, NULL, out);
+}
+
+clscan_status clscan_plan_create_tuned(clscan_context *ctx, const clscan_scan_desc *desc,
+                                       const clscan_tuning *tuning, clscan_plan **out) {
+  return plan_create(ctx, desc, tuning, out);
+}
+
+clscan_status clscan_plan_get_tuning(const clscan_plan *plan, clscan_tuning *out) {
   clscan__clear_error();
-  return clscan__plan_create(ctx, desc, out);
+  if (!plan || !out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan or out is NULL");
+  clscan__tuning_export(&plan->tuning, out);
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan_context_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                            clscan_tuning *out) {
+  clscan__clear_error();
+  if (!ctx || !out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx or out is NULL");
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
+  clscan__tuning t;
+  CLSCAN_RETURN_IF_ERROR(clscan__plan_default_tuning(ctx, desc, &t));
+  clscan__tuning_export(&t, out);
+  return CLSCAN_SUCCESS;
+}
+
+clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_t n) {
+  return plan ? clscan__plan_resolve(plan, n) : CLSCAN_ALGO_AUTO;
+}
+
+void clscan_plan_release(clscan_plan *plan) {
+  clscan__plan_release(plan);
 }
 
 /* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
 static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
   const clscan__sizes sizes = {plan->in_size, plan->out_size, clscan__aux_size(&plan->desc)};
-  clscan_status st =
-      clscan__validate_enqueue(plan->ctx, &r->queue, r->in, r->in_off, r->aux, r->aux_off, r->out,
-                               r->out_off, r->n, &sizes, r->num_wait, r->wait_list, &r->in_place);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
   return clscan__dispatch(plan, r);
 }
 
@@ -138,16 +111,14 @@ clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queu
                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                         cl_uint num_wait, const cl_event *wait_list,
                                         cl_event *first, cl_event *done) {
-  clscan__request r = {.queue = queue,
-                       .in = in,
-                       .out = out,
-                       .in_off = in_offset,
-                       .out_off = out_offset,
-                       .n = n,
-                       .num_wait = num_wait,
-                       .wait_list = wait_list,
-                       .first = first,
-                       .done = done};
+  clscan__request r = {
+      .queue = queue,
+      .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
+      .n = n,
+      .num_wait = num_wait,
+      .wait_list = wait_list,
+      .first = first,
+      .done = done};
   return plan_enqueue(plan, 0, &r);
 }
 
@@ -164,12 +135,9 @@ clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue 
                                             size_t n, cl_uint num_wait, const cl_event *wait_list,
                                             cl_event *first, cl_event *done) {
   clscan__request r = {.queue = queue,
-                       .in = in,
-                       .out = out,
-                       .aux = segments,
-                       .in_off = in_offset,
-                       .out_off = out_offset,
-                       .aux_off = segments_offset,
+                       .buf = {[CLSCAN__BUF_IN] = {in, in_offset},
+                               [CLSCAN__BUF_OUT] = {out, out_offset},
+                               [CLSCAN__BUF_AUX] = {segments, segments_offset}},
                        .n = n,
                        .num_wait = num_wait,
                        .wait_list = wait_list,
@@ -182,71 +150,6 @@ clscan_status clscan_plan_enqueue_segmented(clscan_plan *plan, cl_command_queue 
 /* One-shot scans                                                                                 */
 /* ============================================================================================== */
 
-/* Compares two optional strings. */
-static int same_string(const char *a, const char *b) {
-  return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* Returns 1 if a cached plan runs the same kernels as desc. The initial value is not part of the
- * key: one-shot scans pass it with each request, so the cache stays bounded. */
-static int same_desc(const clscan_plan *p, const clscan_scan_desc *d) {
-  const clscan_scan_desc *q = &p->desc;
-  if (q->type != d->type || q->op != d->op || !q->exclusive != !d->exclusive ||
-      q->algorithm != d->algorithm || q->out_type != d->out_type || q->segments != d->segments ||
-      q->type_size != d->type_size)
-    return 0;
-  if (q->segments == CLSCAN_SEGMENTS_KEYS && q->key_type != d->key_type)
-    return 0;
-  if (!same_string(q->op_source, d->op_source) || !same_string(q->type_source, d->type_source) ||
-      !same_string(q->type_name, d->type_name) || !same_string(q->map_source, d->map_source))
-    return 0;
-  return !q->identity || memcmp(q->identity, d->identity, p->out_size) == 0;
-}
-
-/* Finds or creates the context's plan for a descriptor. */
-static clscan_status cached_plan(clscan_context *ctx, const clscan_scan_desc *desc,
-                                 clscan_plan **out) {
-  pthread_mutex_lock(&ctx->lock);
-  for (size_t i = 0; i < ctx->plan_count; i++) {
-    if (same_desc(ctx->plans[i], desc)) {
-      *out = ctx->plans[i];
-      pthread_mutex_unlock(&ctx->lock);
-      return CLSCAN_SUCCESS;
-    }
-  }
-  pthread_mutex_unlock(&ctx->lock);
-
-  // Plans are built outside the lock (building takes it); a racing twin is discarded.
-  clscan_plan *plan = NULL;
-  clscan_status st = clscan__plan_create(ctx, desc, &plan);
-  if (st != CLSCAN_SUCCESS)
-    return st;
-  pthread_mutex_lock(&ctx->lock);
-  for (size_t i = 0; i < ctx->plan_count; i++) {
-    if (same_desc(ctx->plans[i], desc)) {
-      *out = ctx->plans[i];
-      pthread_mutex_unlock(&ctx->lock);
-      clscan_plan_release(plan);
-      return CLSCAN_SUCCESS;
-    }
-  }
-  if (ctx->plan_count == ctx->plan_cap) {
-    size_t cap = ctx->plan_cap ? 2 * ctx->plan_cap : 8;
-    clscan_plan **grown = realloc(ctx->plans, cap * sizeof *grown);
-    if (!grown) {
-      pthread_mutex_unlock(&ctx->lock);
-      clscan_plan_release(plan);
-      return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "plan cache");
-    }
-    ctx->plans = grown;
-    ctx->plan_cap = cap;
-  }
-  ctx->plans[ctx->plan_count++] = plan;
-  pthread_mutex_unlock(&ctx->lock);
-  *out = plan;
-  return CLSCAN_SUCCESS;
-}
-
 /* A one-shot scan: validates, finds the cached plan and dispatches. */
 static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
                               clscan__request *r) {
@@ -254,21 +157,14 @@ static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
     *r->done = NULL;
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
   const clscan__sizes sizes = {clscan__in_size(desc), clscan__out_size(desc),
                                clscan__aux_size(desc)};
   r->init_override = 1;
   r->init = desc->init;
-  st = clscan__validate_enqueue(ctx, &r->queue, r->in, r->in_off, r->aux, r->aux_off, r->out,
-                                r->out_off, r->n, &sizes, r->num_wait, r->wait_list, &r->in_place);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(ctx, &sizes, r));
   clscan_plan *plan = NULL;
-  st = cached_plan(ctx, desc, &plan);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__plan_cache_get(ctx, desc, &plan));
   return clscan__dispatch(plan, r);
 }
 
@@ -276,15 +172,13 @@ clscan_status clscan_scan(clscan_context *ctx, cl_command_queue queue, const cls
                           cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                           cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
   clscan__clear_error();
-  clscan__request r = {.queue = queue,
-                       .in = in,
-                       .out = out,
-                       .in_off = in_offset,
-                       .out_off = out_offset,
-                       .n = n,
-                       .num_wait = num_wait,
-                       .wait_list = wait_list,
-                       .done = done};
+  clscan__request r = {
+      .queue = queue,
+      .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
+      .n = n,
+      .num_wait = num_wait,
+      .wait_list = wait_list,
+      .done = done};
   if (desc && desc->segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented desc runs through "
@@ -309,12 +203,9 @@ static clscan_status segmented(clscan_context *ctx, cl_command_queue queue,
   clscan_scan_desc d = *desc;
   d.segments = kind;
   clscan__request r = {.queue = queue,
-                       .in = in,
-                       .out = out,
-                       .aux = aux,
-                       .in_off = in_offset,
-                       .out_off = out_offset,
-                       .aux_off = aux_off,
+                       .buf = {[CLSCAN__BUF_IN] = {in, in_offset},
+                               [CLSCAN__BUF_OUT] = {out, out_offset},
+                               [CLSCAN__BUF_AUX] = {aux, aux_off}},
                        .n = n,
                        .num_wait = num_wait,
                        .wait_list = wait_list,
@@ -368,58 +259,77 @@ static clscan_status check_host_ranges(const void *in, size_t in_bytes, void *ou
   return CLSCAN_SUCCESS;
 }
 
-/*
- * Scans host arrays on the context's device and waits: clscan_scan_host, and with `segments` (n
- * flags or keys) clscan_segmented_scan_host. One device buffer holds the input and, after it, the
- * output (or both in place when their sizes agree); the segments get a buffer of their own. `out`
- * is written only after the scan succeeded.
- */
-static clscan_status host_scan(clscan_context *ctx, const clscan_scan_desc *desc,
-                               const void *segments, const void *in, void *out, size_t n) {
-  clscan_status st = CLSCAN_SUCCESS;
-  cl_mem buf = NULL, seg = NULL;
-  if (n == 0)
-    return CLSCAN_SUCCESS;
+/* The byte layout of a host scan's device buffers. */
+typedef struct host_layout {
+  size_t in_bytes, out_bytes, seg_bytes;
+  size_t out_at; /* byte offset of the output in the data buffer */
+  size_t bytes;  /* bytes of the data buffer */
+  size_t eo;     /* bytes per output element */
+  int in_place;
+} host_layout;
+
+/* Checks a host scan's arrays and lays out its device buffers: one holds the input and, after
+ * it, the output (or both in place when their sizes agree); the segments get a buffer of their
+ * own. */
+static clscan_status host_check(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                const void *segments, const void *in, void *out, size_t n,
+                                host_layout *h) {
   if (!in || !out || (desc->segments && !segments))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "in, out or segments is NULL");
   size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc), es = clscan__aux_size(desc);
   if (n > SIZE_MAX / 2 / (ei + eo + es))
     return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
-  size_t in_bytes = n * ei, out_bytes = n * eo, seg_bytes = n * es;
-  CLSCAN_TRY(check_host_ranges(in, in_bytes, out, out_bytes, segments, seg_bytes));
-  size_t out_at = ei == eo ? 0 : (in_bytes + eo - 1) / eo * eo;
-  size_t bytes = ei == eo ? in_bytes : out_at + out_bytes;
-  if (bytes > ctx->info.max_alloc || seg_bytes > ctx->info.max_alloc)
+  h->in_bytes = n * ei;
+  h->out_bytes = n * eo;
+  h->seg_bytes = n * es;
+  h->eo = eo;
+  h->in_place = ei == eo;
+  CLSCAN_RETURN_IF_ERROR(
+      check_host_ranges(in, h->in_bytes, out, h->out_bytes, segments, h->seg_bytes));
+  h->out_at = ei == eo ? 0 : (h->in_bytes + eo - 1) / eo * eo;
+  h->bytes = ei == eo ? h->in_bytes : h->out_at + h->out_bytes;
+  if (h->bytes > ctx->info.max_alloc || h->seg_bytes > ctx->info.max_alloc)
     return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%zu bytes exceed the device's largest allocation",
-                        bytes > seg_bytes ? bytes : seg_bytes);
+                        h->bytes > h->seg_bytes ? h->bytes : h->seg_bytes);
+  return CLSCAN_SUCCESS;
+}
 
+/*
+ * Scans host arrays on the context's device and waits: clscan_scan_host, and with `segments` (n
+ * flags or keys) clscan_segmented_scan_host. `out` is written only after the scan succeeded.
+ */
+static clscan_status host_scan(clscan_context *ctx, const clscan_scan_desc *desc,
+                               const void *segments, const void *in, void *out, size_t n) {
+  clscan_status st = CLSCAN_SUCCESS;
+  cl_mem buf = NULL, seg = NULL;
+  host_layout h = {0};
+  if (n == 0)
+    return CLSCAN_SUCCESS;
+  CLSCAN_RETURN_IF_ERROR(host_check(ctx, desc, segments, in, out, n, &h));
   clscan_plan *plan = NULL;
-  CLSCAN_TRY(cached_plan(ctx, desc, &plan));
-  CLSCAN_TRY(device_buffer(ctx, bytes, &buf));
-  if (es)
-    CLSCAN_TRY(device_buffer(ctx, seg_bytes, &seg));
-  CLSCAN_TRY(write_start(ctx, buf, in, in_bytes));
-  if (es)
-    CLSCAN_TRY(write_start(ctx, seg, segments, seg_bytes));
-  clscan__request r = {.queue = ctx->queue,
-                       .in = buf,
-                       .out = buf,
-                       .aux = seg,
-                       .n = n,
-                       .out_off = out_at / eo,
-                       .in_place = ei == eo,
-                       .init_override = 1,
-                       .init = desc->init};
+  CLSCAN_RETURN_IF_ERROR(clscan__plan_cache_get(ctx, desc, &plan));
+
+  CLSCAN_TRY(device_buffer(ctx, h.bytes, &buf));
+  if (h.seg_bytes)
+    CLSCAN_TRY(device_buffer(ctx, h.seg_bytes, &seg));
+  CLSCAN_TRY(write_start(ctx, buf, in, h.in_bytes));
+  if (h.seg_bytes)
+    CLSCAN_TRY(write_start(ctx, seg, segments, h.seg_bytes));
   cl_event done = NULL;
-  r.done = &done;
-  st = clscan__dispatch(plan, &r);
-  if (st != CLSCAN_SUCCESS) {
-    clFinish(ctx->queue);
-    goto fail;
-  }
+  clscan__request r = {.queue = ctx->queue,
+                       .buf = {[CLSCAN__BUF_IN] = {buf, 0},
+                               [CLSCAN__BUF_OUT] = {buf, h.out_at / h.eo},
+                               [CLSCAN__BUF_AUX] = {seg, 0}},
+                       .n = n,
+                       .in_place = h.in_place,
+                       .init_override = 1,
+                       .init = desc->init,
+                       .done = &done};
+  CLSCAN_TRY(clscan__dispatch(plan, &r));
   clReleaseEvent(done);
-  CLSCAN_CL(CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, out_at,
-                                                                  out_bytes, out, 0, NULL, NULL)));
+  CLSCAN_CL(CLSCAN_FAULT(
+      CL_OUT_OF_RESOURCES,
+      clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, h.out_at, h.out_bytes, out, 0, NULL, NULL)));
   clReleaseMemObject(buf);
   if (seg)
     clReleaseMemObject(seg);
@@ -439,9 +349,7 @@ clscan_status clscan_scan_host(clscan_context *ctx, const clscan_scan_desc *desc
   clscan__clear_error();
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
   if (desc->segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented desc runs through clscan_segmented_scan_host()");
@@ -454,9 +362,7 @@ clscan_status clscan_segmented_scan_host(clscan_context *ctx, const clscan_scan_
   clscan__clear_error();
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
   if (!desc->segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS");

@@ -1,7 +1,6 @@
 /*
  * clscan: contexts (one device of one cl_context) and default device selection.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,34 +26,54 @@ static clscan_status device_in_context(cl_context cl_ctx, cl_device_id device) {
   return clscan__fail(CLSCAN_INVALID_VALUE, "the device is not part of the cl_context");
 }
 
+/* Releases what a context holds (every part may be missing, after a failed creation). */
+static void context_free(clscan_context *ctx, int plans, int programs, int temp) {
+  // Plans made for clscan_scan() belong to the context; work already enqueued completes.
+  if (plans)
+    clscan__plan_cache_clear(&ctx->plan_cache);
+  if (ctx->queue)
+    clFinish(ctx->queue);
+  if (temp)
+    clscan__temp_clear(&ctx->temp);
+  if (programs)
+    clscan__program_cache_clear(&ctx->programs);
+  if (ctx->queue)
+    clReleaseCommandQueue(ctx->queue);
+  if (ctx->device)
+    clReleaseDevice(ctx->device);
+  if (ctx->cl_ctx)
+    clReleaseContext(ctx->cl_ctx);
+  free(ctx);
+}
+
 clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device, clscan_context **out) {
   clscan_status st = CLSCAN_SUCCESS;
+  int plans = 0, programs = 0, temp = 0;
   clscan__clear_error();
   if (!out)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
   if (!cl_ctx || !device)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "cl_ctx or device is NULL");
-  CLSCAN_TRY(device_in_context(cl_ctx, device));
+  CLSCAN_RETURN_IF_ERROR(device_in_context(cl_ctx, device));
 
   clscan_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "context");
-  ctx->nv_ptx = -1;
-  pthread_mutex_init(&ctx->lock, NULL);
-  pthread_cond_init(&ctx->slot_freed, NULL);
-  st = clscan__device_query(device, &ctx->info);
-  if (st == CLSCAN_SUCCESS) {
-    cl_int err;
-    ctx->queue = create_queue(cl_ctx, device, &err);
-    if (err != CL_SUCCESS)
-      st = clscan__cl_fail(err, "clCreateCommandQueue");
-  }
-  if (st != CLSCAN_SUCCESS) {
-    pthread_cond_destroy(&ctx->slot_freed);
-    pthread_mutex_destroy(&ctx->lock);
-    free(ctx);
-    return st;
+  atomic_init(&ctx->nv_ptx, -1);
+  CLSCAN_TRY(clscan__device_query(device, &ctx->info));
+  CLSCAN_TRY(clscan__plan_cache_init(&ctx->plan_cache));
+  plans = 1;
+  CLSCAN_TRY(clscan__program_cache_init(&ctx->programs));
+  programs = 1;
+  CLSCAN_TRY(clscan__temp_init(&ctx->temp));
+  temp = 1;
+  cl_int err;
+  ctx->queue = create_queue(cl_ctx, device, &err);
+  if (err != CL_SUCCESS) {
+    ctx->queue = NULL;
+    st = clscan__cl_fail(err, "clCreateCommandQueue");
+    goto fail;
   }
 
   // The context keeps its own references to the caller's OpenCL objects.
@@ -65,20 +84,8 @@ clscan_status clscan_context_create(cl_context cl_ctx, cl_device_id device, clsc
   *out = ctx;
   return CLSCAN_SUCCESS;
 fail:
+  context_free(ctx, plans, programs, temp);
   return st;
-}
-
-/* Case-insensitive substring test. */
-static int contains_ci(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      i++;
-    if (i == n)
-      return 1;
-  }
-  return 0;
 }
 
 /* Returns 1 if a device matches a CLSCAN_DEVICE selector ("P:D" or a name substring). */
@@ -91,16 +98,14 @@ static int selector_matches(const char *sel, cl_uint p, cl_uint d, cl_platform_i
   char pname[256] = "", dname[256] = "";
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
   clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
-  return contains_ci(pname, sel) || contains_ci(dname, sel);
+  return clscan__contains_ci(pname, sel) || clscan__contains_ci(dname, sel);
 }
 
 /* Finds the default device: CLSCAN_DEVICE, else the first GPU, else the first device. */
 static clscan_status find_default_device(cl_device_id *out) {
   cl_platform_id platforms[16];
   cl_uint np = 0;
-  const char *sel = getenv("CLSCAN_DEVICE");
-  if (sel && !*sel)
-    sel = NULL;
+  const char *sel = clscan__env_string(CLSCAN__ENV_DEVICE);
   if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0)
     return clscan__fail(CLSCAN_NO_DEVICE, "no OpenCL platform found");
   cl_device_id first = NULL, gpu = NULL;
@@ -134,37 +139,19 @@ clscan_status clscan_context_create_default(clscan_context **out) {
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
   *out = NULL;
   cl_device_id device = NULL;
-  clscan_status st = find_default_device(&device);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(find_default_device(&device));
   cl_int err;
   cl_context cl_ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   if (err != CL_SUCCESS)
     return clscan__cl_fail(err, "clCreateContext");
-  st = clscan_context_create(cl_ctx, device, out);
+  clscan_status st = clscan_context_create(cl_ctx, device, out);
   clReleaseContext(cl_ctx); /* the clscan context holds its own reference */
   return st;
 }
 
 void clscan_context_release(clscan_context *ctx) {
-  if (!ctx)
-    return;
-  // Plans made for clscan_scan() belong to the context.
-  for (size_t i = 0; i < ctx->plan_count; i++)
-    clscan_plan_release(ctx->plans[i]);
-  free(ctx->plans);
-  if (ctx->queue)
-    clFinish(ctx->queue);
-  clscan__temp_clear(ctx);
-  clscan__program_cache_clear(ctx);
-  free(ctx->build_log);
-  if (ctx->queue)
-    clReleaseCommandQueue(ctx->queue);
-  clReleaseDevice(ctx->device);
-  clReleaseContext(ctx->cl_ctx);
-  pthread_cond_destroy(&ctx->slot_freed);
-  pthread_mutex_destroy(&ctx->lock);
-  free(ctx);
+  if (ctx)
+    context_free(ctx, 1, 1, 1);
 }
 
 cl_context clscan_context_cl_context(const clscan_context *ctx) {
@@ -183,18 +170,8 @@ clscan_status clscan_context_build_log(const clscan_context *ctx, char *buf, siz
                                        size_t *needed) {
   if (!ctx || (!buf && size))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx or buf is NULL");
-  clscan_context *mut = (clscan_context *)ctx; /* the lock is internal state */
-  pthread_mutex_lock(&mut->lock);
-  const char *log = ctx->build_log ? ctx->build_log : "";
-  size_t len = strlen(log);
-  if (needed)
-    *needed = len + 1;
-  if (size) {
-    size_t copy = len < size - 1 ? len : size - 1;
-    memcpy(buf, log, copy);
-    buf[copy] = '\0';
-  }
-  pthread_mutex_unlock(&mut->lock);
+  clscan_context *mut = (clscan_context *)ctx; /* the cache's lock is internal state */
+  clscan__program_build_log(&mut->programs, buf, size, needed);
   return CLSCAN_SUCCESS;
 }
 

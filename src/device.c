@@ -1,6 +1,9 @@
 /*
- * clscan: device capability queries.
+ * clscan: device facts: what a device is and can do (names, limits, fp64, 64-bit atomics), and
+ * whether it compiles the inline PTX of the NVIDIA tile path (a probe build, cached in the
+ * context).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +21,11 @@ static int has_extension(const char *list, const char *name) {
   return 0;
 }
 
-/* Case-insensitive substring test for vendor detection. */
-static int contains_ci(const char *hay, const char *needle) {
+int clscan__contains_ci(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   for (; *hay; hay++) {
     size_t i = 0;
-    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32))
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
       i++;
     if (i == n)
       return 1;
@@ -36,20 +38,18 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
   char *ext = NULL;
   size_t ext_size = 0;
   cl_platform_id platform = NULL;
-  cl_uint align_bits = 0;
+  cl_device_type type = 0;
   memset(info, 0, sizeof *info);
 
   // Names and versions identify the device in the tuning table and in reports.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL));
-  CLSCAN_CL(
-      clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof info->driver - 1, info->driver, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
   CLSCAN_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform - 1, info->platform,
                               NULL));
 
   // Limits that shape launches and temporary storage.
-  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL));
+  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof info->compute_units,
                             &info->compute_units, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg,
@@ -58,26 +58,59 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
                             &info->local_mem, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
                             &info->max_alloc, NULL));
-  CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof info->global_mem,
-                            &info->global_mem, NULL));
-  CLSCAN_CL(
-      clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
-  info->base_align_bytes = align_bits / 8;
 
   // Capabilities: fp64 for double, 64-bit atomics for the single-pass status words.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size));
   ext = calloc(ext_size + 1, 1);
-  if (!ext)
-    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "device extensions");
+  if (!ext) {
+    st = clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "device extensions");
+    goto fail;
+  }
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL));
   info->has_fp64 = has_extension(ext, "cl_khr_fp64");
   info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&
                             has_extension(ext, "cl_khr_int64_extended_atomics");
-  info->is_nvidia = contains_ci(info->vendor, "nvidia") || contains_ci(info->platform, "nvidia");
-  info->is_cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+  info->is_nvidia =
+      clscan__contains_ci(info->vendor, "nvidia") || clscan__contains_ci(info->platform, "nvidia");
+  info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   free(ext);
   return CLSCAN_SUCCESS;
 fail:
   free(ext);
   return st;
+}
+
+/* ============================================================================================== */
+/* The NVIDIA inline-PTX probe                                                                    */
+/* ============================================================================================== */
+
+/* A test compile of the inline PTX the tile scan uses. */
+static const clscan__program ptx_probe = {
+    .name = "ptx_probe",
+    .files = {"common", "tile", NULL},
+    .vector_io_option = 1,
+};
+
+clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has) {
+  int known = atomic_load(&ctx->nv_ptx);
+  if (known >= 0) {
+    *has = known;
+    return CLSCAN_SUCCESS;
+  }
+
+  // Only NVIDIA devices are probed: elsewhere inline PTX cannot compile.
+  int ok = 0;
+  if (ctx->info.is_nvidia && !clscan__env_present(CLSCAN__ENV_NO_PTX)) {
+    clscan__kernel_config cfg = {.program = &ptx_probe, .wg = 256, .vpt = 1, .nv_ptx = 1};
+    cl_program probe = NULL;
+    clscan_status st = clscan__program_get(ctx, &cfg, &probe);
+    // A compile error means no PTX here, for good; any other failure is reported, not cached.
+    if (st != CLSCAN_SUCCESS && st != CLSCAN_BUILD_FAILED)
+      return st;
+    ok = st == CLSCAN_SUCCESS;
+    clscan__clear_error();
+  }
+  atomic_store(&ctx->nv_ptx, ok);
+  *has = ok;
+  return CLSCAN_SUCCESS;
 }

@@ -6,6 +6,9 @@
  * library is a "fault point". After clscan_test_fault_arm(k), the k-th fault point reached (by
  * any thread) fails as if OpenCL had returned an error (CL_MEM_OBJECT_ALLOCATION_FAILURE,
  * CL_BUILD_PROGRAM_FAILURE, CL_OUT_OF_RESOURCES); the others proceed.
+ *
+ * The other hooks observe the library's concurrency: a function called in every program build
+ * (where no clscan lock may be held), the number of builds, and the temporary slot a scan took.
  */
 #ifndef CLSCAN_FAULT_H_
 #define CLSCAN_FAULT_H_
@@ -21,6 +24,16 @@ CLSCAN_API void clscan_test_fault_arm(unsigned long k);
 
 /* Returns how many fault points were reached since the last arm. */
 CLSCAN_API unsigned long clscan_test_fault_count(void);
+
+/* Makes every program build call hook(arg) in the building thread, just before clBuildProgram;
+ * NULL removes the hook. The library holds none of its locks there. */
+CLSCAN_API void clscan_test_set_build_hook(void (*hook)(void *arg), void *arg);
+
+/* Returns the number of program builds (clBuildProgram calls) the library has started. */
+CLSCAN_API unsigned long clscan_test_build_count(void);
+
+/* Returns the temporary slot the most recent scan (of any thread and context) took, or -1. */
+CLSCAN_API int clscan_test_last_temp_slot(void);
 
 #ifdef __cplusplus
 }

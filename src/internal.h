@@ -1,22 +1,37 @@
 /*
- * clscan internals: the structures behind the public handles and the functions the layers
- * share. Layers: api.c (public entry points) -> plan.c / validate.c -> dispatch.c (enqueues the
- * kernels of each algorithm) -> program.c (build and cache), temp.c (temporary buffers),
- * device.c (capabilities), tuning.c (per-device parameters). Internal non-static names start
- * with clscan__.
+ * clscan internals: the structures behind the public handles and the functions the layers share.
+ *
+ * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
+ * A file calls functions of its own layer or of the layers below it, never above, and the calls
+ * between files form no circle.
+ *   api        api.c, context.c, validate.c: public entry points and argument checking.
+ *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
+ *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
+ *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
+ *              algo_single_pass.c: one file per algorithm, each exporting one descriptor.
+ *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
+ *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
+ *              chain and kernel arguments), env.c (the environment switches).
+ *   base       types.c (element types and operators), error.c (statuses and details), fault.c
+ *              (test hooks).
+ * Internal non-static names start with clscan__.
  */
 #ifndef CLSCAN_INTERNAL_H_
 #define CLSCAN_INTERNAL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clscan.h"
 #include "kernels.h"
 
+typedef struct clscan__kernel_config clscan__kernel_config;
+typedef struct clscan__request clscan__request;
+
 /* ============================================================================================== */
-/* Errors (error.c)                                                                               */
+/* base: errors (error.c)                                                                         */
 /* ============================================================================================== */
 
 /* Records a formatted detail for the calling thread and returns status. */
@@ -35,14 +50,18 @@ const char *clscan__cl_error_name(cl_int err);
 /* Clears the calling thread's error detail (at the start of each public call). */
 void clscan__clear_error(void);
 
-/* Runs an OpenCL call; on failure records it and jumps to `fail` with `st` set. */
-#define CLSCAN_CL(call)                \
-  do {                                 \
-    cl_int e_ = (call);                \
-    if (e_ != CL_SUCCESS) {            \
-      st = clscan__cl_fail(e_, #call); \
-      goto fail;                       \
-    }                                  \
+/*
+ * The internal error style. In a function that has nothing to release, CLSCAN_RETURN_IF_ERROR
+ * returns a failed status at once. In a function that must release something, CLSCAN_TRY and
+ * CLSCAN_CL set the local `st` and jump to the function's single `fail:` label, which releases
+ * and returns st.
+ */
+#define CLSCAN_RETURN_IF_ERROR(call) \
+  do {                               \
+    clscan_status st_ = (call);      \
+    if (st_ != CLSCAN_SUCCESS) {     \
+      return st_;                    \
+    }                                \
   } while (0)
 
 /* Runs a clscan call; on failure jumps to `fail` with `st` set. */
@@ -54,63 +73,165 @@ void clscan__clear_error(void);
     }                           \
   } while (0)
 
-/* Fault injection (fault.c): a fault point fails when armed by the tests. CLSCAN_FAULT(code, call)
- * yields `code` instead of running a call that returns a cl_int; CLSCAN_FAULT_CREATE(err, code,
- * call) yields NULL with *err = code instead of running a call that creates an object. */
+/* Runs an OpenCL call; on failure records it and jumps to `fail` with `st` set. */
+#define CLSCAN_CL(call)                \
+  do {                                 \
+    cl_int e_ = (call);                \
+    if (e_ != CL_SUCCESS) {            \
+      st = clscan__cl_fail(e_, #call); \
+      goto fail;                       \
+    }                                  \
+  } while (0)
+
+/* ============================================================================================== */
+/* base: test hooks (fault.c, only with CLSCAN_FAULT_INJECTION)                                   */
+/* ============================================================================================== */
+
+/* Fault injection: a fault point fails when armed by the tests. CLSCAN_FAULT(code, call) yields
+ * `code` instead of running a call that returns a cl_int; CLSCAN_FAULT_CREATE(err, code, call)
+ * yields NULL with *err = code instead of running a call that creates an object. The other hooks
+ * let tests observe program builds and temporary-slot choices (src/fault.h). */
 #ifdef CLSCAN_FAULT_INJECTION
 int clscan__fault(void);
+void clscan__test_on_build(void);
+void clscan__test_on_slot(int slot);
 #define CLSCAN_FAULT(code, call) (clscan__fault() ? (code) : (call))
 #define CLSCAN_FAULT_CREATE(err, code, call) (clscan__fault() ? ((err) = (code), NULL) : (call))
+#define CLSCAN_TEST_ON_BUILD() clscan__test_on_build()
+#define CLSCAN_TEST_ON_SLOT(slot) clscan__test_on_slot(slot)
 #else
 #define CLSCAN_FAULT(code, call) (call)
 #define CLSCAN_FAULT_CREATE(err, code, call) (call)
+#define CLSCAN_TEST_ON_BUILD() ((void)0)
+#define CLSCAN_TEST_ON_SLOT(slot) ((void)(slot))
 #endif
 
 /* ============================================================================================== */
-/* Device capabilities (device.c)                                                                 */
+/* base: element types and operators (types.c, generated from CLSCAN_TYPE_MAP and CLSCAN_OP_MAP)  */
+/* ============================================================================================== */
+
+/* Returns 1 for a built-in clscan_type value. */
+int clscan__type_is_builtin(clscan_type t);
+
+/* Returns 1 for float and double. */
+int clscan__type_is_float(clscan_type t);
+
+/* The OpenCL C name of a built-in type ("int", "ulong", ...), or NULL. */
+const char *clscan__type_cl_name(clscan_type t);
+
+/* Fills `bytes` (8 bytes) with a built-in operator's identity for a built-in type. */
+void clscan__identity(clscan_type type, clscan_op op, void *bytes);
+
+/* The output (value) type of a descriptor whose out_type is valid: `type` for CLSCAN_OUT_SAME. */
+clscan_type clscan__out_type(const clscan_scan_desc *desc);
+
+/* Sizes of a validated descriptor's input and output elements (type_size for a user type). */
+size_t clscan__in_size(const clscan_scan_desc *desc);
+size_t clscan__out_size(const clscan_scan_desc *desc);
+
+/* Bytes per segment descriptor element: 1 (head flags), the key size, or 0 (unsegmented). */
+size_t clscan__aux_size(const clscan_scan_desc *desc);
+
+/* Rounds a up to a multiple of b. */
+static inline size_t clscan__div_up(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
+
+/* ============================================================================================== */
+/* service: environment switches (env.c, the only reader of CLSCAN_* variables)                   */
+/* ============================================================================================== */
+
+/* The variables the library reads; env.c documents each. */
+typedef enum clscan__env_var {
+  CLSCAN__ENV_DEVICE,
+  CLSCAN__ENV_SEED_WG,
+  CLSCAN__ENV_TILE_WG,
+  CLSCAN__ENV_TILE_VPT,
+  CLSCAN__ENV_CPU_TILE,
+  CLSCAN__ENV_SINGLE_PASS_CPU,
+  CLSCAN__ENV_TEST_WITHHOLD,
+  CLSCAN__ENV_NO_PTX,
+  CLSCAN__ENV_BUILD_OPTIONS,
+  CLSCAN__ENV_COUNT
+} clscan__env_var;
+
+/* Returns the variable's value, or NULL when it is unset or empty. */
+const char *clscan__env_string(clscan__env_var var);
+
+/* Returns 1 if the variable is set, even to the empty string. */
+int clscan__env_present(clscan__env_var var);
+
+/* Returns the variable as an unsigned decimal number, or fallback when it is unset, empty or not
+ * a number. *set (if not NULL) says whether the variable gave the value. */
+unsigned clscan__env_unsigned(clscan__env_var var, unsigned fallback, int *set);
+
+/* ============================================================================================== */
+/* service: device facts (device.c)                                                               */
 /* ============================================================================================== */
 
 typedef struct clscan__device_info {
   char name[256];
   char vendor[256];
   char platform[256];
-  char driver[128];
-  cl_device_type type;
   cl_uint compute_units;
   size_t max_wg;
   cl_ulong local_mem;
   cl_ulong max_alloc;
-  cl_ulong global_mem;
-  cl_uint base_align_bytes;
   int has_fp64;
   int has_int64_atomics;
   int is_nvidia;
   int is_cpu;
 } clscan__device_info;
 
+/* Case-insensitive substring test (vendor detection, CLSCAN_DEVICE names). */
+int clscan__contains_ci(const char *hay, const char *needle);
+
 /* Queries what clscan needs to know about a device. */
 clscan_status clscan__device_query(cl_device_id device, clscan__device_info *info);
 
+/* Sets *has to 1 if the device compiles the inline PTX the NVIDIA tile path uses (cached in the
+ * context once known). Fails only if the probe could not be built for a reason other than a
+ * compile error. */
+clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has);
+
 /* ============================================================================================== */
-/* Kernel configuration, build options and the program cache (program.c)                         */
+/* service: the user prelude (prelude.c)                                                          */
 /* ============================================================================================== */
 
-/* Which program (list of cl/ files) a configuration builds. */
-typedef enum clscan__program_kind {
-  CLSCAN__PROG_SEED = 0,         /* common + seed */
-  CLSCAN__PROG_REDUCE_THEN_SCAN, /* common + tile + reduce_then_scan */
-  CLSCAN__PROG_SINGLE_PASS,      /* common + tile + status + single_pass */
-  CLSCAN__PROG_SINGLE_PASS_CPU,  /* common + status + single_pass_cpu */
-  CLSCAN__PROG_PTX_PROBE,        /* a test compile of the inline PTX the tile scan uses */
-  CLSCAN__PROG_COUNT
-} clscan__program_kind;
+/* Composes the user prelude of a descriptor (OpenCL C placed before common.cl: the user type,
+ * operator, identity and map), or sets *out to NULL when it has no user sources. The caller frees
+ * *out. */
+clscan_status clscan__user_source(const clscan_scan_desc *desc, char **out);
+
+/* ============================================================================================== */
+/* service: build options and the program cache (program.c)                                       */
+/* ============================================================================================== */
+
+#define CLSCAN__MAX_FILES 4
+#define CLSCAN__MAX_KERNELS 4
+
+/* A program an algorithm builds: the cl/ files it concatenates. Programs are compared by
+ * address in the cache key, so algorithms that share one (Blelloch and Hillis-Steele) share the
+ * definition. */
+typedef struct clscan__program {
+  const char *name;                         /* for messages and docs */
+  const char *files[CLSCAN__MAX_FILES + 1]; /* NULL-terminated, in order */
+  int vector_io_option;                     /* 1: pass -DCLSCAN_VECTOR_IO (tile kernels) */
+} clscan__program;
+
+/* The kernels an algorithm creates from its program, by the algorithm's own kernel index
+ * (designated initialisers in its file); NULL where it has fewer. */
+typedef struct clscan__kernel_names {
+  const char *name[CLSCAN__MAX_KERNELS];
+} clscan__kernel_names;
 
 /* Everything that changes a program's compiled code. Build options are composed from it in
  * exactly one function, clscan__build_options(). */
-typedef struct clscan__kernel_config {
-  clscan__program_kind program;
-  clscan_type type;    /* output (value) type; CLSCAN_USER_TYPE for a user type */
-  clscan_type in_type; /* input type */
+struct clscan__kernel_config {
+  const clscan__program *program;
+  const clscan__kernel_names *kernels; /* what to create from the program (not in the key) */
+  clscan_type type;                    /* output (value) type; CLSCAN_USER_TYPE for a user type */
+  clscan_type in_type;                 /* input type */
   clscan_op op;
   int map; /* 1: the user prelude defines a map */
   clscan_segments segments;
@@ -124,30 +245,45 @@ typedef struct clscan__kernel_config {
   int vector_io;           /* 1: 16-byte vector loads and stores (offsets are aligned) */
   int nv_ptx;              /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
-} clscan__kernel_config;
-
-/* Composes the user prelude of a descriptor (OpenCL C placed before common.cl: the user type,
- * operator, identity and map), or sets *out to NULL when it has no user sources. The caller frees
- * *out. */
-clscan_status clscan__user_source(const clscan_scan_desc *desc, char **out);
+};
 
 /* Composes the build options for a configuration into buf. */
 void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t cap);
+
+/* One cached program; `program` is NULL while its first requester builds it. */
+typedef struct clscan__program_entry {
+  char *options;
+  char *user; /* the user prelude, or NULL */
+  const clscan__program *def;
+  cl_program program;
+} clscan__program_entry;
+
+/* The context's programs. `lock` guards the entries and the build log, never a build: a new
+ * entry is inserted as in progress, built outside the lock, and `built` is broadcast when it is
+ * done, so that a second requester of the same program waits instead of building it again. */
+typedef struct clscan__program_cache {
+  pthread_mutex_t lock;
+  pthread_cond_t built;
+  clscan__program_entry **entries;
+  size_t count, cap;
+  char *build_log; /* the most recent build's log */
+} clscan__program_cache;
+
+/* Initialises and releases a context's program cache. */
+clscan_status clscan__program_cache_init(clscan__program_cache *cache);
+void clscan__program_cache_clear(clscan__program_cache *cache);
 
 /* Returns the context's program for a configuration, building and caching it on first use.
  * The program stays owned by the context. */
 clscan_status clscan__program_get(clscan_context *ctx, const clscan__kernel_config *cfg,
                                   cl_program *program);
 
-/* Releases every cached program (context teardown). */
-void clscan__program_cache_clear(clscan_context *ctx);
-
-/* Sets *has to 1 if the device compiles the inline PTX the NVIDIA tile path uses (cached once
- * known). Fails only if the probe could not be built for a reason other than a compile error. */
-clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has);
+/* Copies the most recent build log (clscan_context_build_log()). */
+void clscan__program_build_log(clscan__program_cache *cache, char *buf, size_t size,
+                               size_t *needed);
 
 /* ============================================================================================== */
-/* Temporary buffers (temp.c)                                                                     */
+/* service: temporary buffers (temp.c)                                                            */
 /* ============================================================================================== */
 
 #define CLSCAN__MAX_TEMP_SLOTS 16
@@ -157,16 +293,24 @@ typedef struct clscan__temp_slot {
   cl_mem buf;
   size_t size;
   cl_event last;               /* completion of the last scan that used it, or NULL */
-  cl_command_queue last_queue; /* compared, never dereferenced */
+  cl_command_queue last_queue; /* the queue of that scan; compared, never dereferenced */
   cl_ulong epoch;              /* single-pass launch counter (status words carry it) */
   cl_uint tickets;             /* tickets handed out so far (the ticket counter's value) */
   int busy;                    /* held between acquire and release */
   int single_pass_ready;       /* status words hold zeros or older epochs */
 } clscan__temp_slot;
 
+/* The context's slots, on their own lock. */
+typedef struct clscan__temp_pool {
+  pthread_mutex_t lock;
+  pthread_cond_t freed;
+  clscan__temp_slot slots[CLSCAN__MAX_TEMP_SLOTS];
+} clscan__temp_pool;
+
 /* A slot held for one scan. */
 typedef struct clscan__temp_lease {
   int slot;
+  cl_command_queue queue;
   cl_mem buf;
   size_t size;
   cl_event wait;   /* the previous user's completion, to wait for (may be NULL) */
@@ -179,24 +323,28 @@ typedef struct clscan__temp_lease {
   int saved_ready;
 } clscan__temp_lease;
 
+/* Initialises a context's slots. */
+clscan_status clscan__temp_init(clscan__temp_pool *pool);
+
 /* Takes a slot of at least `bytes` for a scan on `queue`, allocating or growing as needed.
  * `tickets` is the number of single-pass tiles of the launch, or 0 for other algorithms. */
 clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
                                    cl_uint tickets, clscan__temp_lease *lease);
 
-/* Returns a slot; `done` becomes its last use. With done NULL, `partial` says that some commands
- * were enqueued (and the caller has waited for them), so the buffer's state is unknown. */
+/* Returns a slot; `done` becomes its last use and the lease's queue its last queue. With done
+ * NULL, `partial` says that some commands were enqueued (and the caller has waited for them), so
+ * the buffer's state is unknown. */
 void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_event done,
                           int partial);
 
-/* Releases all slots (context teardown). */
-void clscan__temp_clear(clscan_context *ctx);
+/* Releases all slots and the pool's lock (context teardown). */
+void clscan__temp_clear(clscan__temp_pool *pool);
 
 /* ============================================================================================== */
-/* Tuning (tuning.c)                                                                              */
+/* service: tuning (tuning.c)                                                                     */
 /* ============================================================================================== */
 
-/* Parameters chosen for a device, type and algorithm. */
+/* Parameters chosen for a device, algorithm and element size. */
 typedef struct clscan__tuning {
   unsigned seed_wg;           /* Blelloch / Hillis-Steele work-group size */
   unsigned tile_wg;           /* tile kernels' work-group size */
@@ -204,54 +352,189 @@ typedef struct clscan__tuning {
   unsigned rts_groups_per_cu; /* reduce-then-scan: work-groups per compute unit */
   unsigned cpu_tile;          /* CPU single pass: elements per work-group */
   int single_pass_cpu;        /* 1: use the CPU-shaped single pass */
-  size_t auto_seed_below;     /* AUTO: below this n use one Blelloch block launch */
-  const char *source;         /* the table row used, for documentation and `clscan devices` */
 } clscan__tuning;
 
 /* What a plan's tuning row is chosen by. */
 typedef struct clscan__tuning_key {
-  size_t elem_size; /* the wider of the input and output element sizes (8 for user types) */
-  size_t in_size;   /* the input element size */
-  int segmented;    /* 1: a segmented or by-key scan */
+  clscan_algorithm algorithm; /* the plan's resolved algorithm */
+  size_t elem_size;           /* the wider of the input and output element sizes (8: user types) */
+  size_t in_size;             /* the input element size */
+  int segmented;              /* 1: a segmented or by-key scan */
+  size_t state_size;          /* bytes per scan state, for the local-memory fit */
 } clscan__tuning_key;
 
-/* Looks up the tuning for a device and plan shape: device row, then vendor, then default. */
-void clscan__tuning_lookup(const clscan__device_info *info, const clscan__tuning_key *key,
-                           clscan__tuning *t);
+/* The whole tuning policy: the table row (device, then vendor, then default), the device clamps,
+ * the local-memory fit, the caller's overrides (non-zero fields of `overrides`, may be NULL),
+ * the environment overrides for fields the caller left zero, and the validation of the result
+ * (CLSCAN_INVALID_VALUE with a detail naming the field). */
+clscan_status clscan__tuning_for(const clscan__device_info *info, const clscan__tuning_key *key,
+                                 const clscan_tuning *overrides, clscan__tuning *t);
+
+/* The public view of a resolved tuning. */
+void clscan__tuning_export(const clscan__tuning *t, clscan_tuning *out);
 
 /* ============================================================================================== */
-/* Context and plan                                                                               */
+/* service: command chain and kernel arguments (chain.c)                                          */
 /* ============================================================================================== */
 
-typedef struct clscan__program_entry {
-  char *options;
-  char *user; /* the user prelude, or NULL */
-  clscan__program_kind kind;
-  cl_program program;
-} clscan__program_entry;
+/* The commands of one enqueue: each waits for the one before it (so out-of-order queues work);
+ * the first waits for `wait`. */
+typedef struct clscan__chain {
+  cl_command_queue queue;
+  cl_uint num_wait;
+  cl_event *wait; /* for the first command; owned by the chain */
+  cl_event first, last;
+} clscan__chain;
+
+/* Builds the first command's wait list: the caller's events plus `extra` (may be NULL). */
+clscan_status clscan__chain_start(clscan__chain *c, cl_command_queue queue, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event extra);
+
+/* Enqueues a 1-D kernel of `groups` work-groups of `local` work-items. */
+clscan_status clscan__chain_kernel(clscan__chain *c, cl_kernel k, size_t groups, size_t local);
+
+/* Enqueues a zero fill of a buffer's first `bytes`. */
+clscan_status clscan__chain_zero(clscan__chain *c, cl_mem buf, size_t bytes);
+
+/* Enqueues a marker (for n == 0, so that the caller still gets an event). */
+clscan_status clscan__chain_marker(clscan__chain *c);
+
+/* Hands the first and last events to the caller (NULL pointers: released) and frees the chain. */
+void clscan__chain_finish(clscan__chain *c, cl_event *first, cl_event *done);
+
+/* After a failed enqueue: waits for the commands already enqueued, releases everything, and
+ * returns 1 if any command was enqueued. */
+int clscan__chain_abort(clscan__chain *c);
+
+/* One kernel argument: its size and a pointer to its value. */
+typedef struct clscan__karg {
+  size_t size;
+  const void *value;
+} clscan__karg;
+
+#define CLSCAN__ARG(x) \
+  { sizeof(x), &(x) }
+
+/* Sets consecutive kernel arguments from 0. */
+clscan_status clscan__set_args(cl_kernel k, const clscan__karg *args, cl_uint count);
+
+/* Sets the arguments and enqueues the kernel. */
+clscan_status clscan__chain_call(clscan__chain *c, cl_kernel k, const clscan__karg *args,
+                                 cl_uint count, size_t groups, size_t local);
+
+/* ============================================================================================== */
+/* Context (context.c)                                                                            */
+/* ============================================================================================== */
+
+/* The one-shot plans of clscan_scan() and friends, on their own lock (plan_cache.c). */
+typedef struct clscan__plan_cache {
+  pthread_mutex_t lock;
+  clscan_plan **plans;
+  size_t count, cap;
+} clscan__plan_cache;
 
 struct clscan_context {
   cl_context cl_ctx;
   cl_device_id device;
   cl_command_queue queue;
-  clscan__device_info info;
-  pthread_mutex_t lock; /* guards everything below */
-  clscan__program_entry *programs;
-  size_t program_count, program_cap;
-  char *build_log;
-  int nv_ptx; /* -1 unknown, 0 no, 1 yes */
-  clscan__temp_slot slots[CLSCAN__MAX_TEMP_SLOTS];
-  pthread_cond_t slot_freed;
-  clscan_plan **plans; /* plans for clscan_scan(), by descriptor */
-  size_t plan_count, plan_cap;
+  clscan__device_info info; /* read-only after creation */
+  atomic_int nv_ptx;        /* -1 unknown, 0 no, 1 yes */
+  clscan__program_cache programs;
+  clscan__temp_pool temp;
+  clscan__plan_cache plan_cache;
 };
 
-/* Kernels of one algorithm for one plan. */
+/* ============================================================================================== */
+/* Requests (filled by api.c, read by dispatch and the algorithms)                                */
+/* ============================================================================================== */
+
+/* Buffer roles of a request. Every family names its own roles within CLSCAN__MAX_BUFFERS; the
+ * scan family's are these. */
+enum {
+  CLSCAN__BUF_IN = 0,
+  CLSCAN__BUF_OUT = 1,
+  CLSCAN__BUF_AUX = 2, /* head flags or keys of a segmented scan, else NULL */
+  CLSCAN__MAX_BUFFERS = 4
+};
+
+/* A buffer and the element it starts at. */
+typedef struct clscan__buffer {
+  cl_mem mem;
+  size_t off;
+} clscan__buffer;
+
+/* One enqueue request after validation. */
+struct clscan__request {
+  cl_command_queue queue;
+  clscan__buffer buf[CLSCAN__MAX_BUFFERS];
+  size_t n;
+  int in_place;
+  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
+  const void *init;  /* with init_override: the initial value, or NULL for the identity */
+  cl_uint num_wait;
+  const cl_event *wait_list;
+  cl_event *first, *done;
+};
+
+/* ============================================================================================== */
+/* algorithm: descriptors and the registry (algorithms.c, algo_*.c)                               */
+/* ============================================================================================== */
+
+/* Families of algorithms. Each family has its own public entry points and request roles; the
+ * scan family's ids are clscan_algorithm values. */
+typedef enum clscan__family { CLSCAN__FAMILY_SCAN = 0, CLSCAN__FAMILY_COUNT } clscan__family;
+
+/* Kernels of one algorithm for one plan and I/O variant. */
 typedef struct clscan__algo_kernels {
   int ready;
   clscan__kernel_config cfg;
-  cl_kernel k[4];
+  cl_kernel k[CLSCAN__MAX_KERNELS]; /* by the algorithm's kernel index */
 } clscan__algo_kernels;
+
+/* What an algorithm's enqueue gets: the plan, its kernels, the chain to append to, the request
+ * and the leased temporary buffer. */
+typedef struct clscan__launch {
+  const clscan_plan *plan;
+  const clscan__algo_kernels *kernels;
+  clscan__chain *chain;
+  const clscan__request *req;
+  cl_mem temp;
+  cl_ulong epoch;      /* single pass: this launch's epoch */
+  cl_uint ticket_base; /* single pass: the ticket counter's value before the launch */
+  cl_mem aux;          /* the request's aux buffer, or any valid buffer when it has none */
+  cl_ulong aux_off;
+  const void *seed;     /* the initial value, or the identity (out_size bytes) */
+  const void *identity; /* the operator's identity (out_size bytes) */
+} clscan__launch;
+
+/* One algorithm: its facts and functions. Adding an algorithm means one new algo_*.c file that
+ * defines one of these, and one line in algorithms.c (docs/architecture.md). */
+typedef struct clscan__algorithm {
+  const char *name;                       /* the public name ("reduce-then-scan") */
+  clscan__family family;                  /* which registry it belongs to */
+  int id;                                 /* its public value within the family */
+  const clscan__program *const *programs; /* NULL-terminated: every program config may pick */
+  int vector_variants; /* 1: aligned (vector I/O) and unaligned kernel sets; 0: one */
+  /* Fills the algorithm's part of a kernel configuration: program, geometry, build switches. */
+  clscan_status (*config)(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg);
+  /* Bytes of temporary storage for n elements. */
+  size_t (*temp_bytes)(const clscan_plan *plan, size_t n);
+  /* Single-pass tickets a launch of n elements takes, or NULL when it takes none. */
+  cl_uint (*tickets)(const clscan_plan *plan, size_t n);
+  /* Enqueues the algorithm's commands onto the launch's chain (the plan lock is held). */
+  clscan_status (*enqueue)(const clscan__launch *launch);
+} clscan__algorithm;
+
+/* Returns the registered algorithm of a family with a given id, or NULL. */
+const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id);
+
+/* Rounds a byte offset in an algorithm's temporary buffer up to a multiple of 16 and of the
+ * plan's state size, so that arrays of states start aligned and at whole-state offsets. */
+size_t clscan__temp_align(const clscan_plan *plan, size_t bytes);
+
+/* ============================================================================================== */
+/* plan: plans (plan.c), the one-shot plan cache (plan_cache.c), dispatch (dispatch.c)            */
+/* ============================================================================================== */
 
 /* Index of the aligned (vector I/O) and unaligned kernel sets. */
 #define CLSCAN__IO_VARIANTS 2
@@ -269,77 +552,58 @@ struct clscan_plan {
   unsigned vec;     /* elements per vector of the tile kernels (VEC in common.cl) */
   clscan__tuning tuning;
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
-  pthread_mutex_t lock; /* kernel arguments are set and enqueued under it */
+  pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
 };
 
-/* Creates a plan without clearing the error detail (shared by api.c and the plan cache). */
+/* Creates a plan for a validated descriptor, without clearing the error detail; `tuning` (may
+ * be NULL) overrides the table's values. */
 clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
-                                  clscan_plan **out);
+                                  const clscan_tuning *tuning, clscan_plan **out);
+
+/* Resolves the tuning a plan of a validated descriptor would get, without building anything. */
+clscan_status clscan__plan_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                          clscan__tuning *t);
 
 /* Resolves AUTO for n elements. */
 clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n);
 
-/* Makes sure the kernels for an algorithm and I/O variant exist (builds on first use). */
-clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+/* Makes sure the kernels for an algorithm and I/O variant exist (builds on first use, without
+ * holding the plan's lock during the build). */
+clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *algo, int vector_io,
                                    clscan__algo_kernels **out);
 
+/* Releases a plan (also clscan_plan_release()). */
+void clscan__plan_release(clscan_plan *plan);
+
+/* Enqueues the plan's scan for a validated request. */
+clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *req);
+
+/* Initialises and clears the one-shot plan cache. */
+clscan_status clscan__plan_cache_init(clscan__plan_cache *cache);
+void clscan__plan_cache_clear(clscan__plan_cache *cache);
+
+/* Finds or creates the context's plan for a validated descriptor (its initial value is not part
+ * of the key: one-shot requests pass it). The plan belongs to the context. */
+clscan_status clscan__plan_cache_get(clscan_context *ctx, const clscan_scan_desc *desc,
+                                     clscan_plan **out);
+
 /* ============================================================================================== */
-/* Validation (validate.c)                                                                        */
+/* api: validation (validate.c)                                                                   */
 /* ============================================================================================== */
 
 /* Checks a descriptor against the context's device. */
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc);
-
-/* The output (value) type of a descriptor whose out_type is valid: `type` for CLSCAN_OUT_SAME. */
-clscan_type clscan__out_type(const clscan_scan_desc *desc);
-
-/* Sizes of a validated descriptor's input and output elements (type_size for a user type). */
-size_t clscan__in_size(const clscan_scan_desc *desc);
-size_t clscan__out_size(const clscan_scan_desc *desc);
-
-/* Bytes per segment descriptor element: 1 (head flags), the key size, or 0 (unsegmented). */
-size_t clscan__aux_size(const clscan_scan_desc *desc);
 
 /* The element sizes of an enqueue's buffers. */
 typedef struct clscan__sizes {
   size_t in, out, aux;
 } clscan__sizes;
 
-/* Checks queue, buffers, ranges and the wait list of an enqueue; resolves a NULL queue and
- * reports whether input and output are the same memory (an in-place scan). aux (flags or keys,
- * with sizes->aux bytes per element) is checked when sizes->aux is not 0. */
-clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_queue *queue,
-                                       cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
-                                       cl_mem out, size_t out_off, size_t n,
-                                       const clscan__sizes *sizes, cl_uint num_wait,
-                                       const cl_event *wait_list, int *in_place);
-
-/* ============================================================================================== */
-/* Dispatch (dispatch.c)                                                                          */
-/* ============================================================================================== */
-
-/* One enqueue request after validation. */
-typedef struct clscan__request {
-  cl_command_queue queue;
-  cl_mem in, out;
-  cl_mem aux; /* head flags or keys of a segmented scan, else NULL */
-  size_t in_off, out_off, aux_off, n;
-  int in_place;
-  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
-  const void *init;  /* with init_override: the initial value, or NULL for the identity */
-  cl_uint num_wait;
-  const cl_event *wait_list;
-  cl_event *first, *done;
-} clscan__request;
-
-/* Enqueues the plan's scan for a validated request. */
-clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *req);
-
-/* Bytes of temporary storage an algorithm needs for n elements. */
-size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t n);
-
-/* Fills `bytes` (8 bytes) with a built-in operator's identity for a built-in type. */
-void clscan__identity(clscan_type type, clscan_op op, void *bytes);
+/* Checks the request's queue, buffers, ranges and wait list; resolves a NULL queue and sets
+ * in_place when input and output are the same memory. The aux buffer (flags or keys, with
+ * sizes->aux bytes per element) is checked when sizes->aux is not 0. */
+clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
+                                       clscan__request *req);
 
 #endif /* CLSCAN_INTERNAL_H_ */

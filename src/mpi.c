@@ -15,11 +15,22 @@
 
 #include "clscan_mpi.h"
 
+/* Returns a failed status at once (the library's internal style; nothing to release). */
+#define CLSCAN_RETURN_IF_ERROR(call) \
+  do {                               \
+    clscan_status st_ = (call);      \
+    if (st_ != CLSCAN_SUCCESS) {     \
+      return st_;                    \
+    }                                \
+  } while (0)
+
 /* ============================================================================================== */
 /* Error detail                                                                                   */
 /* ============================================================================================== */
 
-/* The calling thread's last error detail. */
+/* The calling thread's last error detail. clscan_mpi keeps its own rather than the library's
+ * clscan__fail(): that one is internal to libclscan (not exported), and every clscan call made
+ * here clears clscan_last_error_detail(), while this detail must outlive them. */
 static _Thread_local char last_detail[512];
 
 const char *clscan_mpi_last_error_detail(void) {
@@ -180,11 +191,10 @@ static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
 static clscan_status check_overlap(job *j) {
   cl_mem in_root, out_root;
   size_t in_origin, out_origin;
-  clscan_status st = buffer_root(j->in, &in_root, &in_origin);
-  if (st == CLSCAN_SUCCESS)
-    st = buffer_root(j->out, &out_root, &out_origin);
-  if (st != CLSCAN_SUCCESS || in_root != out_root || j->n == 0)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(buffer_root(j->in, &in_root, &in_origin));
+  CLSCAN_RETURN_IF_ERROR(buffer_root(j->out, &out_root, &out_origin));
+  if (in_root != out_root || j->n == 0)
+    return CLSCAN_SUCCESS;
   size_t a = in_origin + j->in_off * j->elem, b = out_origin + j->out_off * j->elem;
   size_t len = j->n * j->elem;
   if (a != b && a < b + len && b < a + len)
@@ -312,13 +322,14 @@ static clscan_status rank_offset(const job *j, unsigned char *buf, const void **
     clscan_scan_desc d = first_desc(j->desc);
     d.init = j->desc->init;
     st = clscan_scan_host(j->ctx, &d, totals, totals, k);
-    if (st == CLSCAN_SUCCESS) {
-      memcpy(buf, totals + (k - 1) * j->elem, j->elem);
-      *seed = buf;
-    } else {
+    if (st != CLSCAN_SUCCESS) {
       lib_fail(st);
+      goto fail;
     }
+    memcpy(buf, totals + (k - 1) * j->elem, j->elem);
+    *seed = buf;
   }
+fail:
   free(totals);
   return st;
 }
@@ -345,9 +356,10 @@ static clscan_status last_scan(job *j, const void *seed) {
   }
   clscan_plan *plan = NULL;
   st = clscan_plan_create(j->ctx, &d, &plan);
-  if (st == CLSCAN_SUCCESS)
-    st = clscan_plan_enqueue(plan, j->queue, j->in, j->in_off, j->out, j->out_off, j->n, 0, NULL,
-                             j->done);
+  if (st != CLSCAN_SUCCESS)
+    return lib_fail(st);
+  st = clscan_plan_enqueue(plan, j->queue, j->in, j->in_off, j->out, j->out_off, j->n, 0, NULL,
+                           j->done);
   clscan_plan_release(plan); /* work already enqueued completes */
   return st == CLSCAN_SUCCESS ? st : lib_fail(st);
 }
@@ -355,11 +367,11 @@ static clscan_status last_scan(job *j, const void *seed) {
 /* Runs everything after the first agreement: first scan and exchange, offset, last scan. A
  * status that is not a success on entry (e.g. a failed upload) is taken into the exchange. */
 static clscan_status run(job *j, clscan_status local) {
-  clscan_status st = exchange(j, local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(exchange(j, local));
+  clscan_status st = CLSCAN_SUCCESS;
 
-  // From here no rank has failed yet, so every rank reaches the final agreement.
+  // From here no rank has failed yet, so every rank reaches the final agreement: the status
+  // flows into it rather than returning early.
   unsigned char buf[8];
   const void *seed = NULL;
   if (j->n > 0)
@@ -417,9 +429,7 @@ clscan_status clscan_mpi_scan(clscan_context *ctx, MPI_Comm comm, cl_command_que
   job j;
   if (done)
     *done = NULL;
-  clscan_status st = start_job(&j, ctx, comm, desc, n_local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(start_job(&j, ctx, comm, desc, n_local));
   j.queue = queue;
   j.in = in;
   j.out = out;
@@ -429,8 +439,9 @@ clscan_status clscan_mpi_scan(clscan_context *ctx, MPI_Comm comm, cl_command_que
   j.wait_list = wait_list;
   j.done = done;
 
-  // Every rank checks locally, then all agree before any data moves.
-  st = check_device_args(&j);
+  // Every rank checks locally, then all agree before any data moves. The status flows into
+  // the agreement even when it failed (no early return): every rank must reach the collective.
+  clscan_status st = check_device_args(&j);
   if (st == CLSCAN_SUCCESS)
     st = alloc_records(&j);
   st = agree(comm, j.rank, st, st == CLSCAN_SUCCESS ? desc_hash(desc) : 0);
@@ -470,12 +481,10 @@ static clscan_status host_run(job *j, const void *in, void *out) {
 clscan_status clscan_mpi_scan_host(clscan_context *ctx, MPI_Comm comm, const clscan_scan_desc *desc,
                                    const void *in, void *out, size_t n_local) {
   job j;
-  clscan_status st = start_job(&j, ctx, comm, desc, n_local);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(start_job(&j, ctx, comm, desc, n_local));
 
   // Every rank checks locally and allocates, then all agree before any data moves.
-  st = check_host_args(&j, in, out);
+  clscan_status st = check_host_args(&j, in, out);
   if (st == CLSCAN_SUCCESS) {
     j.queue = clscan_context_queue(ctx);
     st = alloc_records(&j);

@@ -1,52 +1,13 @@
 /*
  * clscan: plans. A plan holds a validated descriptor, its tuning, and the kernels of each
- * algorithm it has run, built on first use through the context's program cache.
+ * algorithm it has run, built on first use through the context's program cache. What each
+ * algorithm builds comes from its descriptor (algorithms.c); this file only fills the part of
+ * the configuration every algorithm shares.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-/* Kernel names of each algorithm, in the order dispatch.c uses them. */
-static const char *const kernel_names[CLSCAN_ALGORITHM_COUNT][4] = {
-    [CLSCAN_ALGO_BLELLOCH] = {"blelloch_scan_blocks", "add_block_offsets", "blelloch_scan_sums",
-                              "add_sum_offsets"},
-    [CLSCAN_ALGO_HILLIS_STEELE] = {"hillis_steele_scan_blocks", "add_block_offsets",
-                                   "hillis_steele_scan_sums", "add_sum_offsets"},
-    [CLSCAN_ALGO_REDUCE_THEN_SCAN] = {"rts_reduce", "rts_scan", "rts_spine", NULL},
-    [CLSCAN_ALGO_SINGLE_PASS] = {"single_pass_scan", NULL, NULL, NULL},
-};
-
-/* Reads an unsigned tuning override from the environment (documented in the README). */
-static unsigned env_unsigned(const char *name, unsigned fallback) {
-  const char *v = getenv(name);
-  if (!v || !*v)
-    return fallback;
-  char *end;
-  unsigned long x = strtoul(v, &end, 10);
-  return *end == '\0' ? (unsigned)x : fallback;
-}
-
-/* Checks tuning values (table rows and environment overrides alike) against the device. */
-static clscan_status check_tuning(const clscan_context *ctx, const clscan__tuning *t) {
-  const size_t max_wg = ctx->info.max_wg;
-  if (!t->seed_wg || (t->seed_wg & (t->seed_wg - 1)) || t->seed_wg > max_wg)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "seed work-group size %u: need a power of two <= %zu",
-                        t->seed_wg, max_wg);
-  if (!t->tile_wg || (t->tile_wg & (t->tile_wg - 1)) || t->tile_wg > max_wg)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "tile work-group size %u: need a power of two <= %zu",
-                        t->tile_wg, max_wg);
-  if (ctx->info.is_nvidia && t->tile_wg < 32)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "tile work-group size %u: NVIDIA needs >= 32",
-                        t->tile_wg);
-  if (t->tile_vpt < 1 || t->tile_vpt > 16)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "vectors per work-item %u: need 1..16", t->tile_vpt);
-  if (t->cpu_tile < 1 || t->cpu_tile > (1u << 24))
-    return clscan__fail(CLSCAN_INVALID_VALUE, "CPU tile %u: need 1..2^24 elements", t->cpu_tile);
-  if (!t->rts_groups_per_cu)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "reduce-then-scan needs >= 1 group per unit");
-  return CLSCAN_SUCCESS;
-}
 
 /* Copies a string into memory the plan owns (NULL stays NULL). */
 static clscan_status copy_string(const char *src, const char **dst) {
@@ -79,134 +40,128 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
   d->init = d->identity = NULL;
   d->op_source = d->type_source = d->type_name = d->map_source = NULL;
   size_t out = plan->out_size;
-  clscan_status st = copy_bytes(desc->init, out, &d->init);
-  if (st == CLSCAN_SUCCESS)
-    st = copy_bytes(desc->identity, out, &d->identity);
-  if (st == CLSCAN_SUCCESS)
-    st = copy_string(desc->op_source, &d->op_source);
-  if (st == CLSCAN_SUCCESS)
-    st = copy_string(desc->type_source, &d->type_source);
-  if (st == CLSCAN_SUCCESS)
-    st = copy_string(desc->type_name, &d->type_name);
-  if (st == CLSCAN_SUCCESS)
-    st = copy_string(desc->map_source, &d->map_source);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->init, out, &d->init));
+  CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->identity, out, &d->identity));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->op_source, &d->op_source));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->type_source, &d->type_source));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->type_name, &d->type_name));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->map_source, &d->map_source));
   plan->identity = malloc(out > 8 ? out : 8);
   if (!plan->identity)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "identity");
   if (d->op == CLSCAN_USER_OP) {
     memcpy(plan->identity, d->identity, out);
   } else {
-    clscan_type t = clscan__out_type(d);
-    clscan__identity(t, d->op, plan->identity);
+    clscan__identity(clscan__out_type(d), d->op, plan->identity);
   }
   return CLSCAN_SUCCESS;
 }
 
-/* Sizes of the plan's elements and scan state. A segmented state is the value then a uint flag,
- * aligned to the largest power of two (4 to 128) dividing the value's size: at least the value's
- * own alignment, so the host knows the layout the kernels use (common.cl checks it). */
-static void plan_sizes(clscan_plan *plan) {
-  const clscan_scan_desc *d = &plan->desc;
-  plan->in_size = clscan__in_size(d);
-  plan->out_size = clscan__out_size(d);
-  plan->state_size = plan->out_size;
-  plan->state_align = 0;
+/* The sizes a plan of a descriptor works with. */
+typedef struct plan_shape {
+  size_t in_size, out_size, state_size, elem_size;
+  unsigned state_align, vec;
+} plan_shape;
+
+/* Sizes of a descriptor's elements and scan state. A segmented state is the value then a uint
+ * flag, aligned to the largest power of two (4 to 128) dividing the value's size: at least the
+ * value's own alignment, so the host knows the layout the kernels use (common.cl checks it). */
+static void shape_of(const clscan_scan_desc *d, plan_shape *p) {
+  p->in_size = clscan__in_size(d);
+  p->out_size = clscan__out_size(d);
+  p->state_size = p->out_size;
+  p->state_align = 0;
   if (d->segments) {
-    size_t v = plan->out_size, a = 4;
+    size_t v = p->out_size, a = 4;
     while (a < 128 && v % (2 * a) == 0)
       a *= 2;
     size_t flag_at = (v + 3) & ~(size_t)3;
-    plan->state_size = (flag_at + 4 + a - 1) / a * a;
-    plan->state_align = (unsigned)a;
+    p->state_size = (flag_at + 4 + a - 1) / a * a;
+    p->state_align = (unsigned)a;
   }
   // Tuning rows are per I/O element size; user types take the 8-byte row.
   int user = d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE;
-  size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
-  plan->elem_size = user ? 8 : io;
-  plan->vec = user ? 1 : (unsigned)(16 / io);
+  size_t io = p->in_size > p->out_size ? p->in_size : p->out_size;
+  p->elem_size = user ? 8 : io;
+  p->vec = user ? 1 : (unsigned)(16 / io);
 }
 
-/* Halves work-group sizes until the local memory of the kernels fits (large user states). */
-static void fit_local_memory(const clscan_context *ctx, clscan_plan *plan) {
-  const cl_ulong budget = ctx->info.local_mem / 2;
-  clscan__tuning *t = &plan->tuning;
-  const unsigned min_wg = ctx->info.is_nvidia ? 32 : 1;
-  // Blelloch keeps about 2.07 states per work-item, Hillis-Steele 2.
-  while (t->seed_wg > min_wg && (cl_ulong)t->seed_wg * 17 / 8 * plan->state_size > budget)
-    t->seed_wg /= 2;
-  while (t->tile_wg > min_wg && (cl_ulong)t->tile_wg * 2 * plan->state_size > budget)
-    t->tile_wg /= 2;
+/* AUTO's choice on a device: one pass needs 64-bit atomics; without them reduce-then-scan is the
+ * fastest portable path. It does not depend on n (yet). */
+static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm algorithm) {
+  if (algorithm != CLSCAN_ALGO_AUTO)
+    return algorithm;
+  return ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+}
+
+/* Resolves the tuning of a descriptor of a given shape. */
+static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc *desc,
+                               const plan_shape *p, const clscan_tuning *overrides,
+                               clscan__tuning *t) {
+  const clscan__tuning_key key = {.algorithm = resolve(ctx, desc->algorithm),
+                                  .elem_size = p->elem_size,
+                                  .in_size = p->in_size,
+                                  .segmented = desc->segments != 0,
+                                  .state_size = p->state_size};
+  return clscan__tuning_for(&ctx->info, &key, overrides, t);
+}
+
+clscan_status clscan__plan_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                          clscan__tuning *t) {
+  plan_shape p;
+  shape_of(desc, &p);
+  return tuning_of(ctx, desc, &p, NULL, t);
+}
+
+/* Fills a new plan from a validated descriptor: copies, sizes, user prelude and tuning. */
+static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
+                               const clscan_tuning *tuning) {
+  plan_shape p;
+  shape_of(desc, &p);
+  plan->in_size = p.in_size;
+  plan->out_size = p.out_size;
+  plan->state_size = p.state_size;
+  plan->state_align = p.state_align;
+  plan->elem_size = p.elem_size;
+  plan->vec = p.vec;
+  CLSCAN_RETURN_IF_ERROR(copy_desc(plan, desc));
+  CLSCAN_RETURN_IF_ERROR(clscan__user_source(&plan->desc, &plan->user_source));
+  CLSCAN_RETURN_IF_ERROR(tuning_of(plan->ctx, desc, &p, tuning, &plan->tuning));
+  plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+  return CLSCAN_SUCCESS;
 }
 
 clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *desc,
-                                  clscan_plan **out) {
-  if (!out)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
-  *out = NULL;
-  if (!ctx)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
-  clscan_status st = clscan__validate_desc(ctx, desc);
-  if (st != CLSCAN_SUCCESS)
-    return st;
-
+                                  const clscan_tuning *tuning, clscan_plan **out) {
+  clscan_status st = CLSCAN_SUCCESS;
   clscan_plan *plan = calloc(1, sizeof *plan);
   if (!plan)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "plan");
   plan->ctx = ctx;
   pthread_mutex_init(&plan->lock, NULL);
-  plan->desc = *desc;
-  plan_sizes(plan);
-  st = copy_desc(plan, desc);
-  if (st == CLSCAN_SUCCESS)
-    st = clscan__user_source(&plan->desc, &plan->user_source);
-  if (st != CLSCAN_SUCCESS) {
-    clscan_plan_release(plan);
-    return st;
-  }
-
-  // Tuning: the table, then overrides from the environment (for `clscan tune` and tests).
-  clscan__tuning *t = &plan->tuning;
-  const clscan__tuning_key key = {plan->elem_size, plan->in_size, desc->segments != 0};
-  clscan__tuning_lookup(&ctx->info, &key, t);
-  fit_local_memory(ctx, plan);
-  t->seed_wg = env_unsigned("CLSCAN_SEED_WG", t->seed_wg);
-  t->tile_wg = env_unsigned("CLSCAN_TILE_WG", t->tile_wg);
-  t->tile_vpt = env_unsigned("CLSCAN_TILE_VPT", t->tile_vpt);
-  t->cpu_tile = env_unsigned("CLSCAN_CPU_TILE", t->cpu_tile);
-  t->single_pass_cpu = (int)env_unsigned("CLSCAN_SINGLE_PASS_CPU", (unsigned)t->single_pass_cpu);
-  plan->withhold = env_unsigned("CLSCAN_TEST_WITHHOLD", 0);
-  st = check_tuning(ctx, t);
-  if (st != CLSCAN_SUCCESS) {
-    clscan_plan_release(plan);
-    return st;
-  }
+  CLSCAN_TRY(plan_fill(plan, desc, tuning));
 
   // Build what the plan's algorithm needs now, so the first enqueue does not compile.
+  const clscan__algorithm *algo =
+      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, (size_t)1 << 24));
   clscan__algo_kernels *unused;
-  clscan_algorithm algo = clscan__plan_resolve(plan, (size_t)1 << 24);
-  st = clscan__plan_prepare(plan, algo, 1, &unused);
-  if (st != CLSCAN_SUCCESS) {
-    clscan_plan_release(plan);
-    return st;
-  }
+  CLSCAN_TRY(clscan__plan_prepare(plan, algo, algo->vector_variants, &unused));
   *out = plan;
   return CLSCAN_SUCCESS;
+fail:
+  clscan__plan_release(plan);
+  return st;
 }
 
 clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
-  if (plan->desc.algorithm != CLSCAN_ALGO_AUTO)
-    return plan->desc.algorithm;
-  // One pass needs 64-bit atomics; without them reduce-then-scan is the fastest portable path.
   (void)n;
-  return plan->ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+  return resolve(plan->ctx, plan->desc.algorithm);
 }
 
-/* Fills the kernel configuration of an algorithm for this plan. */
-static clscan_status plan_config(clscan_plan *plan, clscan_algorithm algo, int vector_io,
-                                 clscan__kernel_config *cfg) {
-  const clscan__tuning *t = &plan->tuning;
+/* Fills the kernel configuration of an algorithm for this plan: the shared part here, the
+ * algorithm's own (program, geometry, switches) from its descriptor. */
+static clscan_status plan_config(const clscan_plan *plan, const clscan__algorithm *algo,
+                                 int vector_io, clscan__kernel_config *cfg) {
   const clscan_scan_desc *d = &plan->desc;
   memset(cfg, 0, sizeof *cfg);
   cfg->type = clscan__out_type(d);
@@ -218,79 +173,66 @@ static clscan_status plan_config(clscan_plan *plan, clscan_algorithm algo, int v
   cfg->state_align = plan->state_align;
   cfg->state_size = plan->state_size;
   cfg->user_source = plan->user_source;
-  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE) {
-    cfg->program = CLSCAN__PROG_SEED;
-    cfg->wg = t->seed_wg;
-    return CLSCAN_SUCCESS;
-  }
-  if (algo == CLSCAN_ALGO_SINGLE_PASS && t->single_pass_cpu) {
-    cfg->program = CLSCAN__PROG_SINGLE_PASS_CPU;
-    cfg->wg = 1;
-    cfg->cpu_tile = t->cpu_tile;
-    cfg->withhold = plan->withhold;
-    return CLSCAN_SUCCESS;
-  }
-  cfg->program =
-      algo == CLSCAN_ALGO_SINGLE_PASS ? CLSCAN__PROG_SINGLE_PASS : CLSCAN__PROG_REDUCE_THEN_SCAN;
-  cfg->wg = t->tile_wg;
-  cfg->vpt = t->tile_vpt;
-  cfg->vector_io = vector_io;
-  if (algo == CLSCAN_ALGO_SINGLE_PASS)
-    cfg->withhold = plan->withhold;
-  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
+  return algo->config(plan, vector_io, cfg);
 }
 
-/* Creates an algorithm's kernels from its (cached) program. */
-static clscan_status create_kernels(clscan_plan *plan, clscan_algorithm algo,
-                                    clscan__algo_kernels *ak) {
-  cl_program program = NULL;
-  clscan_status st = clscan__program_get(plan->ctx, &ak->cfg, &program);
-  if (st != CLSCAN_SUCCESS)
-    return st;
-  for (int i = 0; i < 4 && kernel_names[algo][i]; i++) {
-    const char *name = kernel_names[algo][i];
-    if (ak->cfg.program == CLSCAN__PROG_SINGLE_PASS_CPU)
-      name = "single_pass_scan_cpu";
+/* Creates the configured kernels from a built program into k (released again on failure). */
+static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program program,
+                                    cl_kernel *k) {
+  for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
     cl_int err;
-    ak->k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES, clCreateKernel(program, name, &err));
-    if (err != CL_SUCCESS)
+    k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
+                               clCreateKernel(program, cfg->kernels->name[i], &err));
+    if (err != CL_SUCCESS) {
+      for (int j = 0; j < i; j++) {
+        clReleaseKernel(k[j]);
+        k[j] = NULL;
+      }
+      k[i] = NULL;
       return clscan__cl_fail(err, "clCreateKernel");
+    }
   }
-  ak->ready = 1;
   return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__plan_prepare(clscan_plan *plan, clscan_algorithm algo, int vector_io,
+clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *algo, int vector_io,
                                    clscan__algo_kernels **out) {
-  // The seed kernels use scalar I/O only, so they have one variant.
-  if (algo == CLSCAN_ALGO_BLELLOCH || algo == CLSCAN_ALGO_HILLIS_STEELE)
+  // Algorithms without vector I/O have one kernel set.
+  if (!algo->vector_variants)
     vector_io = 0;
-  clscan__algo_kernels *ak = &plan->algos[algo][vector_io ? 1 : 0];
+  clscan__algo_kernels *ak = &plan->algos[algo->id][vector_io ? 1 : 0];
+  *out = ak;
+  pthread_mutex_lock(&plan->lock);
+  int ready = ak->ready;
+  pthread_mutex_unlock(&plan->lock);
+  if (ready)
+    return CLSCAN_SUCCESS;
+
+  // The build runs without the plan's lock, so that enqueues of built kernel sets go on; the
+  // program cache builds each program once, however many threads ask.
+  clscan__kernel_config cfg;
+  cl_program program = NULL;
+  CLSCAN_RETURN_IF_ERROR(plan_config(plan, algo, vector_io, &cfg));
+  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
   clscan_status st = CLSCAN_SUCCESS;
   pthread_mutex_lock(&plan->lock);
   if (!ak->ready) {
-    st = plan_config(plan, algo, vector_io, &ak->cfg);
-    if (st == CLSCAN_SUCCESS)
-      st = create_kernels(plan, algo, ak);
-    if (st != CLSCAN_SUCCESS) {
-      for (int i = 0; i < 4; i++) {
-        if (ak->k[i])
-          clReleaseKernel(ak->k[i]);
-        ak->k[i] = NULL;
-      }
+    st = create_kernels(&cfg, program, ak->k);
+    if (st == CLSCAN_SUCCESS) {
+      ak->cfg = cfg;
+      ak->ready = 1;
     }
   }
   pthread_mutex_unlock(&plan->lock);
-  *out = ak;
   return st;
 }
 
-void clscan_plan_release(clscan_plan *plan) {
+void clscan__plan_release(clscan_plan *plan) {
   if (!plan)
     return;
   for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++) {
     for (int v = 0; v < CLSCAN__IO_VARIANTS; v++) {
-      for (int i = 0; i < 4; i++) {
+      for (int i = 0; i < CLSCAN__MAX_KERNELS; i++) {
         if (plan->algos[a][v].k[i])
           clReleaseKernel(plan->algos[a][v].k[i]);
       }
@@ -307,8 +249,4 @@ void clscan_plan_release(clscan_plan *plan) {
   free(plan->identity);
   free(plan->user_source);
   free(plan);
-}
-
-clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_t n) {
-  return plan ? clscan__plan_resolve(plan, n) : CLSCAN_ALGO_AUTO;
 }

@@ -5,7 +5,8 @@
  * first enqueue until after its last; its commands wait on the previous user's completion event,
  * so scans on different queues never share a buffer at the same time, and on one in-order queue
  * the wait costs nothing. A slot last used on the same queue is preferred, then an idle one,
- * then a new one; when all are taken the caller waits for one to be returned.
+ * then a new one; when all are taken the caller waits for one to be returned. The slots have
+ * their own lock (never held during a program build).
  */
 #include <string.h>
 
@@ -26,10 +27,10 @@ static int slot_idle(const clscan__temp_slot *s) {
 }
 
 /* Picks a free slot: same queue first, then an idle allocated one, then an empty one. */
-static int pick_slot(clscan_context *ctx, cl_command_queue queue) {
+static int pick_slot(clscan__temp_pool *pool, cl_command_queue queue) {
   int idle = -1, empty = -1, any = -1;
   for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
-    clscan__temp_slot *s = &ctx->slots[i];
+    clscan__temp_slot *s = &pool->slots[i];
     if (s->busy)
       continue;
     if (s->buf && s->last_queue == queue)
@@ -48,8 +49,8 @@ static int pick_slot(clscan_context *ctx, cl_command_queue queue) {
   return any;
 }
 
-/* Makes sure a slot's buffer holds `bytes` (the caller holds the lock). */
-static clscan_status ensure_size(clscan_context *ctx, clscan__temp_slot *s, size_t bytes) {
+/* Makes sure a slot's buffer holds `bytes` (the caller holds the pool's lock). */
+static clscan_status ensure_size(const clscan_context *ctx, clscan__temp_slot *s, size_t bytes) {
   if (s->buf && s->size >= bytes)
     return CLSCAN_SUCCESS;
   // Grow geometrically; commands still using the old buffer keep it alive until they finish.
@@ -74,19 +75,22 @@ static clscan_status ensure_size(clscan_context *ctx, clscan__temp_slot *s, size
 
 clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
                                    cl_uint tickets, clscan__temp_lease *lease) {
-  clscan_status st = CLSCAN_SUCCESS;
+  clscan_status st;
+  clscan__temp_pool *pool = &ctx->temp;
   memset(lease, 0, sizeof *lease);
   lease->slot = -1;
-  pthread_mutex_lock(&ctx->lock);
+  pthread_mutex_lock(&pool->lock);
 
   // Wait until some slot is free; slots are held only while a scan is being enqueued.
   int i;
-  while ((i = pick_slot(ctx, queue)) < 0)
-    pthread_cond_wait(&ctx->slot_freed, &ctx->lock);
-  clscan__temp_slot *s = &ctx->slots[i];
+  while ((i = pick_slot(pool, queue)) < 0)
+    pthread_cond_wait(&pool->freed, &pool->lock);
+  clscan__temp_slot *s = &pool->slots[i];
   st = ensure_size(ctx, s, bytes);
-  if (st != CLSCAN_SUCCESS)
-    goto done;
+  if (st != CLSCAN_SUCCESS) {
+    pthread_mutex_unlock(&pool->lock);
+    return st;
+  }
 
   // Remember the state, so that a scan that enqueues nothing can put it back.
   lease->saved_epoch = s->epoch;
@@ -107,31 +111,35 @@ clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, 
   }
   s->busy = 1;
   lease->slot = i;
+  lease->queue = queue;
   lease->buf = s->buf;
   lease->size = s->size;
   lease->wait = s->last;
   lease->single_pass = tickets != 0;
-done:
-  pthread_mutex_unlock(&ctx->lock);
-  return st;
+  CLSCAN_TEST_ON_SLOT(i);
+  pthread_mutex_unlock(&pool->lock);
+  return CLSCAN_SUCCESS;
 }
 
 void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_event done,
                           int partial) {
   if (lease->slot < 0)
     return;
-  pthread_mutex_lock(&ctx->lock);
-  clscan__temp_slot *s = &ctx->slots[lease->slot];
+  clscan__temp_pool *pool = &ctx->temp;
+  pthread_mutex_lock(&pool->lock);
+  clscan__temp_slot *s = &pool->slots[lease->slot];
   s->busy = 0;
   if (done) {
-    // The scan was enqueued: it is now the slot's last use.
+    // The scan was enqueued: it is now the slot's last use, on the lease's queue.
     clRetainEvent(done);
     if (s->last)
       clReleaseEvent(s->last);
     s->last = done;
+    s->last_queue = lease->queue;
     s->single_pass_ready = lease->single_pass;
   } else if (partial) {
     // Some commands ran and the caller waited for them: the buffer's state is unknown.
+    s->last_queue = lease->queue;
     s->single_pass_ready = 0;
   } else {
     // Nothing was enqueued: the slot's state is as before.
@@ -140,17 +148,30 @@ void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_eve
     s->single_pass_ready = lease->saved_ready;
   }
   lease->slot = -1;
-  pthread_cond_signal(&ctx->slot_freed);
-  pthread_mutex_unlock(&ctx->lock);
+  pthread_cond_signal(&pool->freed);
+  pthread_mutex_unlock(&pool->lock);
 }
 
-void clscan__temp_clear(clscan_context *ctx) {
+clscan_status clscan__temp_init(clscan__temp_pool *pool) {
+  memset(pool, 0, sizeof *pool);
+  if (pthread_mutex_init(&pool->lock, NULL) != 0)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "temporary buffer lock");
+  if (pthread_cond_init(&pool->freed, NULL) != 0) {
+    pthread_mutex_destroy(&pool->lock);
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "temporary buffer condition");
+  }
+  return CLSCAN_SUCCESS;
+}
+
+void clscan__temp_clear(clscan__temp_pool *pool) {
   for (int i = 0; i < CLSCAN__MAX_TEMP_SLOTS; i++) {
-    clscan__temp_slot *s = &ctx->slots[i];
+    clscan__temp_slot *s = &pool->slots[i];
     if (s->last)
       clReleaseEvent(s->last);
     if (s->buf)
       clReleaseMemObject(s->buf);
-    memset(s, 0, sizeof *s);
   }
+  pthread_cond_destroy(&pool->freed);
+  pthread_mutex_destroy(&pool->lock);
+  memset(pool, 0, sizeof *pool);
 }

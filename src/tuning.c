@@ -1,61 +1,91 @@
 /*
- * clscan: the tuning table. Rows are searched in order: an exact device row first, then the
- * vendor's default, then the global default (as CLBlast's database does). Parameters are given
- * per element size, input size and segmentation (rows are searched in order, so the narrower
- * rows come first). Each row says where its values came from; `clscan tune` measures candidates
- * on the current device and prints rows in this format.
+ * clscan: tuning, as data and one policy function.
+ *
+ * The table's rows name their fields. A row applies to a device (a substring of its name and of
+ * its vendor or platform name), to a vendor, or to every device, and is chosen in that order: the
+ * first matching device row, else the first matching vendor row, else the first default row
+ * (CLBlast's fallback order). Within a level the narrower rows come first. A row may be limited
+ * to one algorithm, to an element size (the wider of input and output, 8 for user types), to an
+ * input size, and to segmented plans; a zero field matches anything. Each row carries a one-line
+ * note of what was measured and where; the history of the measurements is in docs/tuning.md.
+ *
+ * clscan__tuning_for() then applies, in order: the device clamps, the local-memory fit, the
+ * caller's clscan_tuning, the environment (env.c) for fields the caller left zero, and the
+ * validation of the result.
  */
 #include <string.h>
 
 #include "internal.h"
 
 typedef struct tuning_row {
-  const char *vendor;  /* substring of the vendor or platform name; NULL matches any */
-  const char *device;  /* substring of the device name; NULL matches any */
-  unsigned elem_bytes; /* wider of the input and output element sizes; 0 matches any */
-  unsigned in_bytes;   /* input element size; 0 matches any */
-  int segmented;       /* 1: only segmented and by-key plans; 0: any plan */
+  const char *vendor;         /* substring of the vendor or platform name; NULL matches any */
+  const char *device;         /* substring of the device name; NULL matches any */
+  clscan_algorithm algorithm; /* CLSCAN_ALGO_AUTO matches any */
+  unsigned elem_bytes;        /* wider of the input and output element sizes; 0 matches any */
+  unsigned in_bytes;          /* input element size; 0 matches any */
+  int segmented;              /* 1: only segmented and by-key plans; 0: any plan */
   clscan__tuning t;
 } tuning_row;
 
-/* Fields: vendor, device, elem_bytes, in_bytes, segmented, then seed_wg, tile_wg, tile_vpt,
- * rts_groups_per_cu, cpu_tile, single_pass_cpu, auto_seed_below, source. */
+/* Figures are exclusive add at n = 2^28 unless said otherwise, median of 20, verified, as copy
+ * time / scan time against clEnqueueCopyBuffer of the same bytes (tools/tile_sweep.c). */
 static const tuning_row table[] = {
-    /* NVIDIA H200, NVIDIA OpenCL 3.0 CUDA 13.0, driver 580.159.04: single pass, exclusive add at
-     * 2^28, median of 20, verified, against clEnqueueCopyBuffer of the same bytes in the same
-     * process: `build/tile_sweep 28 20 KIND:WG:VPT ...` (tools/tile_sweep.c), six device calls on
-     * 2026-11-29. Figures are copy time / scan time; the last call's (commit 5c4d1ab) first.
-     *   int32 256 x 8 vectors: 0.530-0.533 ms, 0.959 (earlier calls: 128 x 16 0.958, 256 x 10
-     *     0.948, 512 x 8 0.934, 128 x 6 0.907, 256 x 12 0.884);
-     *   int64 256 x 8: 1.138 ms, 0.885 (64 x 16 0.889-0.895 and 128 x 16 0.879 in earlier calls,
-     *     within run-to-run spread; 256 x 6 0.868, 512 x 4 0.748); double 256 x 8: 1.128 ms,
-     *     0.892 (64 x 16 0.771 in one call, so not taken);
-     *   uint8 -> uint32 128 x 10: 0.373 ms, 0.862 of copying the 5 bytes per element it moves
-     *     (128 x 8 0.837, 128 x 12 0.831, 256 x 8 0.834, 256 x 6 0.758);
-     *   int32 head flags 128 x 12: 0.600 ms, 1.12 x the plain scan (commit f9fd0d4; 128 x 8
-     *     0.610, 256 x 8 0.690; at 5c4d1ab 128 x 16 0.638, 64 x 16 0.654, 256 x 12 0.652,
-     *     256 x 6 0.675); by int32 key (same row) 0.744 ms (256 x 8 0.782).
-     * The 1- and 2-byte rows (same-type narrow scans) keep each work-item at 32 elements, like
-     * the int32 row: int8 256 x 2 ran at 0.32 of copy (256 x 4 0.33, 128 x 8 0.34), int16 256 x 4
-     * at 0.73 (256 x 8 0.62); narrow same-type scans are not tuned further. Segmented 8-byte
-     * values were not measured. */
-    {"NVIDIA", "H200", 4, 1, 0, {256, 128, 10, 4, 0, 0, 0, "NVIDIA H200, 1-byte in, 4-byte out"}},
-    {"NVIDIA", "H200", 4, 0, 1, {256, 128, 12, 4, 0, 0, 0, "NVIDIA H200, 4-byte, segmented"}},
-    {"NVIDIA", "H200", 1, 0, 0, {256, 256, 2, 4, 0, 0, 0, "NVIDIA H200, 1-byte"}},
-    {"NVIDIA", "H200", 2, 0, 0, {256, 256, 4, 4, 0, 0, 0, "NVIDIA H200, 2-byte"}},
-    {"NVIDIA", "H200", 4, 0, 0, {256, 256, 8, 4, 0, 0, 0, "NVIDIA H200, 4-byte"}},
-    {"NVIDIA", "H200", 8, 0, 1, {256, 128, 8, 4, 0, 0, 0, "NVIDIA H200, 8-byte, segmented"}},
-    {"NVIDIA", "H200", 8, 0, 0, {256, 256, 8, 4, 0, 0, 0, "NVIDIA H200, 8-byte"}},
-    /* Other NVIDIA GPUs: the H200's wide rows halved in vectors per work-item, a safer register
-     * budget for smaller GPUs; untested elsewhere. */
-    {"NVIDIA", NULL, 0, 0, 0, {256, 256, 4, 4, 0, 0, 0, "NVIDIA default"}},
-    /* POCL CPU devices: the single pass's CPU kernel with large single-work-item tiles that stay
-     * in cache. Reduce-then-scan's tiles of 1 work-item x 4 vectors ran 3.3-4.8x faster than
-     * 256 x 2 on a 2-core Xeon (POCL 5, `clscan bench`, int32 and int64 at 2^24 and 2^26): POCL
-     * runs a work-group's local-memory scan as barrier-separated loops. */
-    {"Portable Computing Language", NULL, 0, 0, 0, {256, 1, 4, 2, 32768, 1, 0, "POCL default"}},
-    /* Any other device: the portable local-memory tile scan. */
-    {NULL, NULL, 0, 0, 0, {256, 256, 2, 4, 32768, 0, 0, "global default"}},
+    /* H200, NVIDIA OpenCL 3.0: uint8 -> uint32 at 0.862 of copying its 5 bytes per element. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .in_bytes = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
+    /* H200: int32 with head flags at 1.12x the plain scan's time; by int32 key 0.744 ms. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .segmented = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+    /* H200: int8 at 0.32 of copy (32 elements per work-item, like int32; not tuned further). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 1,
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 2, .rts_groups_per_cu = 4}},
+    /* H200: int16 at 0.73 of copy (32 elements per work-item; not tuned further). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 2,
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
+    /* H200: int32 single pass at 0.959 of copy (0.530 ms). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+    /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 8,
+     .segmented = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+    /* H200: int64 single pass at 0.885 of copy (1.138 ms), double at 0.892. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 8,
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+    /* Other NVIDIA GPUs: the H200's wide rows with half the vectors (registers); not measured. */
+    {.vendor = "NVIDIA",
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
+    /* POCL 5, 2-core Xeon: reduce-then-scan tiles of 1 x 4 ran 3.3-4.8x faster than 256 x 2
+     * (int32 and int64 at 2^24 and 2^26, `clscan bench`); the CPU-shaped single pass. */
+    {.vendor = "Portable Computing Language",
+     .t = {.seed_wg = 256,
+           .tile_wg = 1,
+           .tile_vpt = 4,
+           .rts_groups_per_cu = 2,
+           .cpu_tile = 32768,
+           .single_pass_cpu = 1}},
+    /* Any other device: the portable local-memory tile scan; not measured. */
+    {.t = {.seed_wg = 256,
+           .tile_wg = 256,
+           .tile_vpt = 2,
+           .rts_groups_per_cu = 4,
+           .cpu_tile = 32768}},
 };
 
 /* Returns 1 if `needle` is NULL or occurs in `hay`. */
@@ -63,27 +93,131 @@ static int matches(const char *hay, const char *needle) {
   return !needle || strstr(hay, needle) != NULL;
 }
 
-void clscan__tuning_lookup(const clscan__device_info *info, const clscan__tuning_key *key,
-                           clscan__tuning *t) {
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    const tuning_row *r = &table[i];
-    int vendor_ok = matches(info->vendor, r->vendor) || matches(info->platform, r->vendor);
-    int shape_ok = (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
-                   (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
-                   (!r->segmented || key->segmented);
-    if (vendor_ok && matches(info->name, r->device) && shape_ok) {
-      *t = r->t;
-      break;
+/* A row's level: 0 for a device row, 1 for a vendor row, 2 for a default row. */
+static int row_level(const tuning_row *r) {
+  return r->device ? 0 : r->vendor ? 1 : 2;
+}
+
+/* Returns 1 if a row applies to the device and plan. */
+static int row_applies(const tuning_row *r, const clscan__device_info *info,
+                       const clscan__tuning_key *key) {
+  int vendor_ok = matches(info->vendor, r->vendor) || matches(info->platform, r->vendor);
+  int shape_ok = (r->algorithm == CLSCAN_ALGO_AUTO || r->algorithm == key->algorithm) &&
+                 (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
+                 (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
+                 (!r->segmented || key->segmented);
+  return vendor_ok && matches(info->name, r->device) && shape_ok;
+}
+
+/* The table's values: device row, then vendor row, then default row. */
+static void lookup(const clscan__device_info *info, const clscan__tuning_key *key,
+                   clscan__tuning *t) {
+  const size_t rows = sizeof table / sizeof table[0];
+  for (int level = 0; level < 3; level++) {
+    for (size_t i = 0; i < rows; i++) {
+      if (row_level(&table[i]) == level && row_applies(&table[i], info, key)) {
+        *t = table[i].t;
+        return;
+      }
     }
   }
-  // CPU devices of any platform use the CPU-shaped single pass.
+  *t = table[rows - 1].t; /* the default row always applies; this is never reached */
+}
+
+/* Device clamps and the local-memory fit: CPU devices run the CPU-shaped single pass, work-group
+ * sizes never exceed the device's, and they halve until the kernels' local memory fits (large
+ * user states). */
+static void fit_device(const clscan__device_info *info, const clscan__tuning_key *key,
+                       clscan__tuning *t) {
   if (info->is_cpu)
     t->single_pass_cpu = 1;
   if (!t->cpu_tile)
     t->cpu_tile = 32768;
-  // Work-group sizes never exceed what the device allows.
   while (t->seed_wg > info->max_wg)
     t->seed_wg /= 2;
   while (t->tile_wg > info->max_wg)
     t->tile_wg /= 2;
+  const cl_ulong budget = info->local_mem / 2;
+  const unsigned min_wg = info->is_nvidia ? 32 : 1;
+  // Blelloch keeps about 2.07 states per work-item, Hillis-Steele 2.
+  while (t->seed_wg > min_wg && (cl_ulong)t->seed_wg * 17 / 8 * key->state_size > budget)
+    t->seed_wg /= 2;
+  while (t->tile_wg > min_wg && (cl_ulong)t->tile_wg * 2 * key->state_size > budget)
+    t->tile_wg /= 2;
+}
+
+/* Takes a caller's value if set, else the environment's if set, else keeps the table's. */
+static void override(unsigned caller, clscan__env_var var, unsigned *value) {
+  *value = caller ? caller : clscan__env_unsigned(var, *value, NULL);
+}
+
+/* Applies the caller's overrides and, for fields it left zero, the environment's. */
+static clscan_status apply_overrides(const clscan_tuning *o, clscan__tuning *t) {
+  static const clscan_tuning none = {0};
+  if (!o)
+    o = &none;
+  override(o->seed_wg, CLSCAN__ENV_SEED_WG, &t->seed_wg);
+  override(o->tile_wg, CLSCAN__ENV_TILE_WG, &t->tile_wg);
+  override(o->tile_vpt, CLSCAN__ENV_TILE_VPT, &t->tile_vpt);
+  if (o->rts_groups_per_cu)
+    t->rts_groups_per_cu = o->rts_groups_per_cu; /* no environment variable */
+  override(o->cpu_tile, CLSCAN__ENV_CPU_TILE, &t->cpu_tile);
+  switch (o->single_pass_shape) {
+    case CLSCAN_SHAPE_DEFAULT:
+      t->single_pass_cpu = (int)clscan__env_unsigned(CLSCAN__ENV_SINGLE_PASS_CPU,
+                                                     (unsigned)t->single_pass_cpu, NULL);
+      return CLSCAN_SUCCESS;
+    case CLSCAN_SHAPE_GPU:
+      t->single_pass_cpu = 0;
+      return CLSCAN_SUCCESS;
+    case CLSCAN_SHAPE_CPU:
+      t->single_pass_cpu = 1;
+      return CLSCAN_SUCCESS;
+  }
+  return clscan__fail(CLSCAN_INVALID_VALUE, "tuning.single_pass_shape %d is not a clscan_shape",
+                      (int)o->single_pass_shape);
+}
+
+/* Checks the resolved values (table rows and overrides alike) against the device. */
+static clscan_status check(const clscan__device_info *info, const clscan__tuning *t) {
+  const size_t max_wg = info->max_wg;
+  if (!t->seed_wg || (t->seed_wg & (t->seed_wg - 1)) || t->seed_wg > max_wg)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "seed work-group size (tuning.seed_wg) %u: need a power of two <= %zu",
+                        t->seed_wg, max_wg);
+  if (!t->tile_wg || (t->tile_wg & (t->tile_wg - 1)) || t->tile_wg > max_wg)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "tile work-group size (tuning.tile_wg) %u: need a power of two <= %zu",
+                        t->tile_wg, max_wg);
+  if (info->is_nvidia && t->tile_wg < 32)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "tile work-group size (tuning.tile_wg) %u: NVIDIA needs >= 32", t->tile_wg);
+  if (t->tile_vpt < 1 || t->tile_vpt > 16)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "vectors per work-item (tuning.tile_vpt) %u: need 1..16", t->tile_vpt);
+  if (t->cpu_tile < 1 || t->cpu_tile > (1u << 24))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "CPU tile (tuning.cpu_tile) %u: need 1..2^24 elements", t->cpu_tile);
+  if (!t->rts_groups_per_cu)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "reduce-then-scan needs >= 1 group per unit (tuning.rts_groups_per_cu)");
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__tuning_for(const clscan__device_info *info, const clscan__tuning_key *key,
+                                 const clscan_tuning *overrides, clscan__tuning *t) {
+  lookup(info, key, t);
+  fit_device(info, key, t);
+  CLSCAN_RETURN_IF_ERROR(apply_overrides(overrides, t));
+  return check(info, t);
+}
+
+void clscan__tuning_export(const clscan__tuning *t, clscan_tuning *out) {
+  memset(out, 0, sizeof *out);
+  out->seed_wg = t->seed_wg;
+  out->tile_wg = t->tile_wg;
+  out->tile_vpt = t->tile_vpt;
+  out->rts_groups_per_cu = t->rts_groups_per_cu;
+  out->cpu_tile = t->cpu_tile;
+  out->single_pass_shape = t->single_pass_cpu ? CLSCAN_SHAPE_CPU : CLSCAN_SHAPE_GPU;
 }

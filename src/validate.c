@@ -6,39 +6,13 @@
 
 #include "internal.h"
 
-/* Returns 1 for a built-in clscan_type value. */
-static int is_builtin(clscan_type t) {
-  return (unsigned)t < CLSCAN_TYPE_COUNT;
-}
-
-clscan_type clscan__out_type(const clscan_scan_desc *d) {
-  return d->out_type == CLSCAN_OUT_SAME ? d->type : (clscan_type)(d->out_type - 0x100);
-}
-
-size_t clscan__in_size(const clscan_scan_desc *d) {
-  return d->type == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(d->type);
-}
-
-size_t clscan__out_size(const clscan_scan_desc *d) {
-  clscan_type t = clscan__out_type(d);
-  return t == CLSCAN_USER_TYPE ? d->type_size : clscan_type_size(t);
-}
-
-size_t clscan__aux_size(const clscan_scan_desc *d) {
-  if (d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
-    return 1;
-  if (d->segments == CLSCAN_SEGMENTS_KEYS)
-    return clscan_type_size(d->key_type);
-  return 0;
-}
-
 /* Checks the type fields: input, output, user type. */
 static clscan_status check_types(const clscan_scan_desc *d) {
-  if (!is_builtin(d->type) && d->type != CLSCAN_USER_TYPE)
+  if (!clscan__type_is_builtin(d->type) && d->type != CLSCAN_USER_TYPE)
     return clscan__fail(CLSCAN_INVALID_TYPE, "type %d is not a clscan_type", (int)d->type);
   unsigned o = (unsigned)d->out_type;
-  if (o != 0 &&
-      !(o >= 0x100 && (is_builtin((clscan_type)(o - 0x100)) || o - 0x100 == CLSCAN_USER_TYPE)))
+  if (o != 0 && !(o >= 0x100 && (clscan__type_is_builtin((clscan_type)(o - 0x100)) ||
+                                 o - 0x100 == CLSCAN_USER_TYPE)))
     return clscan__fail(CLSCAN_INVALID_TYPE,
                         "out_type %u is not a clscan_out_type (use CLSCAN_OUT_TYPE(t))", o);
   clscan_type out = clscan__out_type(d);
@@ -76,8 +50,7 @@ static clscan_status check_op(const clscan_scan_desc *d) {
   if (out == CLSCAN_USER_TYPE)
     return clscan__fail(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, "a user type needs CLSCAN_USER_OP");
   // Bitwise operators have no meaning on floating-point values.
-  int is_float = out == CLSCAN_FLOAT || out == CLSCAN_DOUBLE;
-  if (is_float && d->op >= CLSCAN_AND)
+  if (clscan__type_is_float(out) && d->op >= CLSCAN_AND)
     return clscan__fail(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, "%s is not defined on %s",
                         clscan_op_name(d->op), clscan_type_name(out));
   return CLSCAN_SUCCESS;
@@ -98,13 +71,9 @@ static clscan_status check_segments(const clscan_scan_desc *d) {
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
   if (!desc)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
-  clscan_status st = check_types(desc);
-  if (st == CLSCAN_SUCCESS)
-    st = check_op(desc);
-  if (st == CLSCAN_SUCCESS)
-    st = check_segments(desc);
-  if (st != CLSCAN_SUCCESS)
-    return st;
+  CLSCAN_RETURN_IF_ERROR(check_types(desc));
+  CLSCAN_RETURN_IF_ERROR(check_op(desc));
+  CLSCAN_RETURN_IF_ERROR(check_segments(desc));
   if ((unsigned)desc->algorithm >= CLSCAN_ALGORITHM_COUNT)
     return clscan__fail(CLSCAN_INVALID_ALGORITHM, "algorithm %d is not a clscan_algorithm",
                         (int)desc->algorithm);
@@ -124,21 +93,23 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
 
 /* Resolves a buffer to its root buffer and the byte offset of its start within it. */
 static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
-  clscan_status st = CLSCAN_SUCCESS;
   *root = buf;
   *origin = 0;
   for (;;) {
     cl_mem parent = NULL;
     size_t offset = 0;
-    CLSCAN_CL(clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL));
+    cl_int err =
+        clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+    if (err != CL_SUCCESS)
+      return clscan__cl_fail(err, "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
     if (!parent)
       return CLSCAN_SUCCESS;
-    CLSCAN_CL(clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof offset, &offset, NULL));
+    err = clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof offset, &offset, NULL);
+    if (err != CL_SUCCESS)
+      return clscan__cl_fail(err, "clGetMemObjectInfo(CL_MEM_OFFSET)");
     *origin += offset;
     *root = parent;
   }
-fail:
-  return st;
 }
 
 /* Checks one buffer: same context, large enough for offset + n elements, writable if output. */
@@ -197,48 +168,36 @@ static int ranges_overlap(const byte_range *a, const byte_range *b) {
 }
 
 /* Rejects input and output byte ranges that overlap without being identical, and an output that
- * overlaps the segment flags or keys. Sets *in_place when input and output are the same bytes. */
-static clscan_status check_overlap(cl_mem in, size_t in_off, cl_mem aux, size_t aux_off, cl_mem out,
-                                   size_t out_off, size_t n, const clscan__sizes *sizes,
-                                   int *in_place) {
-  clscan_status st = CLSCAN_SUCCESS;
+ * overlaps the segment flags or keys. Sets req->in_place when input and output are the same
+ * bytes. */
+static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *req) {
+  const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN], *out = &req->buf[CLSCAN__BUF_OUT];
+  const clscan__buffer *aux = &req->buf[CLSCAN__BUF_AUX];
   byte_range ri, ro, ra;
-  *in_place = 0;
-  if (n == 0)
+  req->in_place = 0;
+  if (req->n == 0)
     return CLSCAN_SUCCESS;
-  CLSCAN_TRY(range_of(in, in_off, n, sizes->in, &ri));
-  CLSCAN_TRY(range_of(out, out_off, n, sizes->out, &ro));
+  CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, sizes->in, &ri));
+  CLSCAN_RETURN_IF_ERROR(range_of(out->mem, out->off, req->n, sizes->out, &ro));
   if (ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
-    *in_place = 1;
+    req->in_place = 1;
   } else if (ranges_overlap(&ri, &ro)) {
     return clscan__fail(CLSCAN_OVERLAP,
                         "input bytes [%zu, %zu) and output bytes [%zu, %zu) of one buffer overlap",
                         ri.begin, ri.end, ro.begin, ro.end);
   }
   if (sizes->aux) {
-    CLSCAN_TRY(range_of(aux, aux_off, n, sizes->aux, &ra));
+    CLSCAN_RETURN_IF_ERROR(range_of(aux->mem, aux->off, req->n, sizes->aux, &ra));
     if (ranges_overlap(&ra, &ro))
       return clscan__fail(CLSCAN_OVERLAP,
                           "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap", ra.begin,
                           ra.end, ro.begin, ro.end);
   }
   return CLSCAN_SUCCESS;
-fail:
-  return st;
 }
 
-clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_queue *queue,
-                                       cl_mem in, size_t in_off, cl_mem aux, size_t aux_off,
-                                       cl_mem out, size_t out_off, size_t n,
-                                       const clscan__sizes *sizes, cl_uint num_wait,
-                                       const cl_event *wait_list, int *in_place) {
-  clscan_status st = CLSCAN_SUCCESS;
-  if (!in)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "input buffer is NULL");
-  if (!out)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
-  if (sizes->aux && !aux)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
+/* Checks the wait list: num_wait and wait_list agree, and no event is NULL. */
+static clscan_status check_wait_list(cl_uint num_wait, const cl_event *wait_list) {
   if ((num_wait == 0) != (wait_list == NULL))
     return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
                         (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
@@ -246,15 +205,28 @@ clscan_status clscan__validate_enqueue(const clscan_context *ctx, cl_command_que
     if (!wait_list[i])
       return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "wait_list[%u] is NULL", (unsigned)i);
   }
-  if (!*queue)
-    *queue = ctx->queue;
-  CLSCAN_TRY(check_queue(ctx, *queue));
-  CLSCAN_TRY(check_buffer(ctx, in, in_off, n, sizes->in, 0, "input buffer"));
-  CLSCAN_TRY(check_buffer(ctx, out, out_off, n, sizes->out, 1, "output buffer"));
-  if (sizes->aux)
-    CLSCAN_TRY(check_buffer(ctx, aux, aux_off, n, sizes->aux, 0, "flags or keys buffer"));
-  CLSCAN_TRY(check_overlap(in, in_off, aux, aux_off, out, out_off, n, sizes, in_place));
   return CLSCAN_SUCCESS;
-fail:
-  return st;
+}
+
+clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
+                                       clscan__request *req) {
+  const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN], *out = &req->buf[CLSCAN__BUF_OUT];
+  const clscan__buffer *aux = &req->buf[CLSCAN__BUF_AUX];
+  if (!in->mem)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "input buffer is NULL");
+  if (!out->mem)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
+  if (sizes->aux && !aux->mem)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
+  CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
+  if (!req->queue)
+    req->queue = ctx->queue;
+  CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
+  CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, in->mem, in->off, req->n, sizes->in, 0, "input buffer"));
+  CLSCAN_RETURN_IF_ERROR(
+      check_buffer(ctx, out->mem, out->off, req->n, sizes->out, 1, "output buffer"));
+  if (sizes->aux)
+    CLSCAN_RETURN_IF_ERROR(
+        check_buffer(ctx, aux->mem, aux->off, req->n, sizes->aux, 0, "flags or keys buffer"));
+  return check_overlap(sizes, req);
 }

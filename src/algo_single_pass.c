@@ -1,0 +1,101 @@
+/*
+ * clscan: the single pass, a chained scan with decoupled look-back and decoupled fallback, in two
+ * shapes (cl/status.cl with cl/single_pass.cl or cl/single_pass_cpu.cl).
+ *
+ * GPU shape: one work-group of tile_wg work-items per tile of tile_wg * tile_vpt 16-byte vectors
+ * (cl/tile.cl). CPU shape: one work-item per tile of cpu_tile elements, a sequential loop that
+ * stays in cache. Both run as one launch of one work-group per tile. Tiles take tickets from a
+ * counter in the temporary buffer (so tiles start in ticket order) and publish their status words
+ * tagged with the launch's epoch, so the buffer is zeroed only when it is new, was used by another
+ * algorithm, or the epoch would overflow (temp.c). Temporary layout: the ticket counter, then from
+ * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile.
+ */
+#include "internal.h"
+
+/* Kernel index. */
+enum { SCAN };
+
+/* Byte offset of the status words in the temporary buffer (after the ticket counter). */
+#define STATUS_OFFSET 64
+
+static const clscan__program gpu_program = {
+    .name = "single_pass",
+    .files = {"common", "tile", "status", "single_pass", NULL},
+    .vector_io_option = 1,
+};
+
+static const clscan__program cpu_program = {
+    .name = "single_pass_cpu",
+    .files = {"common", "status", "single_pass_cpu", NULL},
+    .vector_io_option = 1, /* always 0 here; kept so its build options stay as they were */
+};
+
+static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan"}};
+static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu"}};
+
+static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NULL};
+
+/* Elements per tile of the plan's shape. */
+static size_t tile_elems(const clscan_plan *plan) {
+  const clscan__tuning *t = &plan->tuning;
+  return t->single_pass_cpu ? t->cpu_tile : (size_t)t->tile_wg * t->tile_vpt * plan->vec;
+}
+
+static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg) {
+  const clscan__tuning *t = &plan->tuning;
+  cfg->withhold = plan->withhold;
+  if (t->single_pass_cpu) {
+    cfg->program = &cpu_program;
+    cfg->kernels = &cpu_kernels;
+    cfg->wg = 1;
+    cfg->cpu_tile = t->cpu_tile;
+    return CLSCAN_SUCCESS;
+  }
+  cfg->program = &gpu_program;
+  cfg->kernels = &gpu_kernels;
+  cfg->wg = t->tile_wg;
+  cfg->vpt = t->tile_vpt;
+  cfg->vector_io = vector_io;
+  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
+}
+
+static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * 8 * ((plan->state_size + 3) / 4);
+}
+
+static cl_uint tickets(const clscan_plan *plan, size_t n) {
+  return (cl_uint)clscan__div_up(n, tile_elems(plan));
+}
+
+/* One launch of one work-group per tile. */
+static clscan_status enqueue(const clscan__launch *l) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  size_t v = plan->out_size;
+  size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
+  size_t tiles = clscan__div_up(r->n, tile_elems(plan));
+  cl_mem in = r->buf[CLSCAN__BUF_IN].mem, out = r->buf[CLSCAN__BUF_OUT].mem;
+  cl_mem aux = l->aux, temp = l->temp;
+  cl_ulong n = r->n, in_off = r->buf[CLSCAN__BUF_IN].off, out_off = r->buf[CLSCAN__BUF_OUT].off;
+  cl_ulong aux_off = l->aux_off, epoch = l->epoch;
+  cl_uint ticket_base = l->ticket_base;
+  cl_int excl = plan->desc.exclusive != 0, in_place = r->in_place;
+  const clscan__karg args[] = {CLSCAN__ARG(in),      CLSCAN__ARG(in_off), CLSCAN__ARG(aux),
+                               CLSCAN__ARG(aux_off), CLSCAN__ARG(out),    CLSCAN__ARG(out_off),
+                               CLSCAN__ARG(n),       CLSCAN__ARG(temp),   CLSCAN__ARG(ticket_base),
+                               CLSCAN__ARG(epoch),   {v, l->seed},        CLSCAN__ARG(excl),
+                               CLSCAN__ARG(in_place)};
+  return clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, tiles, local);
+}
+
+const clscan__algorithm clscan__algo_single_pass = {
+    .name = "single-pass",
+    .family = CLSCAN__FAMILY_SCAN,
+    .id = CLSCAN_ALGO_SINGLE_PASS,
+    .programs = programs,
+    .vector_variants = 1,
+    .config = config,
+    .temp_bytes = temp_bytes,
+    .tickets = tickets,
+    .enqueue = enqueue,
+};

@@ -1,0 +1,63 @@
+/*
+ * clscan: the environment switches, read here and nowhere else. They are debugging and test aids;
+ * programs set tuning through clscan_plan_create_tuned(). Each is read when it takes effect
+ * (tuning and test switches at plan creation, build options at each build), so a program may
+ * change them between plans.
+ *
+ *   CLSCAN_DEVICE          the default device of clscan_context_create_default(): "P:D"
+ *                          (platform P, device D, from 0) or a case-insensitive substring of the
+ *                          platform or device name.
+ *   CLSCAN_SEED_WG         Blelloch / Hillis-Steele work-group size     (clscan_tuning.seed_wg)
+ *   CLSCAN_TILE_WG         tile kernels' work-group size                (clscan_tuning.tile_wg)
+ *   CLSCAN_TILE_VPT        tile kernels' vectors per work-item          (clscan_tuning.tile_vpt)
+ *   CLSCAN_CPU_TILE        CPU-shaped single pass's tile                (clscan_tuning.cpu_tile)
+ *   CLSCAN_SINGLE_PASS_CPU 0: the GPU-shaped single pass, also on a CPU device; non-zero: the
+ *                          CPU-shaped one, also on a GPU          (clscan_tuning.single_pass_shape)
+ *                          The tuning variables apply to the fields a caller's clscan_tuning
+ *                          leaves zero, and are validated like the caller's values.
+ *   CLSCAN_TEST_WITHHOLD   K > 0: every K-th single-pass tile never publishes its status, so the
+ *                          decoupled fallback runs (tests of the no-hang protocol).
+ *   CLSCAN_NO_PTX          set: never probe for or use the NVIDIA inline-PTX path.
+ *   CLSCAN_BUILD_OPTIONS   appended to every program's build options.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static const char *const names[CLSCAN__ENV_COUNT] = {
+    [CLSCAN__ENV_DEVICE] = "CLSCAN_DEVICE",
+    [CLSCAN__ENV_SEED_WG] = "CLSCAN_SEED_WG",
+    [CLSCAN__ENV_TILE_WG] = "CLSCAN_TILE_WG",
+    [CLSCAN__ENV_TILE_VPT] = "CLSCAN_TILE_VPT",
+    [CLSCAN__ENV_CPU_TILE] = "CLSCAN_CPU_TILE",
+    [CLSCAN__ENV_SINGLE_PASS_CPU] = "CLSCAN_SINGLE_PASS_CPU",
+    [CLSCAN__ENV_TEST_WITHHOLD] = "CLSCAN_TEST_WITHHOLD",
+    [CLSCAN__ENV_NO_PTX] = "CLSCAN_NO_PTX",
+    [CLSCAN__ENV_BUILD_OPTIONS] = "CLSCAN_BUILD_OPTIONS",
+};
+
+const char *clscan__env_string(clscan__env_var var) {
+  if ((unsigned)var >= CLSCAN__ENV_COUNT)
+    return NULL;
+  const char *v = getenv(names[var]);
+  return v && *v ? v : NULL;
+}
+
+unsigned clscan__env_unsigned(clscan__env_var var, unsigned fallback, int *set) {
+  const char *v = clscan__env_string(var);
+  if (set)
+    *set = 0;
+  if (!v)
+    return fallback;
+  char *end;
+  unsigned long x = strtoul(v, &end, 10);
+  if (*end != '\0')
+    return fallback;
+  if (set)
+    *set = 1;
+  return (unsigned)x;
+}
+
+int clscan__env_present(clscan__env_var var) {
+  return (unsigned)var < CLSCAN__ENV_COUNT && getenv(names[var]) != NULL;
+}

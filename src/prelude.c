@@ -1,0 +1,140 @@
+/*
+ * clscan: the user prelude, the OpenCL C text a descriptor's user sources become. It is placed
+ * before common.cl and defines the user type's name and size, clscan_user_op() with
+ * clscan_user_identity(), and clscan_user_map(), each with #line directives so that compiler
+ * messages point into the caller's strings. The prelude is part of the program cache's key.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A growing string; `failed` records an allocation failure, reported once at the end. */
+typedef struct text {
+  char *buf;
+  size_t len, cap;
+  int failed;
+} text;
+
+static void text_add(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void text_add(text *t, const char *fmt, ...) {
+  if (t->failed)
+    return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (need < 0) {
+      t->failed = 1;
+      return;
+    }
+    if (t->buf && t->len + (size_t)need < t->cap) {
+      t->len += (size_t)need;
+      return;
+    }
+    size_t cap = (t->cap ? 2 * t->cap : 1024) + (size_t)need;
+    char *grown = realloc(t->buf, cap);
+    if (!grown) {
+      t->failed = 1;
+      return;
+    }
+    t->buf = grown;
+    t->cap = cap;
+  }
+}
+
+/* The OpenCL C name of a descriptor's type t (built-in or its user type). */
+static const char *cl_type_name(const clscan_scan_desc *d, clscan_type t) {
+  return t == CLSCAN_USER_TYPE ? d->type_name : clscan__type_cl_name(t);
+}
+
+/* Returns 1 if `src` contains the word `return` (then it is a function body, not an expression). */
+static int is_body(const char *src) {
+  for (const char *p = strstr(src, "return"); p; p = strstr(p + 1, "return")) {
+    int before = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = !(isalnum((unsigned char)p[6]) || p[6] == '_');
+    if (before && after)
+      return 1;
+  }
+  return 0;
+}
+
+/* Appends a function whose body is user source `src` (an expression or a body with return). */
+static void add_function(text *t, const char *signature, const char *label, const char *src) {
+  text_add(t, "inline __attribute__((always_inline)) %s {\n#line 1 \"%s\"\n", signature, label);
+  if (is_body(src)) {
+    text_add(t, "%s\n}\n", src);
+  } else {
+    text_add(t, "return (%s\n);\n}\n", src);
+  }
+}
+
+/* Appends clscan_user_identity(), which rebuilds the identity from its bytes. */
+static void add_identity(text *t, const char *out, const unsigned char *bytes, size_t size) {
+  text_add(t, "inline __attribute__((always_inline)) %s clscan_user_identity(void) {\n", out);
+  if (size % 4 == 0) {
+    text_add(t, "  union { %s v; uint w[%zu]; } u;\n", out, size / 4);
+    for (size_t i = 0; i < size / 4; i++) {
+      uint32_t w;
+      memcpy(&w, bytes + 4 * i, 4);
+      text_add(t, "  u.w[%zu] = 0x%08xu;\n", i, (unsigned)w);
+    }
+  } else {
+    text_add(t, "  union { %s v; uchar b[%zu]; } u;\n", out, size);
+    for (size_t i = 0; i < size; i++)
+      text_add(t, "  u.b[%zu] = 0x%02x;\n", i, bytes[i]);
+  }
+  text_add(t, "  return u.v;\n}\n");
+}
+
+clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
+  *out = NULL;
+  clscan_type out_type = clscan__out_type(d);
+  int user_type = d->type == CLSCAN_USER_TYPE || out_type == CLSCAN_USER_TYPE;
+  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source)
+    return CLSCAN_SUCCESS;
+
+  text t = {0};
+  const char *in = cl_type_name(d, d->type), *o = cl_type_name(d, out_type);
+  text_add(&t, "/* clscan: the descriptor's user sources. */\n");
+  if (d->type == CLSCAN_DOUBLE || out_type == CLSCAN_DOUBLE)
+    text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (user_type) {
+    if (d->type_source)
+      text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
+    text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
+             d->type_name, d->type_size);
+  }
+  char signature[512];
+  if (d->op == CLSCAN_USER_OP) {
+    snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b)", o, o, o);
+    add_function(&t, signature, "op_source", d->op_source);
+    add_identity(&t, o, d->identity, clscan__out_size(d));
+  }
+  if (d->map_source) {
+    snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i)", o, in);
+    add_function(&t, signature, "map_source", d->map_source);
+  }
+  // Line numbers after the prelude are physical again (compiler and Oclgrind messages refer to
+  // them); the directive is on line lines + 1, so the next line is lines + 2.
+  size_t lines = 0;
+  for (size_t i = 0; t.buf && i < t.len; i++)
+    lines += t.buf[i] == '\n';
+  text_add(&t, "#line %zu\n", lines + 2);
+  if (t.failed) {
+    free(t.buf);
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "user prelude");
+  }
+  *out = t.buf;
+  return CLSCAN_SUCCESS;
+}

@@ -1,0 +1,313 @@
+/*
+ * clscan tests: the context's locks, through the test hooks of src/fault.h (so this program is
+ * built only with -DCLSCAN_FAULT_INJECTION=ON).
+ *
+ * - A program build does not block other threads: while one thread's build is held inside the
+ *   build hook, another thread enqueues a scan on a plan built before and reads its verified
+ *   result. With a build under a lock the enqueue needs, the enqueue waits until the hook gives
+ *   up (HOOK_WAIT_MS) and the test fails.
+ * - Two threads that ask for the same new program at once build it once: the first build is held
+ *   in the hook until the second thread has asked; the library's build count grows by one.
+ * - A scan prefers the temporary slot last used on its own queue: two queues are made to use two
+ *   slots (the first slot's scan waits on a user event, so its slot is not idle when the second
+ *   queue's scan picks one); then each queue's next scan must take its own slot again.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fault.h"
+#include "test_util.h"
+
+/* How long the build hook holds a build at most, in milliseconds. */
+#define HOOK_WAIT_MS 15000
+
+/* Elements of the verified scans. */
+#define N 100003
+
+/* What the build hook and the test threads share. */
+typedef struct gate {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  int armed;     /* 1: the next build is held */
+  int in_build;  /* the held build has reached the hook */
+  int release;   /* the test lets the held build go on */
+  int timed_out; /* the hook gave up waiting for `release` */
+} gate;
+
+static gate g_gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0};
+
+/* Adds milliseconds to the current CLOCK_REALTIME time. */
+static struct timespec deadline_in(long ms) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += ms / 1000;
+  t.tv_nsec += (ms % 1000) * 1000000L;
+  if (t.tv_nsec >= 1000000000L) {
+    t.tv_sec++;
+    t.tv_nsec -= 1000000000L;
+  }
+  return t;
+}
+
+/* The build hook: holds the first build after arming until the test releases it (or gives up). */
+static void hold_build(void *arg) {
+  gate *g = arg;
+  pthread_mutex_lock(&g->lock);
+  if (g->armed) {
+    g->armed = 0;
+    g->in_build = 1;
+    pthread_cond_broadcast(&g->changed);
+    struct timespec until = deadline_in(HOOK_WAIT_MS);
+    while (!g->release) {
+      if (pthread_cond_timedwait(&g->changed, &g->lock, &until) != 0) {
+        g->timed_out = 1;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&g->lock);
+}
+
+/* Arms the hook for the next build. */
+static void gate_arm(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->armed = 1;
+  g->in_build = g->release = g->timed_out = 0;
+  pthread_mutex_unlock(&g->lock);
+  clscan_test_set_build_hook(hold_build, g);
+}
+
+/* Waits until the held build reached the hook; returns 0 if it did not within the limit. */
+static int gate_wait_in_build(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  struct timespec until = deadline_in(2 * HOOK_WAIT_MS);
+  while (!g->in_build) {
+    if (pthread_cond_timedwait(&g->changed, &g->lock, &until) != 0)
+      break;
+  }
+  int reached = g->in_build;
+  pthread_mutex_unlock(&g->lock);
+  return reached;
+}
+
+/* Lets the held build go on and reports whether the hook had given up by then. */
+static int gate_release(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->release = 1;
+  pthread_cond_broadcast(&g->changed);
+  int timed_out = g->timed_out;
+  pthread_mutex_unlock(&g->lock);
+  return timed_out;
+}
+
+/* A plan creation run in a thread. */
+typedef struct creator {
+  clscan_scan_desc desc;
+  clscan_plan *plan;
+  clscan_status status;
+} creator;
+
+static void *create_main(void *arg) {
+  creator *c = arg;
+  c->status = clscan_plan_create(tu_context(), &c->desc, &c->plan);
+  return NULL;
+}
+
+/* Runs an inclusive int32 sum of N elements through a plan on a queue and checks it exactly;
+ * returns 1 if it verified. */
+static int verified_sum(clscan_plan *plan, cl_command_queue queue) {
+  clscan_context *ctx = tu_context();
+  int32_t *host = malloc(N * sizeof *host), *got = malloc(N * sizeof *got);
+  cl_mem in = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof *host);
+  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof *host);
+  int ok = host && got && in && out;
+  for (size_t i = 0; ok && i < N; i++)
+    host[i] = (int32_t)(i % 7) - 3;
+  ok = ok && tu_write(ctx, queue, in, 0, N * sizeof *host, host);
+  cl_event done = NULL;
+  ok = ok && clscan_plan_enqueue(plan, queue, in, 0, out, 0, N, 0, NULL, &done) == CLSCAN_SUCCESS;
+  if (done) {
+    ok = ok && clWaitForEvents(1, &done) == CL_SUCCESS;
+    clReleaseEvent(done);
+  }
+  ok = ok && tu_read(ctx, queue, out, 0, N * sizeof *got, got);
+  int32_t sum = 0;
+  for (size_t i = 0; ok && i < N; i++) {
+    sum += host[i];
+    ok = got[i] == sum;
+  }
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  free(host);
+  free(got);
+  return ok;
+}
+
+static void test_build_does_not_block_enqueue(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  tu_progress("concurrency: build does not block an enqueue");
+  // A plan built (and run once) before the slow build starts.
+  const clscan_scan_desc cached = {.type = CLSCAN_INT32, .op = CLSCAN_ADD};
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create(ctx, &cached, &plan), CLSCAN_SUCCESS);
+  assert_true(verified_sum(plan, NULL));
+
+  // Another thread builds a program no test here builds otherwise; its build is held.
+  creator c = {.desc = {.type = CLSCAN_INT16,
+                        .op = CLSCAN_MAX,
+                        .algorithm = CLSCAN_ALGO_HILLIS_STEELE,
+                        .exclusive = 1}};
+  gate_arm(&g_gate);
+  pthread_t builder;
+  assert_int_equal(pthread_create(&builder, NULL, create_main, &c), 0);
+  int reached = gate_wait_in_build(&g_gate);
+
+  // While the build is held, a scan on the cached plan runs to its verified result.
+  int ok = reached && verified_sum(plan, NULL);
+  int timed_out = gate_release(&g_gate);
+  pthread_join(builder, NULL);
+  clscan_test_set_build_hook(NULL, NULL);
+  assert_true(reached);
+  assert_true(ok);
+  assert_false(timed_out); /* the enqueue had to wait for the build */
+  assert_int_equal(c.status, CLSCAN_SUCCESS);
+  clscan_plan_release(c.plan);
+  clscan_plan_release(plan);
+}
+
+static void test_same_program_built_once(void **state) {
+  (void)state;
+  tu_progress("concurrency: one build for two requesters");
+  const clscan_scan_desc desc = {
+      .type = CLSCAN_UINT16, .op = CLSCAN_XOR, .algorithm = CLSCAN_ALGO_BLELLOCH};
+  creator first = {.desc = desc}, second = {.desc = desc};
+  unsigned long before = clscan_test_build_count();
+  gate_arm(&g_gate);
+  pthread_t t1, t2;
+  assert_int_equal(pthread_create(&t1, NULL, create_main, &first), 0);
+  int reached = gate_wait_in_build(&g_gate);
+
+  // The second requester asks while the first build is held, and is given time to reach the
+  // program cache before the build goes on.
+  assert_int_equal(pthread_create(&t2, NULL, create_main, &second), 0);
+  struct timespec pause = {0, 300 * 1000000L};
+  nanosleep(&pause, NULL);
+  int timed_out = gate_release(&g_gate);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  clscan_test_set_build_hook(NULL, NULL);
+  unsigned long builds = clscan_test_build_count() - before;
+  assert_true(reached);
+  assert_false(timed_out);
+  assert_int_equal(first.status, CLSCAN_SUCCESS);
+  assert_int_equal(second.status, CLSCAN_SUCCESS);
+  if (builds != 1)
+    fail_msg("the program was built %lu times by two requesters", builds);
+  clscan_plan_release(first.plan);
+  clscan_plan_release(second.plan);
+}
+
+/* Enqueues the plan's scan of n int32 on a queue, optionally waiting for an event, and returns
+ * the temporary slot it took (-1 on failure). */
+static int scan_slot(clscan_plan *plan, cl_command_queue q, cl_mem in, cl_mem out, size_t n,
+                     cl_event wait, cl_event *done) {
+  clscan_status st =
+      clscan_plan_enqueue(plan, q, in, 0, out, 0, n, wait ? 1 : 0, wait ? &wait : NULL, done);
+  return st == CLSCAN_SUCCESS ? clscan_test_last_temp_slot() : -1;
+}
+
+static void test_same_queue_slot(void **state) {
+  (void)state;
+  tu_progress("concurrency: same-queue temporary slot");
+  clscan_context *shared = tu_context();
+  cl_context cl_ctx = clscan_context_cl_context(shared);
+  cl_device_id dev = clscan_context_device(shared);
+  clscan_context *ctx = NULL; /* a fresh context: no slot used yet */
+  assert_int_equal(clscan_context_create(cl_ctx, dev, &ctx), CLSCAN_SUCCESS);
+  cl_int err;
+  cl_command_queue qa = clCreateCommandQueue(cl_ctx, dev, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue qb = clCreateCommandQueue(cl_ctx, dev, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  const size_t n = 70001;
+  cl_mem in = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  cl_mem out_a = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  cl_mem out_b = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  assert_true(in && out_a && out_b);
+  int32_t *ones = malloc(n * 4), *got = malloc(n * 4);
+  assert_true(ones && got);
+  for (size_t i = 0; i < n; i++)
+    ones[i] = 1;
+  assert_true(tu_write(shared, qa, in, 0, n * 4, ones));
+  const clscan_scan_desc desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD};
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create(ctx, &desc, &plan), CLSCAN_SUCCESS);
+
+  // Queue A's scan waits on a user event, so its slot is not idle when queue B picks one.
+  cl_event gate_ev = clCreateUserEvent(cl_ctx, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_event done_a = NULL, done_b = NULL;
+  int slot_a = scan_slot(plan, qa, in, out_a, n, gate_ev, &done_a);
+  int slot_b = scan_slot(plan, qb, in, out_b, n, NULL, &done_b);
+  clSetUserEventStatus(gate_ev, CL_COMPLETE);
+  clWaitForEvents(1, &done_a);
+  clWaitForEvents(1, &done_b);
+  clReleaseEvent(done_a);
+  clReleaseEvent(done_b);
+  assert_true(slot_a >= 0 && slot_b >= 0);
+  assert_int_not_equal(slot_a, slot_b);
+
+  // Both slots are idle now: each queue's next scan takes the slot it used last.
+  int again_b = scan_slot(plan, qb, in, out_b, n, NULL, NULL);
+  int again_a = scan_slot(plan, qa, in, out_a, n, NULL, NULL);
+  clFinish(qa);
+  clFinish(qb);
+  if (again_b != slot_b || again_a != slot_a)
+    fail_msg("queue A used slot %d then %d, queue B slot %d then %d", slot_a, again_a, slot_b,
+             again_b);
+
+  // And the scans are right.
+  assert_true(tu_read(shared, qa, out_a, 0, n * 4, got));
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(got[i], (int32_t)(i + 1));
+  assert_true(tu_read(shared, qb, out_b, 0, n * 4, got));
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(got[i], (int32_t)(i + 1));
+  free(ones);
+  free(got);
+  clReleaseEvent(gate_ev);
+  clscan_plan_release(plan);
+  clReleaseMemObject(in);
+  clReleaseMemObject(out_a);
+  clReleaseMemObject(out_b);
+  clReleaseCommandQueue(qa);
+  clReleaseCommandQueue(qb);
+  clscan_context_release(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_build_does_not_block_enqueue),
+      cmocka_unit_test(test_same_program_built_once),
+      cmocka_unit_test(test_same_queue_slot),
+  };
+  if (!tu_context())
+    return 1;
+  int failed = cmocka_run_group_tests_name("concurrency", tests, tu_group_setup, tu_group_teardown);
+  tu_context_release();
+  printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,265 @@
+/*
+ * clscan tests: the public tuning calls and the generated type and status tables.
+ *
+ * - clscan_context_default_tuning() reports what clscan_plan_create() gives (every field set),
+ *   and clscan_plan_get_tuning() reports a plan's resolved values.
+ * - clscan_plan_create_tuned() takes the caller's values (reported back, and the scans stay
+ *   exact), leaves zero fields to the table, rejects each kind of bad value with
+ *   CLSCAN_INVALID_VALUE and a detail naming the field, and creates nothing then.
+ * - The environment switches are still read: CLSCAN_SINGLE_PASS_CPU and CLSCAN_TILE_WG change the
+ *   defaults, and a caller's value wins over them.
+ * - CLSCAN_TYPE_MAP, CLSCAN_OP_MAP and CLSCAN_STATUS_MAP: names and sizes, and a string for
+ *   CLSCAN_MPI_ERROR.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* Elements of the verified scans: several tiles of every shape. */
+#define N 200003
+
+/* The descriptor most tests use: an exclusive int64 sum through the single pass where the device
+ * has it, else reduce-then-scan. */
+static clscan_scan_desc sum_desc(void) {
+  clscan_scan_desc d = {.type = CLSCAN_INT64, .op = CLSCAN_ADD, .exclusive = 1};
+  return d;
+}
+
+/* Runs a plan on N int64 values and checks the exclusive sum exactly; returns 1 if it verified. */
+static int verified(clscan_plan *plan) {
+  clscan_context *ctx = tu_context();
+  int64_t *host = malloc(N * sizeof *host), *got = malloc(N * sizeof *got);
+  cl_mem in = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof *host);
+  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, N * sizeof *host);
+  int ok = host && got && in && out;
+  for (size_t i = 0; ok && i < N; i++)
+    host[i] = (int64_t)((i * 2654435761u) % 1000) - 500;
+  ok = ok && tu_write(ctx, NULL, in, 0, N * sizeof *host, host);
+  ok = ok && clscan_plan_enqueue(plan, NULL, in, 0, out, 0, N, 0, NULL, NULL) == CLSCAN_SUCCESS;
+  ok = ok && tu_read(ctx, NULL, out, 0, N * sizeof *got, got);
+  int64_t sum = 0;
+  for (size_t i = 0; ok && i < N; i++) {
+    ok = got[i] == sum;
+    sum += host[i];
+  }
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  free(host);
+  free(got);
+  return ok;
+}
+
+/* Returns 1 if every field of a reported tuning is set. */
+static int resolved(const clscan_tuning *t) {
+  return t->seed_wg && t->tile_wg && t->tile_vpt && t->rts_groups_per_cu && t->cpu_tile &&
+         (t->single_pass_shape == CLSCAN_SHAPE_GPU || t->single_pass_shape == CLSCAN_SHAPE_CPU);
+}
+
+static void test_defaults_match_plan(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const clscan_scan_desc desc = sum_desc();
+  clscan_tuning defaults, got;
+  assert_int_equal(clscan_context_default_tuning(ctx, &desc, &defaults), CLSCAN_SUCCESS);
+  assert_true(resolved(&defaults));
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create(ctx, &desc, &plan), CLSCAN_SUCCESS);
+  assert_int_equal(clscan_plan_get_tuning(plan, &got), CLSCAN_SUCCESS);
+  assert_memory_equal(&defaults, &got, sizeof got);
+  clscan_plan_release(plan);
+
+  // A zeroed override and a NULL one give the defaults too.
+  const clscan_tuning zero = {0};
+  assert_int_equal(clscan_plan_create_tuned(ctx, &desc, &zero, &plan), CLSCAN_SUCCESS);
+  assert_int_equal(clscan_plan_get_tuning(plan, &got), CLSCAN_SUCCESS);
+  assert_memory_equal(&defaults, &got, sizeof got);
+  clscan_plan_release(plan);
+  assert_int_equal(clscan_plan_create_tuned(ctx, &desc, NULL, &plan), CLSCAN_SUCCESS);
+  clscan_plan_release(plan);
+
+  // Other element sizes resolve too.
+  const clscan_scan_desc narrow = {.type = CLSCAN_INT8};
+  assert_int_equal(clscan_context_default_tuning(ctx, &narrow, &got), CLSCAN_SUCCESS);
+  assert_true(resolved(&got));
+}
+
+static void test_overrides_taken(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const clscan_scan_desc desc = sum_desc();
+  clscan_tuning defaults;
+  assert_int_equal(clscan_context_default_tuning(ctx, &desc, &defaults), CLSCAN_SUCCESS);
+
+  // Each shape with values other than the table's, verified.
+  const clscan_tuning cases[] = {
+      {.tile_wg = 32, .tile_vpt = 3, .single_pass_shape = CLSCAN_SHAPE_GPU},
+      {.cpu_tile = 1000, .single_pass_shape = CLSCAN_SHAPE_CPU},
+      {.rts_groups_per_cu = 1, .tile_wg = 64, .tile_vpt = 1},
+      {.seed_wg = 64},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const clscan_tuning *want = &cases[i];
+    clscan_plan *plan = NULL;
+    clscan_tuning got;
+    assert_int_equal(clscan_plan_create_tuned(ctx, &desc, want, &plan), CLSCAN_SUCCESS);
+    assert_int_equal(clscan_plan_get_tuning(plan, &got), CLSCAN_SUCCESS);
+    assert_int_equal(got.seed_wg, want->seed_wg ? want->seed_wg : defaults.seed_wg);
+    assert_int_equal(got.tile_wg, want->tile_wg ? want->tile_wg : defaults.tile_wg);
+    assert_int_equal(got.tile_vpt, want->tile_vpt ? want->tile_vpt : defaults.tile_vpt);
+    assert_int_equal(got.rts_groups_per_cu, want->rts_groups_per_cu ? want->rts_groups_per_cu
+                                                                    : defaults.rts_groups_per_cu);
+    assert_int_equal(got.cpu_tile, want->cpu_tile ? want->cpu_tile : defaults.cpu_tile);
+    assert_int_equal(got.single_pass_shape, want->single_pass_shape ? want->single_pass_shape
+                                                                    : defaults.single_pass_shape);
+    if (!verified(plan))
+      fail_msg("tuning case %zu scanned wrongly", i);
+    clscan_plan_release(plan);
+  }
+
+  // The reduce-then-scan and Blelloch plans run with overrides too.
+  clscan_scan_desc rts = sum_desc();
+  rts.algorithm = CLSCAN_ALGO_REDUCE_THEN_SCAN;
+  const clscan_tuning small = {.tile_wg = 16, .tile_vpt = 2, .rts_groups_per_cu = 3, .seed_wg = 32};
+  clscan_plan *plan = NULL;
+  clscan_status st = clscan_plan_create_tuned(ctx, &rts, &small, &plan);
+  if (st == CLSCAN_INVALID_VALUE) /* NVIDIA needs tile_wg >= 32 */
+    return;
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  assert_true(verified(plan));
+  clscan_plan_release(plan);
+  rts.algorithm = CLSCAN_ALGO_BLELLOCH;
+  assert_int_equal(clscan_plan_create_tuned(ctx, &rts, &small, &plan), CLSCAN_SUCCESS);
+  assert_true(verified(plan));
+  clscan_plan_release(plan);
+}
+
+/* Expects plan creation with a tuning to fail with CLSCAN_INVALID_VALUE naming `field`. */
+static void expect_rejected(const clscan_tuning *t, const char *field) {
+  clscan_context *ctx = tu_context();
+  const clscan_scan_desc desc = sum_desc();
+  clscan_plan *plan = (clscan_plan *)&plan; /* must become NULL */
+  assert_int_equal(clscan_plan_create_tuned(ctx, &desc, t, &plan), CLSCAN_INVALID_VALUE);
+  assert_null(plan);
+  if (!strstr(clscan_last_error_detail(), field))
+    fail_msg("detail \"%s\" does not name %s", clscan_last_error_detail(), field);
+}
+
+static void test_bad_values_rejected(void **state) {
+  (void)state;
+  const clscan_tuning not_pow2 = {.tile_wg = 48};
+  const clscan_tuning too_wide = {.tile_wg = 1u << 30};
+  const clscan_tuning seed = {.seed_wg = 3};
+  const clscan_tuning vpt = {.tile_vpt = 17};
+  const clscan_tuning cpu_tile = {.cpu_tile = (1u << 24) + 1};
+  const clscan_tuning shape = {.single_pass_shape = (clscan_shape)7};
+  expect_rejected(&not_pow2, "tile_wg");
+  expect_rejected(&too_wide, "tile_wg");
+  expect_rejected(&seed, "seed_wg");
+  expect_rejected(&vpt, "tile_vpt");
+  expect_rejected(&cpu_tile, "cpu_tile");
+  expect_rejected(&shape, "single_pass_shape");
+
+  // Missing arguments.
+  clscan_tuning t;
+  const clscan_scan_desc desc = sum_desc();
+  assert_int_equal(clscan_plan_get_tuning(NULL, &t), CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(clscan_context_default_tuning(NULL, &desc, &t), CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(clscan_context_default_tuning(tu_context(), NULL, &t), CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(clscan_context_default_tuning(tu_context(), &desc, NULL), CLSCAN_NULL_ARGUMENT);
+  const clscan_scan_desc bad = {.type = (clscan_type)99};
+  assert_int_equal(clscan_context_default_tuning(tu_context(), &bad, &t), CLSCAN_INVALID_TYPE);
+}
+
+static void test_environment_still_read(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const clscan_scan_desc desc = sum_desc();
+  clscan_tuning t;
+  tu_env_saved shape, wg;
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &shape);
+  tu_env_set("CLSCAN_TILE_WG", "64", &wg);
+  clscan_status st = clscan_context_default_tuning(ctx, &desc, &t);
+  clscan_plan *plan = NULL;
+  const clscan_tuning caller = {.tile_wg = 32, .single_pass_shape = CLSCAN_SHAPE_CPU};
+  clscan_status st2 = clscan_plan_create_tuned(ctx, &desc, &caller, &plan);
+  tu_env_restore(&wg);
+  tu_env_restore(&shape);
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  assert_int_equal(t.single_pass_shape, CLSCAN_SHAPE_GPU);
+  assert_int_equal(t.tile_wg, 64);
+  // The caller's values win over the environment's.
+  assert_int_equal(st2, CLSCAN_SUCCESS);
+  assert_int_equal(clscan_plan_get_tuning(plan, &t), CLSCAN_SUCCESS);
+  assert_int_equal(t.single_pass_shape, CLSCAN_SHAPE_CPU);
+  assert_int_equal(t.tile_wg, 32);
+  assert_true(verified(plan));
+  clscan_plan_release(plan);
+
+  // A bad environment value is reported like a bad argument.
+  tu_env_set("CLSCAN_TILE_VPT", "99", &wg);
+  st = clscan_context_default_tuning(ctx, &desc, &t);
+  tu_env_restore(&wg);
+  assert_int_equal(st, CLSCAN_INVALID_VALUE);
+}
+
+static void test_generated_tables(void **state) {
+  (void)state;
+  static const struct {
+    clscan_type type;
+    const char *name;
+    size_t size;
+  } types[] = {{CLSCAN_INT32, "int32", 4}, {CLSCAN_UINT32, "uint32", 4},
+               {CLSCAN_INT64, "int64", 8}, {CLSCAN_UINT64, "uint64", 8},
+               {CLSCAN_FLOAT, "float", 4}, {CLSCAN_DOUBLE, "double", 8},
+               {CLSCAN_INT8, "int8", 1},   {CLSCAN_UINT8, "uint8", 1},
+               {CLSCAN_INT16, "int16", 2}, {CLSCAN_UINT16, "uint16", 2}};
+  assert_int_equal(sizeof types / sizeof types[0], CLSCAN_TYPE_COUNT);
+  for (size_t i = 0; i < CLSCAN_TYPE_COUNT; i++) {
+    assert_int_equal((int)types[i].type, (int)i); /* the enum values are unchanged */
+    assert_string_equal(clscan_type_name(types[i].type), types[i].name);
+    assert_int_equal(clscan_type_size(types[i].type), types[i].size);
+    assert_int_equal((int)CLSCAN_OUT_TYPE(types[i].type), 0x100 + (int)i);
+  }
+  assert_int_equal(CLSCAN_OUT_UINT16, 0x109);
+  assert_int_equal(CLSCAN_OUT_USER_TYPE, 0x100 + CLSCAN_USER_TYPE);
+  assert_string_equal(clscan_type_name(CLSCAN_USER_TYPE), "user");
+  assert_null(clscan_type_name((clscan_type)CLSCAN_TYPE_COUNT));
+  assert_int_equal(clscan_type_size(CLSCAN_USER_TYPE), 0);
+  static const char *const ops[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+  for (int i = 0; i < CLSCAN_OP_COUNT; i++)
+    assert_string_equal(clscan_op_name((clscan_op)i), ops[i]);
+  assert_int_equal(CLSCAN_XOR, 6);
+  assert_null(clscan_op_name((clscan_op)CLSCAN_OP_COUNT));
+  assert_string_equal(clscan_algorithm_name(CLSCAN_ALGO_AUTO), "auto");
+  assert_string_equal(clscan_algorithm_name(CLSCAN_ALGO_REDUCE_THEN_SCAN), "reduce-then-scan");
+  assert_string_equal(clscan_algorithm_name(CLSCAN_ALGO_SINGLE_PASS), "single-pass");
+  assert_null(clscan_algorithm_name((clscan_algorithm)CLSCAN_ALGORITHM_COUNT));
+  // CLSCAN_MPI_ERROR is a status of the list, with its own string.
+  assert_int_equal((int)CLSCAN_MPI_ERROR, -1100);
+  assert_string_not_equal(clscan_status_string(CLSCAN_MPI_ERROR), "unknown status");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults_match_plan), cmocka_unit_test(test_overrides_taken),
+      cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_environment_still_read),
+      cmocka_unit_test(test_generated_tables),
+  };
+  if (!tu_context())
+    return 1;
+  int failed = cmocka_run_group_tests_name("tuning", tests, tu_group_setup, tu_group_teardown);
+  tu_context_release();
+  printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
+  return failed ? 1 : 0;
+}
