@@ -27,6 +27,7 @@
 #include <CL/cl.h>
 #endif
 #include <stddef.h>
+#include <stdint.h>
 
 #include "clscan_version.h"
 
@@ -549,6 +550,126 @@ CLSCAN_API clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_
 
 /** Releases a plan. NULL is a no-op. Work already enqueued completes. */
 CLSCAN_API void clscan_plan_release(clscan_plan *plan);
+
+/* ============================================================================================== */
+/* Reductions                                                                                     */
+/* ============================================================================================== */
+
+/**
+ * Enqueues the reduction of n elements of `in` under the plan's descriptor: one element of the
+ * output type, init op v[0] op v[1] op ... op v[n-1], where v[i] is in[in_offset + i] (or its map)
+ * and init is the descriptor's init (the identity when NULL); n == 0 gives init. The result is
+ * written to out[out_offset] (offsets in elements of the input and output types). The plan must
+ * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` does not matter. The same bits come back
+ * run to run on one device for a fixed n, descriptor and tuning. Arguments otherwise as for
+ * clscan_plan_enqueue(); the output may not overlap the input.
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue,
+                                                    cl_mem in, size_t in_offset, cl_mem out,
+                                                    size_t out_offset, size_t n, cl_uint num_wait,
+                                                    const cl_event *wait_list, cl_event *done);
+
+/**
+ * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan).
+ * @param[out] result receives one element of the output type.
+ */
+CLSCAN_API clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *desc,
+                                            const void *in, size_t n, void *result);
+
+/* ============================================================================================== */
+/* Selections: select, partition, unique, run-length encoding                                    */
+/* ============================================================================================== */
+
+/** What a selection computes. */
+typedef enum clscan_select_op {
+  CLSCAN_SELECT = 0,        /**< The selected elements, in input order. */
+  CLSCAN_PARTITION,         /**< The selected elements in order, then the rejected ones in order
+                                 (not reversed, unlike CUB's DevicePartition). */
+  CLSCAN_UNIQUE,            /**< The first element of each run of equal consecutive elements. */
+  CLSCAN_RUN_LENGTH_ENCODE, /**< The first element of each run and the run's length. */
+  CLSCAN_SELECT_OP_COUNT
+} clscan_select_op;
+
+/**
+ * Describes a selection. Zero fields are defaults. An element is selected when its flag (a uint8
+ * buffer, non-zero selects) is set, or, with predicate_source, when the predicate holds.
+ */
+typedef struct clscan_select_desc {
+  clscan_select_op op;
+  clscan_type type;             /**< Element type of the input (CLSCAN_USER_TYPE: see below). */
+  const char *predicate_source; /**< SELECT, PARTITION: NULL (select by flags) or OpenCL C over
+                                     `x` (the element, after the map) and `i` (ulong index)
+                                     whose non-zero value selects; an expression or a body with
+                                     return, as op_source. */
+  const char *equal_source;     /**< UNIQUE, RUN_LENGTH_ENCODE: NULL (== for built-in types;
+                                     floats compare as values: -0.0 equals 0.0, NaN equals
+                                     nothing) or OpenCL C over `a` and `b`, non-zero when equal;
+                                     required for user types. */
+  const char *map_source;       /**< NULL, or the element as OpenCL C of x and i, of out_type. */
+  clscan_out_type out_type;     /**< The mapped element's type; CLSCAN_OUT_SAME: `type`. */
+  const char *type_source;      /**< OpenCL C defining type_name (user types). */
+  const char *type_name;        /**< With a user type: its OpenCL C name. */
+  size_t type_size;             /**< With a user type: sizeof(type_name) on host and device. */
+  size_t count_size;            /**< Bytes of the count and of run lengths: 4 (uint32) or 8
+                                     (uint64); 0 means 8. */
+  clscan_algorithm algorithm;   /**< CLSCAN_ALGO_AUTO, CLSCAN_ALGO_SINGLE_PASS (flag scan fused
+                                     with the scatter), or CLSCAN_ALGO_BLELLOCH,
+                                     CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_ALGO_REDUCE_THEN_SCAN: the
+                                     multi-pass path (that scan of the flags, then a scatter). */
+} clscan_select_desc;
+
+/** A selection compiled for one descriptor (like clscan_plan for scans). */
+typedef struct clscan_select_plan clscan_select_plan;
+
+/**
+ * Creates a selection plan (validates the descriptor and builds its kernels).
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_VALUE, CLSCAN_INVALID_TYPE and the
+ *   other descriptor statuses of clscan_plan_create(); CLSCAN_UNSUPPORTED; CLSCAN_BUILD_FAILED;
+ *   CLSCAN_USER_SOURCE_INVALID.
+ */
+CLSCAN_API clscan_status clscan_select_plan_create(clscan_context *ctx,
+                                                   const clscan_select_desc *desc,
+                                                   clscan_select_plan **out);
+
+/** Releases a selection plan (NULL is ignored). */
+CLSCAN_API void clscan_select_plan_release(clscan_select_plan *plan);
+
+/** The buffers of one selection. Offsets and capacities count elements of each buffer's type. */
+typedef struct clscan_select_buffers {
+  cl_mem in;           /**< n input elements from in_offset. */
+  size_t in_offset;
+  cl_mem flags;        /**< Selection by flags: n uint8 flags from flags_offset; else NULL. */
+  size_t flags_offset;
+  cl_mem out;          /**< The selected (or unique) elements, out_type, from out_offset. */
+  size_t out_offset;
+  size_t out_capacity; /**< How many elements `out` (and `lengths`) may receive. SELECT, UNIQUE,
+                            RUN_LENGTH_ENCODE write the first min(count, capacity) results and
+                            still report the true count; PARTITION needs capacity >= n. */
+  cl_mem lengths;      /**< RUN_LENGTH_ENCODE: the run lengths (count_size bytes each); else NULL. */
+  size_t lengths_offset;
+  cl_mem count;        /**< One count_size-byte element: the number selected, unique or runs. */
+  size_t count_offset;
+} clscan_select_buffers;
+
+/**
+ * Enqueues a selection of n elements. Nothing blocks: the count is written to a device buffer, so
+ * the next command can depend on `done`. Validation as for clscan_plan_enqueue() (each buffer's
+ * range, overlaps between inputs and outputs, the wait list) before anything is enqueued.
+ */
+CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
+                                               const clscan_select_buffers *buffers, size_t n,
+                                               cl_uint num_wait, const cl_event *wait_list,
+                                               cl_event *done);
+
+/**
+ * Runs a selection on host arrays synchronously. flags: n uint8 flags or NULL (with a predicate,
+ * or for UNIQUE and RUN_LENGTH_ENCODE); out and lengths (RUN_LENGTH_ENCODE only, else NULL) hold
+ * out_capacity elements; *count receives the true count.
+ */
+CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *desc,
+                                            const void *in, const unsigned char *flags, size_t n,
+                                            void *out, void *lengths, size_t out_capacity,
+                                            uint64_t *count);
 
 #ifdef __cplusplus
 }
