@@ -29,31 +29,24 @@ ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *a
   return acc;
 }
 
-/* Looks back from tile t - 1 to find tile t's exclusive prefix, reducing silent tiles itself. */
+/*
+ * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
+ * before it, status.cl), reducing silent tiles itself.
+ */
 ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
-                           __global ulong *status, ulong t, ulong epoch, elem_t seed,
-                           int in_place) {
-  elem_t acc = IDENTITY;
-  long pred = (long)t - 1;
-  while (pred >= 0) {
-    elem_t v;
-    ulong state = 0;
-    for (uint spin = 0; spin < CLSCAN_SPIN && !state; spin++)
-      state = status_read(status, (ulong)pred, epoch, &v);
-    if (!state) {
-      // Fallback: reduce the silent tile; in place, use it only if still nobody published.
-      const ulong begin = (ulong)pred * CLSCAN_CPU_TILE;
-      v = cpu_reduce(in, aux, begin, min(begin + CLSCAN_CPU_TILE, n));
-      elem_t published;
-      if (in_place && status_read(status, (ulong)pred, epoch, &published)) continue;
-      status_publish(status, (ulong)pred, epoch, STATE_AGGREGATE, v);
-      state = STATE_AGGREGATE;
-    }
-    acc = combine(v, acc);
-    if (state == STATE_PREFIX) return acc;
-    pred--;
+                                  __global ulong *status, ulong t, ulong epoch, elem_t seed,
+                                  int in_place, __local lookback_state *lb) {
+  lookback_begin(lb, t);
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, seed) == LOOKBACK_FALLBACK) {
+    // Fallback: reduce the silent tile; in place, use it only if still nobody published.
+    const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
+    const elem_t v = cpu_reduce(in, aux, begin, min(begin + CLSCAN_CPU_TILE, n));
+    elem_t published;
+    if (in_place && status_read(status, silent, epoch, &published)) continue;
+    status_publish(status, silent, epoch, STATE_AGGREGATE, v);
+    lookback_take(lb, v);
   }
-  return combine(seed, acc);
+  return lb->acc;
 }
 
 #if CLSCAN_PLAIN
@@ -125,6 +118,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
     ulong epoch, val_t seed, int exclusive, int in_place) {
+  __local lookback_state lb;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
@@ -147,7 +141,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     if (!withheld) status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
   } else {
     if (!withheld) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place);
+    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place, &lb);
     if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);

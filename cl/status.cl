@@ -125,3 +125,112 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
 #endif
   return state;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * The look-back as a strict left fold.
+ *
+ * A tile's exclusive prefix is the left fold of the aggregates before it, from the chain's seed:
+ * ((seed op a_0) op a_1) op ... op a_{t-1}, and its published inclusive prefix is that fold op a_t
+ * (one combination). By induction every published inclusive prefix P_j is the left fold through
+ * tile j, so a look-back that meets P_j and folds the aggregates j + 1 .. t - 1 onto it, in tile
+ * order, gets the same bits whichever j it met: the result depends on the aggregates only, and
+ * each aggregate is combined in its tile's fixed order (by its owner or by a fallback alike).
+ * A segmented aggregate whose flag is set reads as an inclusive prefix (status_read): folding
+ * onto it gives the same bits as folding it onto the fold before it, since its flag drops what
+ * came before.
+ *
+ * The search walks back to the nearest inclusive prefix; the fold then walks forward over the
+ * tiles the search passed, rereading those it did not keep (status words only move forward: a
+ * tile that meanwhile became an inclusive prefix is taken as the fold itself, an even better
+ * start).
+ * ------------------------------------------------------------------------------------------- */
+#define LOOKBACK_DONE 0
+#define LOOKBACK_FALLBACK 1
+/* Tiles whose aggregates the serial walker keeps from its search for its fold. */
+#define LOOKBACK_KEEP 32
+
+/* Pauses between polls: CLSCAN_BACKOFF_NS, doubling up to CLSCAN_BACKOFF_DOUBLINGS times. */
+#ifndef CLSCAN_BACKOFF_NS
+#define CLSCAN_BACKOFF_NS 32
+#endif
+#ifndef CLSCAN_BACKOFF_DOUBLINGS
+#define CLSCAN_BACKOFF_DOUBLINGS 5
+#endif
+ALWAYS_INLINE void backoff(uint round) {
+#if CLSCAN_NV_PTX
+  const uint ns = (uint)CLSCAN_BACKOFF_NS << min(round, (uint)CLSCAN_BACKOFF_DOUBLINGS);
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+#endif
+}
+
+/* Polls tile t up to `spins` times; returns its state (0: it stayed silent or torn). */
+ALWAYS_INLINE ulong status_poll(__global ulong *status, ulong t, ulong epoch, uint spins,
+                                elem_t *value) {
+  for (uint spin = 0; spin < spins; spin++) {
+    const ulong state = status_read(status, t, epoch, value);
+    if (state) return state;
+    backoff(spin);
+  }
+  return 0;
+}
+
+/* The state of a serial look-back (one work-item walks; it lives in local memory). */
+typedef struct lookback_state {
+  long top;     /* the last tile folded: the caller's tile - 1 */
+  long next;    /* searching: the next tile to read, going back; folding: the next to fold */
+  int folding;  /* 0 while searching for the nearest inclusive prefix, 1 while folding */
+  elem_t acc;   /* folding: the fold of every tile before next */
+  elem_t kept[LOOKBACK_KEEP]; /* kept[i]: the aggregate of tile top - i, seen by the search */
+} lookback_state;
+
+/* Starts the look-back of tile t (t >= 1). */
+ALWAYS_INLINE void lookback_begin(__local lookback_state *lb, ulong t) {
+  lb->top = (long)t - 1;
+  lb->next = (long)t - 1;
+  lb->folding = 0;
+}
+
+/* Takes tile lb->next's aggregate v (read, or reduced by a fallback) and moves on. */
+ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
+  if (lb->folding) {
+    lb->acc = combine(lb->acc, v);
+    lb->next++;
+  } else {
+    if (lb->top - lb->next < LOOKBACK_KEEP) lb->kept[lb->top - lb->next] = v;
+    lb->next--;
+  }
+}
+
+/*
+ * Runs the look-back until it is done (lb->acc is the exclusive prefix) or until tile lb->next
+ * stays silent for `spins` polls (LOOKBACK_FALLBACK: the caller reduces that tile and passes its
+ * aggregate to lookback_take(), or calls again). seed is the chain's seed.
+ */
+ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *status, ulong epoch,
+                               uint spins, elem_t seed) {
+  for (;;) {
+    if (!lb->folding && lb->next < 0) {
+      // The search reached the start: the fold starts from the seed.
+      lb->acc = seed;
+      lb->folding = 1;
+      lb->next = 0;
+    }
+    if (lb->folding && lb->next > lb->top) return LOOKBACK_DONE;
+    elem_t v;
+    ulong state = STATE_AGGREGATE;
+    if (lb->folding && lb->top - lb->next < LOOKBACK_KEEP) {
+      v = lb->kept[lb->top - lb->next];
+    } else {
+      state = status_poll(status, (ulong)lb->next, epoch, spins, &v);
+      if (!state) return LOOKBACK_FALLBACK;
+    }
+    if (state == STATE_PREFIX) {
+      // The nearest inclusive prefix (searching), or a better start (folding): fold from it.
+      lb->acc = v;
+      lb->folding = 1;
+      lb->next++;
+    } else {
+      lookback_take(lb, v);
+    }
+  }
+}
