@@ -10,11 +10,26 @@
  *
  * Status words: see status.cl.
  *
+ * Determinism. Every published inclusive prefix is the strict left fold of the tile aggregates
+ * (status.cl): the look-back searches back to the nearest inclusive prefix, then folds the
+ * aggregates after it onto it in tile order, one at a time. So the bits depend on the device, n,
+ * the descriptor and the tuning only, never on timing, the look-back's depth or the fallback.
+ *
  * Fallback. A work-group that has polled a predecessor CLSCAN_SPIN times without a value reduces
  * that tile itself, from the input, combining in its owner's order (so the bits agree), and
- * publishes it as an aggregate. In-place scans validate first: the owner may already have
- * overwritten its input, which it only does after publishing, so a fallback value is used only
- * if the status words still show nothing once it has been computed.
+ * publishes it as an aggregate.
+ *
+ * In place (in_place, in == out), the fallback reads a tile whose owner will overwrite it, and
+ * no access may race with another. Each tile has a gate (status.cl): a reader count and a
+ * "closed" bit, changed only by compare-and-swap. A fallback enters the gate before it reads the
+ * silent tile's input and leaves it after; if the gate is closed it reads nothing and takes the
+ * owner's publications, complete by then. The owner closes its gate after its publications (and
+ * before any store): if no reader is inside it writes its output; otherwise it publishes its
+ * exclusive prefix as tile t - 1's inclusive prefix (the same bits that tile's owner publishes)
+ * and writes nothing, and the last reader to leave writes the tile's output from the input with
+ * that prefix, in the owner's combination order (tile_scan_stream). So a tile's input is read only
+ * while nobody writes it and written once, after every read of it; no work-group ever waits for
+ * another, and out-of-place launches skip the gates (their cost: one compare-and-swap per tile).
  *
  * Needs common.cl, tile.cl and status.cl first, and 64-bit atomics.
  */
@@ -166,10 +181,9 @@ typedef struct single_pass_shared {
   tile_scratch scratch;
   ulong tile;
   long silent;
-  int command;
-#if CLSCAN_NV_PTX
-  int accept;
-#else
+  int command, entered, last, write;
+  elem_t lead;
+#if !CLSCAN_NV_PTX
   lookback_state lb;
 #endif
   elem_t prefix;
@@ -198,10 +212,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile;
-  // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
-  // which the protocol rules out, so in-place launches withhold nothing.
+  const ulong tiles = (n + TILE - 1) / TILE;
+  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+  // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
-  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
 #else
   const int withheld = 0;
 #endif
@@ -252,26 +267,33 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (sh.command == LOOKBACK_DONE) break;
     const ulong silent = (ulong)sh.silent;
 
-    // Fallback: reduce the silent tile from the input in its owner's order.
+    // Fallback: reduce the silent tile from the input in its owner's order. In place, only
+    // through its gate: turned away, the owner's publications are complete and the next walk
+    // reads them.
+    if (in_place) {
+      if (lid == 0) sh.entered = gate_enter(status, tiles, silent, epoch);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (!sh.entered) continue;
+    }
     const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
-    int accept = 0;
     if (lid == 0) {
-      elem_t v;
-      const ulong state = in_place ? status_read(status, silent, epoch, &v) : 0;
-      // Nobody published meanwhile (or the input cannot have changed): fagg is the value.
-      // Otherwise the owner published while we read: the next walk takes its value.
-      accept = state == 0;
-      if (accept) status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-#if CLSCAN_NV_PTX
-      sh.accept = accept;
-#else
-      if (accept) lookback_take(&sh.lb, fagg);
+      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+      if (in_place) gate_linger(status, tiles, silent, epoch);
+      sh.last = in_place && gate_leave(status, tiles, silent);
+      if (sh.last) sh.lead = gate_exclusive(status, silent, epoch, chain_seed);
+#if !CLSCAN_NV_PTX
+      lookback_take(&sh.lb, fagg);
 #endif
     }
-#if CLSCAN_NV_PTX
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < 32 && sh.accept) warp_take(&wl, fagg);
+#if CLSCAN_NV_PTX
+    if (lid < 32) warp_take(&wl, fagg);
 #endif
+    if (sh.last) {
+      // The owner closed while we read and we left last: its output is ours to write.
+      const elem_t lead = sh.lead;
+      tile_scan_stream(in, aux, out, n, silent, lead, exclusive, seed, &sh.scratch);
+    }
   }
 
   // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share
@@ -288,9 +310,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
       prefix = sh.lb.acc;
 #endif
       if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+      if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh.prefix = prefix;
+    sh.write = !in_place || gate_close(status, tiles, tile, epoch, prefix);
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  if (sh.write) tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

@@ -29,26 +29,6 @@ ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *a
   return acc;
 }
 
-/*
- * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
- * before it, status.cl), reducing silent tiles itself.
- */
-ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
-                                  __global ulong *status, ulong t, ulong epoch, elem_t seed,
-                                  int in_place, __local lookback_state *lb) {
-  lookback_begin(lb, t);
-  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, seed) == LOOKBACK_FALLBACK) {
-    // Fallback: reduce the silent tile; in place, use it only if still nobody published.
-    const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
-    const elem_t v = cpu_reduce(in, aux, begin, min(begin + CLSCAN_CPU_TILE, n));
-    elem_t published;
-    if (in_place && status_read(status, silent, epoch, &published)) continue;
-    status_publish(status, silent, epoch, STATE_AGGREGATE, v);
-    lookback_take(lb, v);
-  }
-  return lb->acc;
-}
-
 #if CLSCAN_PLAIN
 /* (These two are plainly inline: always inlined, Oclgrind's compiler turns the non-temporal store
  * below into a store of an undefined value.) */
@@ -111,6 +91,34 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
 #endif
 
 /*
+ * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
+ * before it, status.cl), reducing silent tiles itself: in place only through their gates, and if
+ * it leaves a gate last after its owner closed it, it writes that tile's output (single_pass.cl).
+ */
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux,
+                                  __global val_t *out, ulong n, __global ulong *status, ulong t,
+                                  ulong epoch, elem_t chain_seed, int in_place, int exclusive,
+                                  val_t seed, __local lookback_state *lb) {
+  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+  lookback_begin(lb, t);
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
+    const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
+    const ulong end = min(begin + CLSCAN_CPU_TILE, n);
+    // Turned away by the gate: the owner's publications are complete; read them.
+    if (in_place && !gate_enter(status, tiles, silent, epoch)) continue;
+    const elem_t v = cpu_reduce(in, aux, begin, end);
+    status_publish(status, silent, epoch, STATE_AGGREGATE, v);
+    if (in_place) gate_linger(status, tiles, silent, epoch);
+    if (in_place && gate_leave(status, tiles, silent)) {
+      const elem_t lead = gate_exclusive(status, silent, epoch, chain_seed);
+      cpu_scan_tile(in, aux, out, begin, end, lead, exclusive, seed);
+    }
+    lookback_take(lb, v);
+  }
+  return lb->acc;
+}
+
+/*
  * Scans in[0, n) into out[0, n). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one work-item.
  * Arguments as for single_pass_scan in single_pass.cl.
  */
@@ -125,10 +133,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   aux += aux_off * AUX_SIZE;
   out += out_off;
   const ulong tile = atomic_inc(temp) - ticket_base;
-  // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
-  // which the protocol rules out, so in-place launches withhold nothing.
+  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+  // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
-  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
 #else
   const int withheld = 0;
 #endif
@@ -141,11 +149,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     if (!withheld) status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
   } else {
     if (!withheld) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place, &lb);
+    prefix = cpu_lookback(in, aux, out, n, status, tile, epoch, chain_seed, in_place, exclusive,
+                          seed, &lb);
     if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
-  // Scan the tile (now in cache) seeded with its prefix.
-  cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
+  // Scan the tile (now in cache) seeded with its prefix; in place only if no reader is inside.
+  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+  if (!in_place || gate_close(status, tiles, tile, epoch, prefix))
+    cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
 }

@@ -234,3 +234,98 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
     }
   }
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
+ * words: bits 63..35 the epoch (a word of an older launch reads as open with no readers), bit 34
+ * "closed" (the owner has finished its look-back), bits 31..0 the number of fallbacks reading the
+ * tile's input. Every change is one compare-and-swap that fails only when another work-item
+ * changed the word, so nobody waits for anybody.
+ * ------------------------------------------------------------------------------------------- */
+#define GATE_CLOSED (1ul << 34)
+#define GATE_COUNT 0xfffffffful
+
+/* Tile t's gate, for a range of `tiles` tiles. */
+ALWAYS_INLINE volatile __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
+  return (volatile __global ulong *)&status[tiles * STATUS_WORDS + t];
+}
+
+/* Returns the gate as it stands in this launch (a word of an older launch: open, no readers). */
+ALWAYS_INLINE ulong gate_current(ulong g, ulong epoch) {
+  return (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
+}
+
+/* A fallback registers as a reader of tile t's input: returns 1, or 0 when the owner has closed
+ * the gate (its publications are then complete, and it may be writing the tile). */
+ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  volatile __global ulong *p = gate_word(status, tiles, t);
+  ulong g = atom_add(p, 0ul);
+  for (;;) {
+    const ulong cur = gate_current(g, epoch);
+    if (cur & GATE_CLOSED) return 0;
+    const ulong old = atom_cmpxchg(p, g, cur + 1);
+    if (old == g) break;
+    g = old;
+  }
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  return 1;
+}
+
+/* A reader is done with tile t's input: returns 1 if it was the last one after the owner closed
+ * the gate, which makes it the writer of tile t's output. */
+ALWAYS_INLINE int gate_leave(__global ulong *status, ulong tiles, ulong t) {
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  const ulong old = atom_sub(gate_word(status, tiles, t), 1ul);
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  return (old & GATE_CLOSED) && (old & GATE_COUNT) == 1;
+}
+
+/*
+ * The owner of tile t (t >= 1 or not) closes its gate once its own publications are complete;
+ * exclusive is its exclusive prefix. Returns 1 if it writes its output itself (no reader is
+ * inside), else 0: the last reader to leave writes it, and finds the exclusive prefix published
+ * as tile t - 1's inclusive prefix (the same bits tile t - 1's owner publishes: both are the left
+ * fold through tile t - 1).
+ */
+ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch,
+                             elem_t exclusive) {
+  volatile __global ulong *p = gate_word(status, tiles, t);
+  int handed = 0;
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  ulong g = atom_add(p, 0ul);
+  for (;;) {
+    const ulong cur = gate_current(g, epoch);
+    if ((cur & GATE_COUNT) && !handed && t > 0) {
+      status_publish(status, t - 1, epoch, STATE_PREFIX, exclusive);
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      handed = 1;
+    }
+    const ulong old = atom_cmpxchg(p, g, cur | GATE_CLOSED);
+    if (old == g) {
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      return (cur & GATE_COUNT) == 0;
+    }
+    g = old;
+  }
+}
+
+/* The exclusive prefix of tile t for the writer that a gate made of a reader (see gate_close). */
+ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
+  elem_t v = seed;
+  if (t > 0) status_read(status, t - 1, epoch, &v);
+  return v;
+}
+
+/* Test only (CLSCAN_TEST_WITHHOLD): a reader of a withheld tile waits, for a bounded number of
+ * polls, until the tile's owner closes its gate, so that the owner finds it inside and the reader
+ * writes the tile's output (the path a real fallback takes only rarely). */
+ALWAYS_INLINE void gate_linger(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+#if CLSCAN_TEST_WITHHOLD
+  if (t % CLSCAN_TEST_WITHHOLD != 1) return;
+  volatile __global ulong *p = gate_word(status, tiles, t);
+  for (uint i = 0; i < (1u << 16); i++) {
+    if (gate_current(atom_add(p, 0ul), epoch) & GATE_CLOSED) return;
+    backoff(i);
+  }
+#endif
+}

@@ -164,8 +164,9 @@ size_t clscan__temp_bytes(const clscan_plan *plan, clscan_algorithm algo, size_t
     case CLSCAN_ALGO_REDUCE_THEN_SCAN:
       return 2 * temp_align(plan, rts_groups(plan, n) * s);
     case CLSCAN_ALGO_SINGLE_PASS:
-      // The ticket counter, then one 8-byte status word per 4 bytes of state, per tile.
-      return STATUS_OFFSET + div_up(n, tile_elems(plan)) * 8 * ((s + 3) / 4);
+      // The ticket counter, then one 8-byte status word per 4 bytes of state, per tile, then one
+      // 8-byte in-place gate per tile.
+      return STATUS_OFFSET + div_up(n, tile_elems(plan)) * 8 * ((s + 3) / 4 + 1);
     default:
       return 0;
   }
