@@ -19,17 +19,21 @@
  * that tile itself, from the input, combining in its owner's order (so the bits agree), and
  * publishes it as an aggregate.
  *
- * In place (in_place, in == out), the fallback reads a tile whose owner will overwrite it, and
- * no access may race with another. Each tile has a gate (status.cl): a reader count and a
- * "closed" bit, changed only by compare-and-swap. A fallback enters the gate before it reads the
- * silent tile's input and leaves it after; if the gate is closed it reads nothing and takes the
- * owner's publications, complete by then. The owner closes its gate after its publications (and
- * before any store): if no reader is inside it writes its output; otherwise it publishes its
- * exclusive prefix as tile t - 1's inclusive prefix (the same bits that tile's owner publishes)
- * and writes nothing, and the last reader to leave writes the tile's output from the input with
- * that prefix, in the owner's combination order (tile_scan_stream). So a tile's input is read only
- * while nobody writes it and written once, after every read of it; no work-group ever waits for
- * another, and out-of-place launches skip the gates (their cost: one compare-and-swap per tile).
+ * In place (in_place, in == out), a fallback reads a tile that its owner will overwrite, and no
+ * access may race with another (in the memory model, not only in effect). Each tile has a gate
+ * (status.cl) with two bits, set by compare-and-swap: "visited" and "closed". A fallback marks the
+ * gate visited before it reads the silent tile's input, reads it with atomic loads, and then
+ * checks that the gate is still open; if it was closed before it came, or closed while it read,
+ * it drops what it read and takes the owner's publications, which are complete by then. The owner
+ * closes its gate after its publications and before its first store: if the gate was visited,
+ * all its stores are atomic (a fallback may still be reading), else plain (no fallback will read
+ * the tile any more). So every pair of accesses to a tile's bytes by two work-groups is either
+ * ordered by the gate or atomic on both sides, a fallback's value is used only if it read no
+ * output, and nobody waits for anybody. Out-of-place launches skip the gates; in place the owner
+ * pays one compare-and-swap per tile, and the atomic loads and stores happen only on the rare
+ * fallback path. (Elements smaller than 4 bytes are read and written through their aligned
+ * 32-bit words, so this holds where tiles start on 4-byte boundaries: every tile but the last,
+ * which no fallback reads, when the range starts on one.)
  *
  * Needs common.cl, tile.cl and status.cl first, and 64-bit atomics.
  */
@@ -176,13 +180,49 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
 
 #endif
 
+/* tile_reduce with every input element loaded atomically (an in-place fallback, status.cl). */
+ALWAYS_INLINE elem_t tile_reduce_atomic(const __global in_t *in, const __global uchar *aux,
+                                        ulong n, ulong t, __local tile_scratch *s) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  elem_t carry = IDENTITY;
+#pragma unroll 1
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    const ulong e = base + (ulong)vector_index(lid, j) * VEC;
+    elem_t excl, total, vt = atomic_load_elem(in, aux, e, n);
+    for (uint k = 1; k < VEC; k++) vt = combine(vt, atomic_load_elem(in, aux, e + k, n));
+    group_scan(vt, lid % SG, s, &excl, &total);
+    carry = combine(carry, total);
+  }
+  elem_t group_prefix;
+  return tile_totals(carry, &group_prefix, s);
+}
+
+/* tile_store with every store atomic (an in-place tile that a fallback visited, status.cl). */
+ALWAYS_INLINE void tile_store_atomic(__global val_t *out, ulong n, ulong t, const tile_items *x,
+                                     elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive,
+                                     val_t seed) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+#pragma unroll 1
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    elem_t p = combine(lead, pre[j]);
+    const ulong e = base + (ulong)vector_index(lid, j) * VEC;
+    for (uint k = 0; k < VEC; k++) {
+      const elem_t xk = item_state(x, j, k);
+      const elem_t next = combine(p, xk);
+      if (e + k < n) atomic_store_out(out, e + k, out_value(p, xk, next, exclusive, seed));
+      p = next;
+    }
+  }
+}
+
 /* The work-group's shared state. */
 typedef struct single_pass_shared {
   tile_scratch scratch;
   ulong tile;
   long silent;
-  int command, entered, last, write;
-  elem_t lead;
+  int command, entered, accept, write;
 #if !CLSCAN_NV_PTX
   lookback_state lb;
 #endif
@@ -267,33 +307,27 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (sh.command == LOOKBACK_DONE) break;
     const ulong silent = (ulong)sh.silent;
 
-    // Fallback: reduce the silent tile from the input in its owner's order. In place, only
-    // through its gate: turned away, the owner's publications are complete and the next walk
-    // reads them.
+    // Fallback: reduce the silent tile from the input in its owner's order. In place through
+    // its gate, with atomic loads: turned away, or if the owner closed while we read, we take
+    // the owner's publications (complete by then) on the next walk.
     if (in_place) {
       if (lid == 0) sh.entered = gate_enter(status, tiles, silent, epoch);
       barrier(CLK_LOCAL_MEM_FENCE);
       if (!sh.entered) continue;
     }
-    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
+    const elem_t fagg = in_place ? tile_reduce_atomic(in, aux, n, silent, &sh.scratch)
+                                 : tile_reduce(in, aux, n, silent, &sh.scratch);
     if (lid == 0) {
-      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-      if (in_place) gate_linger(status, tiles, silent, epoch);
-      sh.last = in_place && gate_leave(status, tiles, silent);
-      if (sh.last) sh.lead = gate_exclusive(status, silent, epoch, chain_seed);
+      sh.accept = !in_place || gate_open(status, tiles, silent, epoch);
+      if (sh.accept) status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh.lb, fagg);
+      if (sh.accept) lookback_take(&sh.lb, fagg);
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if CLSCAN_NV_PTX
-    if (lid < 32) warp_take(&wl, fagg);
+    if (lid < 32 && sh.accept) warp_take(&wl, fagg);
 #endif
-    if (sh.last) {
-      // The owner closed while we read and we left last: its output is ours to write.
-      const elem_t lead = sh.lead;
-      tile_scan_stream(in, aux, out, n, silent, lead, exclusive, seed, &sh.scratch);
-    }
   }
 
   // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share
@@ -313,8 +347,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
       if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh.prefix = prefix;
-    sh.write = !in_place || gate_close(status, tiles, tile, epoch, prefix);
+    // In place: stores only after the gate is closed, atomic ones if a fallback visited.
+    sh.write = in_place && gate_close(status, tiles, tile, epoch);
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (sh.write) tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  const elem_t lead = combine(sh.prefix, group_prefix);
+  if (sh.write)
+    tile_store_atomic(out, n, tile, &x, pre, lead, exclusive, seed);
+  else
+    tile_store(out, n, tile, &x, pre, lead, exclusive, seed);
 }

@@ -90,29 +90,46 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
 }
 #endif
 
+/* cpu_reduce with every input element loaded atomically (an in-place fallback, status.cl). */
+ALWAYS_INLINE elem_t cpu_reduce_atomic(const __global in_t *in, const __global uchar *aux,
+                                       ulong begin, ulong end) {
+  elem_t acc = IDENTITY;
+  for (ulong i = begin; i < end; i++) acc = combine(acc, make_elem(atomic_load_in(in, i), aux, i));
+  return acc;
+}
+
+/* cpu_scan_tile with every store atomic (an in-place tile that a fallback visited): the same
+ * combinations in the same order, one element at a time. */
+ALWAYS_INLINE void cpu_scan_tile_atomic(const __global in_t *in, const __global uchar *aux,
+                                        __global val_t *out, ulong begin, ulong end,
+                                        elem_t prefix, int exclusive, val_t seed) {
+  elem_t acc = prefix;
+  for (ulong i = begin; i < end; i++) {
+    const elem_t x = make_elem(in[i], aux, i), next = combine(acc, x);
+    atomic_store_out(out, i, out_value(acc, x, next, exclusive, seed));
+    acc = next;
+  }
+}
+
 /*
  * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
- * before it, status.cl), reducing silent tiles itself: in place only through their gates, and if
- * it leaves a gate last after its owner closed it, it writes that tile's output (single_pass.cl).
+ * before it, status.cl), reducing silent tiles itself (in place through their gates, see
+ * single_pass.cl).
  */
-ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux,
-                                  __global val_t *out, ulong n, __global ulong *status, ulong t,
-                                  ulong epoch, elem_t chain_seed, int in_place, int exclusive,
-                                  val_t seed, __local lookback_state *lb) {
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
+                                  __global ulong *status, ulong t, ulong epoch, elem_t chain_seed,
+                                  int in_place, __local lookback_state *lb) {
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   lookback_begin(lb, t);
   while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
     const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
     const ulong end = min(begin + CLSCAN_CPU_TILE, n);
-    // Turned away by the gate: the owner's publications are complete; read them.
+    // In place through the gate, with atomic loads: turned away, or if the owner closed while we
+    // read, the owner's publications are complete: the next walk reads them.
     if (in_place && !gate_enter(status, tiles, silent, epoch)) continue;
-    const elem_t v = cpu_reduce(in, aux, begin, end);
+    const elem_t v = in_place ? cpu_reduce_atomic(in, aux, begin, end) : cpu_reduce(in, aux, begin, end);
+    if (in_place && !gate_open(status, tiles, silent, epoch)) continue;
     status_publish(status, silent, epoch, STATE_AGGREGATE, v);
-    if (in_place) gate_linger(status, tiles, silent, epoch);
-    if (in_place && gate_leave(status, tiles, silent)) {
-      const elem_t lead = gate_exclusive(status, silent, epoch, chain_seed);
-      cpu_scan_tile(in, aux, out, begin, end, lead, exclusive, seed);
-    }
     lookback_take(lb, v);
   }
   return lb->acc;
@@ -149,15 +166,17 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     if (!withheld) status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
   } else {
     if (!withheld) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, aux, out, n, status, tile, epoch, chain_seed, in_place, exclusive,
-                          seed, &lb);
+    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place, &lb);
     if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
     if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
-  // Scan the tile (now in cache) seeded with its prefix; in place only if no reader is inside.
+  // Scan the tile (now in cache) seeded with its prefix. In place only after closing the gate,
+  // with atomic stores if a fallback visited the tile.
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
-  if (!in_place || gate_close(status, tiles, tile, epoch, prefix))
+  if (in_place && gate_close(status, tiles, tile, epoch))
+    cpu_scan_tile_atomic(in, aux, out, begin, end, prefix, exclusive, seed);
+  else
     cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
 }

@@ -237,95 +237,136 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
 
 /* ---------------------------------------------------------------------------------------------
  * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
- * words: bits 63..35 the epoch (a word of an older launch reads as open with no readers), bit 34
- * "closed" (the owner has finished its look-back), bits 31..0 the number of fallbacks reading the
- * tile's input. Every change is one compare-and-swap that fails only when another work-item
- * changed the word, so nobody waits for anybody.
+ * words: bits 63..35 the epoch (a word of an older launch reads as open and unvisited), bit 34
+ * "closed" (the owner has finished its publications and may write), bit 0 "visited" (a fallback
+ * has read or is reading the tile's input). Both bits are set by compare-and-swap, which fails
+ * only when another work-item changed the word: nobody waits for anybody.
  * ------------------------------------------------------------------------------------------- */
 #define GATE_CLOSED (1ul << 34)
-#define GATE_COUNT 0xfffffffful
+#define GATE_VISITED 1ul
 
 /* Tile t's gate, for a range of `tiles` tiles. */
 ALWAYS_INLINE volatile __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
   return (volatile __global ulong *)&status[tiles * STATUS_WORDS + t];
 }
 
-/* Returns the gate as it stands in this launch (a word of an older launch: open, no readers). */
-ALWAYS_INLINE ulong gate_current(ulong g, ulong epoch) {
-  return (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
-}
-
-/* A fallback registers as a reader of tile t's input: returns 1, or 0 when the owner has closed
- * the gate (its publications are then complete, and it may be writing the tile). */
-ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+/* Sets `bit` in tile t's gate unless it is closed; returns the gate as it was (this epoch's). */
+ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulong epoch,
+                              ulong bit) {
   volatile __global ulong *p = gate_word(status, tiles, t);
-  ulong g = atom_add(p, 0ul);
-  for (;;) {
-    const ulong cur = gate_current(g, epoch);
-    if (cur & GATE_CLOSED) return 0;
-    const ulong old = atom_cmpxchg(p, g, cur + 1);
-    if (old == g) break;
-    g = old;
-  }
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  return 1;
-}
-
-/* A reader is done with tile t's input: returns 1 if it was the last one after the owner closed
- * the gate, which makes it the writer of tile t's output. */
-ALWAYS_INLINE int gate_leave(__global ulong *status, ulong tiles, ulong t) {
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  const ulong old = atom_sub(gate_word(status, tiles, t), 1ul);
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  return (old & GATE_CLOSED) && (old & GATE_COUNT) == 1;
-}
-
-/*
- * The owner of tile t (t >= 1 or not) closes its gate once its own publications are complete;
- * exclusive is its exclusive prefix. Returns 1 if it writes its output itself (no reader is
- * inside), else 0: the last reader to leave writes it, and finds the exclusive prefix published
- * as tile t - 1's inclusive prefix (the same bits tile t - 1's owner publishes: both are the left
- * fold through tile t - 1).
- */
-ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch,
-                             elem_t exclusive) {
-  volatile __global ulong *p = gate_word(status, tiles, t);
-  int handed = 0;
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   ulong g = atom_add(p, 0ul);
   for (;;) {
-    const ulong cur = gate_current(g, epoch);
-    if ((cur & GATE_COUNT) && !handed && t > 0) {
-      status_publish(status, t - 1, epoch, STATE_PREFIX, exclusive);
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
-      handed = 1;
-    }
-    const ulong old = atom_cmpxchg(p, g, cur | GATE_CLOSED);
+    const ulong cur = (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
+    if (cur & GATE_CLOSED) return cur;
+    const ulong old = atom_cmpxchg(p, g, cur | bit);
     if (old == g) {
       mem_fence(CLK_GLOBAL_MEM_FENCE);
-      return (cur & GATE_COUNT) == 0;
+      return cur;
     }
     g = old;
   }
 }
 
-/* The exclusive prefix of tile t for the writer that a gate made of a reader (see gate_close). */
-ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
-  elem_t v = seed;
-  if (t > 0) status_read(status, t - 1, epoch, &v);
-  return v;
+/* A fallback marks tile t visited before it reads its input: returns 0 if the owner has closed
+ * the gate (its publications are then complete, and it may be writing the tile). */
+ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  return !(gate_mark(status, tiles, t, epoch, GATE_VISITED) & GATE_CLOSED);
 }
 
-/* Test only (CLSCAN_TEST_WITHHOLD): a reader of a withheld tile waits, for a bounded number of
- * polls, until the tile's owner closes its gate, so that the owner finds it inside and the reader
- * writes the tile's output (the path a real fallback takes only rarely). */
-ALWAYS_INLINE void gate_linger(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
-#if CLSCAN_TEST_WITHHOLD
-  if (t % CLSCAN_TEST_WITHHOLD != 1) return;
-  volatile __global ulong *p = gate_word(status, tiles, t);
-  for (uint i = 0; i < (1u << 16); i++) {
-    if (gate_current(atom_add(p, 0ul), epoch) & GATE_CLOSED) return;
-    backoff(i);
-  }
+/* After reading, a fallback checks that the owner has still not closed the gate: then it has
+ * written nothing yet, and what the fallback read is the input. */
+ALWAYS_INLINE int gate_open(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  const ulong g = atom_add(gate_word(status, tiles, t), 0ul);
+  return (g >> STATUS_EPOCH_SHIFT) != epoch || !(g & GATE_CLOSED);
+}
+
+/* The owner closes tile t's gate once its publications are complete, before any store: returns
+ * 1 if a fallback visited the tile (the owner's stores must then be atomic). */
+ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  return (gate_mark(status, tiles, t, epoch, GATE_CLOSED) & GATE_VISITED) != 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Atomic element access for in-place tiles that a fallback visited: every access to such a tile
+ * by a work-group other than its owner, and every store of its owner, is a 32-bit atomic, so
+ * none of them races with another. Elements of a multiple of 4 bytes go word by word; smaller
+ * ones through their aligned containing word (a compare-and-swap for stores).
+ * ------------------------------------------------------------------------------------------- */
+#define IN_WORDS ((IN_SIZE + 3) / 4)
+#define VAL_WORDS ((VAL_SIZE + 3) / 4)
+typedef union in_word_view {
+  in_t v;
+  uint u[IN_WORDS];
+  uchar b[IN_WORDS * 4];
+} in_word_view;
+typedef union val_word_view {
+  val_t v;
+  uint u[VAL_WORDS];
+  uchar b[VAL_WORDS * 4];
+} val_word_view;
+
+/* The byte at p, read with an atomic load of its aligned word (little-endian word order is what
+ * OpenCL devices use; a big-endian device takes the other byte). */
+ALWAYS_INLINE uchar atomic_load_byte(const __global uchar *p) {
+  const ulong a = (ulong)p;
+  const uint w = atomic_add((volatile __global uint *)(a & ~3ul), 0u);
+#ifdef __ENDIAN_LITTLE__
+  return (uchar)(w >> (8 * (a & 3)));
+#else
+  return (uchar)(w >> (8 * (3 - (a & 3))));
 #endif
+}
+
+/* Stores the byte at p with a compare-and-swap of its aligned word. */
+ALWAYS_INLINE void atomic_store_byte(__global uchar *p, uchar v) {
+  const ulong a = (ulong)p;
+  volatile __global uint *w = (volatile __global uint *)(a & ~3ul);
+#ifdef __ENDIAN_LITTLE__
+  const uint shift = 8 * (uint)(a & 3);
+#else
+  const uint shift = 8 * (3 - (uint)(a & 3));
+#endif
+  uint old = atomic_add(w, 0u);
+  for (;;) {
+    const uint want = (old & ~(0xffu << shift)) | ((uint)v << shift);
+    const uint seen = atomic_cmpxchg(w, old, want);
+    if (seen == old) return;
+    old = seen;
+  }
+}
+
+/* Reads in[i] atomically. */
+ALWAYS_INLINE in_t atomic_load_in(const __global in_t *in, ulong i) {
+  in_word_view x;
+#if IN_SIZE % 4 == 0
+  volatile __global uint *p = (volatile __global uint *)(in + i);
+  for (uint k = 0; k < IN_WORDS; k++) x.u[k] = atomic_add(p + k, 0u);
+#else
+  for (uint k = 0; k < IN_WORDS; k++) x.u[k] = 0;
+  const __global uchar *p = (const __global uchar *)(in + i);
+  for (uint k = 0; k < IN_SIZE; k++) x.b[k] = atomic_load_byte(p + k);
+#endif
+  return x.v;
+}
+
+/* Writes out[i] = v atomically. */
+ALWAYS_INLINE void atomic_store_out(__global val_t *out, ulong i, val_t v) {
+  val_word_view x;
+  for (uint k = 0; k < VAL_WORDS; k++) x.u[k] = 0;
+  x.v = v;
+#if VAL_SIZE % 4 == 0
+  volatile __global uint *p = (volatile __global uint *)(out + i);
+  for (uint k = 0; k < VAL_WORDS; k++) atomic_xchg(p + k, x.u[k]);
+#else
+  __global uchar *p = (__global uchar *)(out + i);
+  for (uint k = 0; k < VAL_SIZE; k++) atomic_store_byte(p + k, x.b[k]);
+#endif
+}
+
+/* The scan state of input element i, loaded atomically (or the identity past n). */
+ALWAYS_INLINE elem_t atomic_load_elem(const __global in_t *in, const __global uchar *aux, ulong i,
+                                      ulong n) {
+  return i < n ? make_elem(atomic_load_in(in, i), aux, i) : IDENTITY;
 }

@@ -349,65 +349,6 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
   }
 }
 
-/*
- * Scans tile t of in[0, n) into out, led by the exclusive prefix `prefix`, with the same
- * combinations in the same order as tile_load, tile_scan_local and tile_store (so the bits agree)
- * while holding one vector at a time: one pass for the lane groups' totals, one that scans and
- * stores. The single pass uses it for a tile whose in-place output fell to it (single_pass.cl).
- * Each work-item reads and writes only its own vectors, so in == out is fine. Every work-item
- * must call it.
- */
-ALWAYS_INLINE void tile_scan_stream(const __global in_t *in, const __global uchar *aux,
-                                    __global val_t *out, ulong n, ulong t, elem_t prefix,
-                                    int exclusive, val_t seed, __local tile_scratch *s) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-  const int full = base + TILE <= n;
-  const int vector_path = CLSCAN_VECTOR_IO && full;
-  elem_t carry = IDENTITY, group_prefix;
-#pragma unroll 1
-  for (uint j = 0; j < CLSCAN_VPT; j++) {
-    elem_t xs[VEC], excl, total;
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
-    elem_t vt = xs[0];
-#pragma unroll
-    for (uint k = 1; k < VEC; k++) vt = combine(vt, xs[k]);
-    group_scan(vt, lid % SG, s, &excl, &total);
-    carry = combine(carry, total);
-  }
-  tile_totals(carry, &group_prefix, s);
-  const elem_t lead = combine(prefix, group_prefix);
-  carry = IDENTITY;
-#pragma unroll 1
-  for (uint j = 0; j < CLSCAN_VPT; j++) {
-    const uint v = vector_index(lid, j);
-    elem_t xs[VEC], excl, total;
-    load_vector(in, aux, n, base + (ulong)v * VEC, full, xs);
-    elem_t vt = xs[0];
-#pragma unroll
-    for (uint k = 1; k < VEC; k++) vt = combine(vt, xs[k]);
-    group_scan(vt, lid % SG, s, &excl, &total);
-    elem_t p = combine(lead, combine(carry, excl));
-    carry = combine(carry, total);
-    out_elems u;
-#pragma unroll
-    for (uint k = 0; k < VEC; k++) {
-      const elem_t next = combine(p, xs[k]);
-      u.e[k] = out_value(p, xs[k], next, exclusive, seed);
-      p = next;
-    }
-    if (vector_path) {
-      ((__global val_vec_t *)out)[base / VEC + v] = u.v;
-    } else {
-      const ulong e = base + (ulong)v * VEC;
-#pragma unroll
-      for (uint k = 0; k < VEC; k++) {
-        if (e + k < n) out[e + k] = u.e[k];
-      }
-    }
-  }
-}
-
 /* A kernel that only exercises the inline PTX, so the host can test-compile it. */
 __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
   __local tile_scratch s;
