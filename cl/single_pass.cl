@@ -19,21 +19,22 @@
  * that tile itself, from the input, combining in its owner's order (so the bits agree), and
  * publishes it as an aggregate.
  *
- * In place (in_place, in == out), a fallback reads a tile that its owner will overwrite, and no
- * access may race with another (in the memory model, not only in effect). Each tile has a gate
- * (status.cl) with two bits, set by compare-and-swap: "visited" and "closed". A fallback marks the
- * gate visited before it reads the silent tile's input, reads it with atomic loads, and then
- * checks that the gate is still open; if it was closed before it came, or closed while it read,
- * it drops what it read and takes the owner's publications, which are complete by then. The owner
- * closes its gate after its publications and before its first store: if the gate was visited,
- * all its stores are atomic (a fallback may still be reading), else plain (no fallback will read
- * the tile any more). So every pair of accesses to a tile's bytes by two work-groups is either
- * ordered by the gate or atomic on both sides, a fallback's value is used only if it read no
- * output, and nobody waits for anybody. Out-of-place launches skip the gates; in place the owner
- * pays one compare-and-swap per tile, and the atomic loads and stores happen only on the rare
- * fallback path. (Elements smaller than 4 bytes are read and written through their aligned
- * 32-bit words, so this holds where tiles start on 4-byte boundaries: every tile but the last,
- * which no fallback reads, when the range starts on one.)
+ * In place (in == out), a fallback reads a tile that its owner overwrites, and no two accesses
+ * may race (in the memory model, not only in effect; Oclgrind's checker counts any two accesses
+ * to a byte by two work-groups of one launch, one of them a plain store, as a race). Each tile
+ * has a gate (status.cl) with two bits set by compare-and-swap: "visited" and "closed". A
+ * fallback sets "visited" before it reads the silent tile's input, unless the gate is closed:
+ * then the owner's publications are complete and the fallback takes them instead. The owner sets
+ * "closed" after its publications and before its stores. If its gate was not visited, it writes
+ * its output, and no fallback will read the tile any more; if it was, it writes nothing and
+ * publishes its exclusive prefix as tile t - 1's inclusive prefix (the same bits tile t - 1's
+ * owner publishes: both are the left fold through t - 1), and a finishing launch (in_place = 2,
+ * enqueued right after by the host) writes those tiles, with the same functions and prefix, so
+ * the same bits. So within the scan's launch a tile's bytes are either read by other work-groups
+ * or written, never both; the finishing launch's work-groups touch disjoint tiles; and nobody
+ * waits for anybody (the no-hang guarantee stands). Out-of-place launches skip the gates; in
+ * place costs one compare-and-swap per tile and the finishing launch (one work-item per tile,
+ * which reads its tile's gate and almost always exits).
  *
  * Needs common.cl, tile.cl and status.cl first, and 64-bit atomics.
  */
@@ -180,49 +181,14 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
 
 #endif
 
-/* tile_reduce with every input element loaded atomically (an in-place fallback, status.cl). */
-ALWAYS_INLINE elem_t tile_reduce_atomic(const __global in_t *in, const __global uchar *aux,
-                                        ulong n, ulong t, __local tile_scratch *s) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-  elem_t carry = IDENTITY;
-#pragma unroll 1
-  for (uint j = 0; j < CLSCAN_VPT; j++) {
-    const ulong e = base + (ulong)vector_index(lid, j) * VEC;
-    elem_t excl, total, vt = atomic_load_elem(in, aux, e, n);
-    for (uint k = 1; k < VEC; k++) vt = combine(vt, atomic_load_elem(in, aux, e + k, n));
-    group_scan(vt, lid % SG, s, &excl, &total);
-    carry = combine(carry, total);
-  }
-  elem_t group_prefix;
-  return tile_totals(carry, &group_prefix, s);
-}
-
-/* tile_store with every store atomic (an in-place tile that a fallback visited, status.cl). */
-ALWAYS_INLINE void tile_store_atomic(__global val_t *out, ulong n, ulong t, const tile_items *x,
-                                     elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive,
-                                     val_t seed) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-#pragma unroll 1
-  for (uint j = 0; j < CLSCAN_VPT; j++) {
-    elem_t p = combine(lead, pre[j]);
-    const ulong e = base + (ulong)vector_index(lid, j) * VEC;
-    for (uint k = 0; k < VEC; k++) {
-      const elem_t xk = item_state(x, j, k);
-      const elem_t next = combine(p, xk);
-      if (e + k < n) atomic_store_out(out, e + k, out_value(p, xk, next, exclusive, seed));
-      p = next;
-    }
-  }
-}
-
 /* The work-group's shared state. */
 typedef struct single_pass_shared {
   tile_scratch scratch;
   ulong tile;
   long silent;
-  int command, entered, accept, write;
+  int command, entered, write;
+  elem_t lead;
+  uchar deferred[CLSCAN_WG];
 #if !CLSCAN_NV_PTX
   lookback_state lb;
 #endif
@@ -230,11 +196,41 @@ typedef struct single_pass_shared {
 } single_pass_shared;
 
 /*
+ * The finishing launch of an in-place scan: work-group g looks at the gates of tiles
+ * g * CLSCAN_WG .. (one work-item each) and scans each tile whose owner left its output to it,
+ * with the same functions and prefix as the owner (so the bits agree).
+ */
+ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar *aux,
+                                   __global val_t *out, ulong n, __global ulong *status,
+                                   ulong epoch, elem_t chain_seed, int exclusive, val_t seed,
+                                   __local single_pass_shared *sh) {
+  const uint lid = get_local_id(0);
+  const ulong tiles = (n + TILE - 1) / TILE, first = get_group_id(0) * (ulong)CLSCAN_WG;
+  const ulong mine = first + lid;
+  sh->deferred[lid] = mine < tiles && gate_deferred(status, tiles, mine, epoch);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = 0; i < CLSCAN_WG; i++) {
+    if (!sh->deferred[i]) continue;
+    const ulong t = first + i;
+    if (lid == 0) sh->lead = gate_exclusive(status, t, epoch, chain_seed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const elem_t lead = sh->lead;
+    tile_items x;
+    elem_t pre[CLSCAN_VPT], group_prefix;
+    tile_load(in, aux, n, t, &x);
+    tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
+    tile_store(out, n, t, &x, pre, combine(lead, group_prefix), exclusive, seed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/*
  * Scans in[0, n) into out[0, n) in one pass. Launch exactly ceil(n / TILE) work-groups of
  * CLSCAN_WG work-items. aux (from byte aux_off * AUX_SIZE) holds a segmented scan's flags or keys.
  * temp holds the ticket counter (a uint at byte 0) and, from byte 64, the status words.
  * ticket_base is the counter's value before this launch; epoch is this launch's epoch (>= 1).
- * seed is the initial value (or the identity); in_place is 1 when in == out.
+ * seed is the initial value (or the identity); in_place is 1 when in == out, and 2 for the
+ * finishing launch of an in-place scan (ceil(ceil(n / TILE) / CLSCAN_WG) work-groups; see above).
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
@@ -247,6 +243,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
+  if (in_place == 2) {
+    finish_in_place(in, aux, out, n, status, epoch, chain_seed, exclusive, seed, &sh);
+    return;
+  }
 
   // Take a ticket: tiles are numbered in the order work-groups start.
   if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
@@ -307,26 +307,23 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (sh.command == LOOKBACK_DONE) break;
     const ulong silent = (ulong)sh.silent;
 
-    // Fallback: reduce the silent tile from the input in its owner's order. In place through
-    // its gate, with atomic loads: turned away, or if the owner closed while we read, we take
-    // the owner's publications (complete by then) on the next walk.
+    // Fallback: reduce the silent tile from the input in its owner's order. In place only
+    // after marking its gate visited; turned away, the owner's publications are complete and
+    // the next walk reads them.
     if (in_place) {
       if (lid == 0) sh.entered = gate_enter(status, tiles, silent, epoch);
       barrier(CLK_LOCAL_MEM_FENCE);
       if (!sh.entered) continue;
     }
-    const elem_t fagg = in_place ? tile_reduce_atomic(in, aux, n, silent, &sh.scratch)
-                                 : tile_reduce(in, aux, n, silent, &sh.scratch);
+    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
     if (lid == 0) {
-      sh.accept = !in_place || gate_open(status, tiles, silent, epoch);
-      if (sh.accept) status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      if (sh.accept) lookback_take(&sh.lb, fagg);
+      lookback_take(&sh.lb, fagg);
 #endif
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #if CLSCAN_NV_PTX
-    if (lid < 32 && sh.accept) warp_take(&wl, fagg);
+    if (lid < 32) warp_take(&wl, fagg);
 #endif
   }
 
@@ -347,13 +344,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
       if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh.prefix = prefix;
-    // In place: stores only after the gate is closed, atomic ones if a fallback visited.
-    sh.write = in_place && gate_close(status, tiles, tile, epoch);
+    // In place: store only if no fallback read the tile; else hand its prefix to the finishing
+    // launch (as tile - 1's inclusive prefix).
+    sh.write = 1;
+    if (in_place && gate_close(status, tiles, tile, epoch)) {
+      sh.write = 0;
+      if (tile > 0) status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  const elem_t lead = combine(sh.prefix, group_prefix);
-  if (sh.write)
-    tile_store_atomic(out, n, tile, &x, pre, lead, exclusive, seed);
-  else
-    tile_store(out, n, tile, &x, pre, lead, exclusive, seed);
+  if (sh.write) tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

@@ -90,27 +90,6 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
 }
 #endif
 
-/* cpu_reduce with every input element loaded atomically (an in-place fallback, status.cl). */
-ALWAYS_INLINE elem_t cpu_reduce_atomic(const __global in_t *in, const __global uchar *aux,
-                                       ulong begin, ulong end) {
-  elem_t acc = IDENTITY;
-  for (ulong i = begin; i < end; i++) acc = combine(acc, make_elem(atomic_load_in(in, i), aux, i));
-  return acc;
-}
-
-/* cpu_scan_tile with every store atomic (an in-place tile that a fallback visited): the same
- * combinations in the same order, one element at a time. */
-ALWAYS_INLINE void cpu_scan_tile_atomic(const __global in_t *in, const __global uchar *aux,
-                                        __global val_t *out, ulong begin, ulong end,
-                                        elem_t prefix, int exclusive, val_t seed) {
-  elem_t acc = prefix;
-  for (ulong i = begin; i < end; i++) {
-    const elem_t x = make_elem(in[i], aux, i), next = combine(acc, x);
-    atomic_store_out(out, i, out_value(acc, x, next, exclusive, seed));
-    acc = next;
-  }
-}
-
 /*
  * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
  * before it, status.cl), reducing silent tiles itself (in place through their gates, see
@@ -124,11 +103,10 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
   while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
     const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
     const ulong end = min(begin + CLSCAN_CPU_TILE, n);
-    // In place through the gate, with atomic loads: turned away, or if the owner closed while we
-    // read, the owner's publications are complete: the next walk reads them.
+    // In place only after marking its gate visited; turned away, the owner's publications are
+    // complete and the next walk reads them.
     if (in_place && !gate_enter(status, tiles, silent, epoch)) continue;
-    const elem_t v = in_place ? cpu_reduce_atomic(in, aux, begin, end) : cpu_reduce(in, aux, begin, end);
-    if (in_place && !gate_open(status, tiles, silent, epoch)) continue;
+    const elem_t v = cpu_reduce(in, aux, begin, end);
     status_publish(status, silent, epoch, STATE_AGGREGATE, v);
     lookback_take(lb, v);
   }
@@ -149,6 +127,16 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
+  if (in_place == 2) {
+    // The finishing launch of an in-place scan (see single_pass.cl): work-group g writes tile g
+    // if its owner left it.
+    const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
+    const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+    if (t < tiles && gate_deferred(status, tiles, t, epoch))
+      cpu_scan_tile(in, aux, out, begin, min(begin + CLSCAN_CPU_TILE, n),
+                    gate_exclusive(status, t, epoch, chain_seed), exclusive, seed);
+    return;
+  }
   const ulong tile = atomic_inc(temp) - ticket_base;
   // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
   // close their gate, so that readers turned away find a value).
@@ -172,11 +160,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
-  // Scan the tile (now in cache) seeded with its prefix. In place only after closing the gate,
-  // with atomic stores if a fallback visited the tile.
+  // Scan the tile (now in cache) seeded with its prefix. In place only if no fallback read it;
+  // else its prefix goes to the finishing launch (as tile - 1's inclusive prefix).
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
-  if (in_place && gate_close(status, tiles, tile, epoch))
-    cpu_scan_tile_atomic(in, aux, out, begin, end, prefix, exclusive, seed);
-  else
-    cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
+  if (in_place && gate_close(status, tiles, tile, epoch)) {
+    if (tile > 0) status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+    return;
+  }
+  cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
 }

@@ -238,9 +238,10 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
 /* ---------------------------------------------------------------------------------------------
  * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
  * words: bits 63..35 the epoch (a word of an older launch reads as open and unvisited), bit 34
- * "closed" (the owner has finished its publications and may write), bit 0 "visited" (a fallback
- * has read or is reading the tile's input). Both bits are set by compare-and-swap, which fails
- * only when another work-item changed the word: nobody waits for anybody.
+ * "closed" (the owner is done with its look-back), bit 0 "visited" (a fallback read the tile's
+ * input). Both bits are set by compare-and-swap, which fails only when another work-item changed
+ * the word: nobody waits for anybody. Only the order of the two bits in the word's modification
+ * order matters, which even relaxed atomics define.
  * ------------------------------------------------------------------------------------------- */
 #define GATE_CLOSED (1ul << 34)
 #define GATE_VISITED 1ul
@@ -254,119 +255,38 @@ ALWAYS_INLINE volatile __global ulong *gate_word(__global ulong *status, ulong t
 ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulong epoch,
                               ulong bit) {
   volatile __global ulong *p = gate_word(status, tiles, t);
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
   ulong g = atom_add(p, 0ul);
   for (;;) {
     const ulong cur = (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
     if (cur & GATE_CLOSED) return cur;
     const ulong old = atom_cmpxchg(p, g, cur | bit);
-    if (old == g) {
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
-      return cur;
-    }
+    if (old == g) return cur;
     g = old;
   }
 }
 
-/* A fallback marks tile t visited before it reads its input: returns 0 if the owner has closed
- * the gate (its publications are then complete, and it may be writing the tile). */
+/* A fallback marks tile t visited before it reads the tile's input: returns 0 if the owner has
+ * closed the gate (its publications are then complete, and it may be writing the tile). */
 ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
   return !(gate_mark(status, tiles, t, epoch, GATE_VISITED) & GATE_CLOSED);
 }
 
-/* After reading, a fallback checks that the owner has still not closed the gate: then it has
- * written nothing yet, and what the fallback read is the input. */
-ALWAYS_INLINE int gate_open(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  const ulong g = atom_add(gate_word(status, tiles, t), 0ul);
-  return (g >> STATUS_EPOCH_SHIFT) != epoch || !(g & GATE_CLOSED);
-}
-
-/* The owner closes tile t's gate once its publications are complete, before any store: returns
- * 1 if a fallback visited the tile (the owner's stores must then be atomic). */
+/* The owner closes tile t's gate before any store: returns 1 if a fallback visited the tile (the
+ * owner then writes nothing, and the finishing launch writes the tile). */
 ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
   return (gate_mark(status, tiles, t, epoch, GATE_CLOSED) & GATE_VISITED) != 0;
 }
 
-/* ---------------------------------------------------------------------------------------------
- * Atomic element access for in-place tiles that a fallback visited: every access to such a tile
- * by a work-group other than its owner, and every store of its owner, is a 32-bit atomic, so
- * none of them races with another. Elements of a multiple of 4 bytes go word by word; smaller
- * ones through their aligned containing word (a compare-and-swap for stores).
- * ------------------------------------------------------------------------------------------- */
-#define IN_WORDS ((IN_SIZE + 3) / 4)
-#define VAL_WORDS ((VAL_SIZE + 3) / 4)
-typedef union in_word_view {
-  in_t v;
-  uint u[IN_WORDS];
-  uchar b[IN_WORDS * 4];
-} in_word_view;
-typedef union val_word_view {
-  val_t v;
-  uint u[VAL_WORDS];
-  uchar b[VAL_WORDS * 4];
-} val_word_view;
-
-/* The byte at p, read with an atomic load of its aligned word (little-endian word order is what
- * OpenCL devices use; a big-endian device takes the other byte). */
-ALWAYS_INLINE uchar atomic_load_byte(const __global uchar *p) {
-  const ulong a = (ulong)p;
-  const uint w = atomic_add((volatile __global uint *)(a & ~3ul), 0u);
-#ifdef __ENDIAN_LITTLE__
-  return (uchar)(w >> (8 * (a & 3)));
-#else
-  return (uchar)(w >> (8 * (3 - (a & 3))));
-#endif
+/* The finishing launch: returns 1 if tile t's owner left its output to it. */
+ALWAYS_INLINE int gate_deferred(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  const ulong g = atom_add(gate_word(status, tiles, t), 0ul);
+  return (g >> STATUS_EPOCH_SHIFT) == epoch && (g & GATE_CLOSED) && (g & GATE_VISITED);
 }
 
-/* Stores the byte at p with a compare-and-swap of its aligned word. */
-ALWAYS_INLINE void atomic_store_byte(__global uchar *p, uchar v) {
-  const ulong a = (ulong)p;
-  volatile __global uint *w = (volatile __global uint *)(a & ~3ul);
-#ifdef __ENDIAN_LITTLE__
-  const uint shift = 8 * (uint)(a & 3);
-#else
-  const uint shift = 8 * (3 - (uint)(a & 3));
-#endif
-  uint old = atomic_add(w, 0u);
-  for (;;) {
-    const uint want = (old & ~(0xffu << shift)) | ((uint)v << shift);
-    const uint seen = atomic_cmpxchg(w, old, want);
-    if (seen == old) return;
-    old = seen;
-  }
-}
-
-/* Reads in[i] atomically. */
-ALWAYS_INLINE in_t atomic_load_in(const __global in_t *in, ulong i) {
-  in_word_view x;
-#if IN_SIZE % 4 == 0
-  volatile __global uint *p = (volatile __global uint *)(in + i);
-  for (uint k = 0; k < IN_WORDS; k++) x.u[k] = atomic_add(p + k, 0u);
-#else
-  for (uint k = 0; k < IN_WORDS; k++) x.u[k] = 0;
-  const __global uchar *p = (const __global uchar *)(in + i);
-  for (uint k = 0; k < IN_SIZE; k++) x.b[k] = atomic_load_byte(p + k);
-#endif
-  return x.v;
-}
-
-/* Writes out[i] = v atomically. */
-ALWAYS_INLINE void atomic_store_out(__global val_t *out, ulong i, val_t v) {
-  val_word_view x;
-  for (uint k = 0; k < VAL_WORDS; k++) x.u[k] = 0;
-  x.v = v;
-#if VAL_SIZE % 4 == 0
-  volatile __global uint *p = (volatile __global uint *)(out + i);
-  for (uint k = 0; k < VAL_WORDS; k++) atomic_xchg(p + k, x.u[k]);
-#else
-  __global uchar *p = (__global uchar *)(out + i);
-  for (uint k = 0; k < VAL_SIZE; k++) atomic_store_byte(p + k, x.b[k]);
-#endif
-}
-
-/* The scan state of input element i, loaded atomically (or the identity past n). */
-ALWAYS_INLINE elem_t atomic_load_elem(const __global in_t *in, const __global uchar *aux, ulong i,
-                                      ulong n) {
-  return i < n ? make_elem(atomic_load_in(in, i), aux, i) : IDENTITY;
+/* The exclusive prefix of a deferred tile t: its owner published it as tile t - 1's inclusive
+ * prefix (the same bits tile t - 1's owner publishes: both are the left fold through t - 1). */
+ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
+  elem_t v = seed;
+  if (t > 0) status_read(status, t - 1, epoch, &v);
+  return v;
 }

@@ -292,7 +292,7 @@ static clscan_status reduce_then_scan(scan_args *a, const clscan__request *r) {
   return st;
 }
 
-/* Single pass: one launch of one work-group per tile. */
+/* Single pass: one launch of one work-group per tile (in place, then a finishing launch). */
 static clscan_status single_pass(scan_args *a, const clscan__request *r) {
   const clscan_plan *plan = a->plan;
   size_t v = plan->out_size;
@@ -306,6 +306,14 @@ static clscan_status single_pass(scan_args *a, const clscan__request *r) {
   clscan_status st = set_args(a->ak->k[0], args, 13);
   if (st == CLSCAN_SUCCESS)
     st = chain_kernel(a->c, a->ak->k[0], tiles, local);
+  // In place, a finishing launch (in_place = 2, one work-item per tile) writes the tiles that a
+  // fallback read, which their owners leave unwritten (cl/single_pass.cl, "In place").
+  if (st == CLSCAN_SUCCESS && in_place) {
+    in_place = 2;
+    st = set_args(a->ak->k[0], args, 13);
+    if (st == CLSCAN_SUCCESS)
+      st = chain_kernel(a->c, a->ak->k[0], div_up(tiles, local), local);
+  }
   return st;
 }
 
