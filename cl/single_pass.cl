@@ -64,14 +64,16 @@ ALWAYS_INLINE uint ballot(int predicate) {
 }
 
 /* Index of the lowest set bit of a non-zero mask. */
-ALWAYS_INLINE uint lowest_bit(uint m) { return 31u - clz(m & (0u - m)); }
+ALWAYS_INLINE uint lowest_bit(uint m) {
+  return 31u - clz(m & (0u - m));
+}
 
 /* The state of warp 0's look-back, the same in every lane (as lookback_state in status.cl, but
  * the warp keeps no aggregates: its fold rereads the windows its search passed). */
 typedef struct warp_lookback {
   long top, next;
   int folding;
-  uint spins;
+  uint spins, first_silent; /* rounds the window's first silent lane, first_silent, stayed so */
   elem_t acc;
 } warp_lookback;
 
@@ -84,20 +86,21 @@ typedef struct warp_lookback {
  * search is over (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile
  * stayed so for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
  */
-ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback *lb,
-                              elem_t seed) {
+ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback *lb, elem_t seed) {
   const uint lane = get_local_id(0);
   for (;;) {
     const long t = lb->next - (long)lane;
     elem_t v = seed;
     ulong state = STATE_PREFIX;
-    if (t >= 0) state = status_read(status, (ulong)t, epoch, &v);
+    if (t >= 0)
+      state = status_read(status, (ulong)t, epoch, &v);
     const uint silent = ballot(state == 0), done = ballot(state == STATE_PREFIX);
     const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
     if (p < x) {
       // The prefix of tile next - p, then the aggregates of tiles next - p + 1 .. next.
       elem_t acc = shfl_idx(v, p);
-      for (uint i = p; i-- > 0;) acc = combine(acc, shfl_idx(v, i));
+      for (uint i = p; i-- > 0;)
+        acc = combine(acc, shfl_idx(v, i));
       lb->acc = acc;
       lb->folding = 1;
       lb->next++;
@@ -108,12 +111,19 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
       // 32 aggregates and no prefix: search the window before them (the fold rereads these).
       lb->next -= 32;
       lb->spins = 0;
+      lb->first_silent = 0;
       continue;
     }
-    // A silent tile before any prefix: poll the window again, or reduce that tile ourselves.
+    // A silent tile before any prefix: poll the window again, or reduce that tile ourselves
+    // once it stayed silent for CLSCAN_SPIN rounds.
+    if (x != lb->first_silent) {
+      lb->first_silent = x;
+      lb->spins = 0;
+    }
     if (++lb->spins >= CLSCAN_SPIN) {
       lb->next -= (long)x;
       lb->spins = 0;
+      lb->first_silent = 0;
       return LOOKBACK_FALLBACK;
     }
     backoff(lb->spins);
@@ -133,7 +143,8 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
     const long t = lb->next + (long)lane;
     elem_t v = IDENTITY;
     ulong state = STATE_AGGREGATE;
-    if (t <= lb->top) state = status_read(status, (ulong)t, epoch, &v);
+    if (t <= lb->top)
+      state = status_read(status, (ulong)t, epoch, &v);
     const uint silent = ballot(state == 0), x = silent ? lowest_bit(silent) : 32u;
     const uint count = (uint)min((long)x, lb->top - lb->next + 1);
     const uint done = ballot(state == STATE_PREFIX) & (count < 32 ? (1u << count) - 1u : ~0u);
@@ -143,7 +154,8 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
       i = 31u - clz(done);
       acc = shfl_idx(v, i++);
     }
-    for (; i < count; i++) acc = combine(acc, shfl_idx(v, i));
+    for (; i < count; i++)
+      acc = combine(acc, shfl_idx(v, i));
     lb->acc = acc;
     lb->next += (long)count;
     if (count > 0) {
@@ -210,9 +222,11 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
   sh->deferred[lid] = mine < tiles && gate_deferred(status, tiles, mine, epoch);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = 0; i < CLSCAN_WG; i++) {
-    if (!sh->deferred[i]) continue;
+    if (!sh->deferred[i])
+      continue;
     const ulong t = first + i;
-    if (lid == 0) sh->lead = gate_exclusive(status, t, epoch, chain_seed);
+    if (lid == 0)
+      sh->lead = gate_exclusive(status, t, epoch, chain_seed);
     barrier(CLK_LOCAL_MEM_FENCE);
     const elem_t lead = sh->lead;
     tile_items x;
@@ -234,8 +248,8 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch, val_t seed, int exclusive, int in_place) {
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
   __local single_pass_shared sh;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
@@ -249,7 +263,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   }
 
   // Take a ticket: tiles are numbered in the order work-groups start.
-  if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
+  if (lid == 0)
+    sh.tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile;
   const ulong tiles = (n + TILE - 1) / TILE;
@@ -284,9 +299,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   wl.next = wl.top;
   wl.folding = 0;
   wl.spins = 0;
+  wl.first_silent = 0;
   wl.acc = IDENTITY;
 #else
-  if (lid == 0) lookback_begin(&sh.lb, tile);
+  if (lid == 0)
+    lookback_begin(&sh.lb, tile);
 #endif
   while (tile != 0 && !CLSCAN_TEST_NO_LOOKBACK) {
 #if CLSCAN_NV_PTX
@@ -304,16 +321,19 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh.command == LOOKBACK_DONE) break;
+    if (sh.command == LOOKBACK_DONE)
+      break;
     const ulong silent = (ulong)sh.silent;
 
     // Fallback: reduce the silent tile from the input in its owner's order. In place only
     // after marking its gate visited; turned away, the owner's publications are complete and
     // the next walk reads them.
     if (in_place) {
-      if (lid == 0) sh.entered = gate_enter(status, tiles, silent, epoch);
+      if (lid == 0)
+        sh.entered = gate_enter(status, tiles, silent, epoch);
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (!sh.entered) continue;
+      if (!sh.entered)
+        continue;
     }
     const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
     if (lid == 0) {
@@ -323,13 +343,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 #endif
     }
 #if CLSCAN_NV_PTX
-    if (lid < 32) warp_take(&wl, fagg);
+    if (lid < 32)
+      warp_take(&wl, fagg);
 #endif
   }
 
   // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share
-  // the exclusive one with the group. The global fence orders the publications before this
-  // group's stores (an in-place fallback relies on it).
+  // the exclusive one with the group.
   if (lid == 0) {
     elem_t prefix = chain_seed;
     if (tile != 0) {
@@ -340,8 +360,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 #else
       prefix = sh.lb.acc;
 #endif
-      if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
-      if (withheld && in_place) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
+      if (!withheld)
+        status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+      if (withheld && in_place)
+        status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh.prefix = prefix;
     // In place: store only if no fallback read the tile; else hand its prefix to the finishing
@@ -349,9 +371,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     sh.write = 1;
     if (in_place && gate_close(status, tiles, tile, epoch)) {
       sh.write = 0;
-      if (tile > 0) status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+      if (tile > 0)
+        status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (sh.write) tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  if (sh.write)
+    tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

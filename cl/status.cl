@@ -54,12 +54,14 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
 ALWAYS_INLINE void state_to_payloads(elem_t x, ulong p[STATUS_WORDS]) {
   const elem_bits b = elem_to_bits(x);
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) p[i] = b.u[i];
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    p[i] = b.u[i];
 }
 ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
   elem_bits b = elem_to_bits(IDENTITY);
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) b.u[i] = (uint)p[i];
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    b.u[i] = (uint)p[i];
   return b.e;
 }
 #endif
@@ -94,7 +96,8 @@ ALWAYS_INLINE void status_load_words(__global ulong *p, ulong w[STATUS_WORDS]) {
   }
 #endif
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) w[i] = status_load(p + i);
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    w[i] = status_load(p + i);
 }
 
 /* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). */
@@ -103,7 +106,8 @@ ALWAYS_INLINE void status_publish(__global ulong *status, ulong t, ulong epoch, 
   ulong p[STATUS_WORDS];
   state_to_payloads(value, p);
   const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
-  for (uint i = 0; i < STATUS_WORDS; i++) atom_max(&status[t * STATUS_WORDS + i], head | p[i]);
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    atom_max(&status[t * STATUS_WORDS + i], head | p[i]);
 }
 
 /* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
@@ -112,8 +116,10 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
   status_load_words(&status[t * STATUS_WORDS], w);
   ulong state = 0;
   for (uint i = 0; i < STATUS_WORDS; i++) {
-    const ulong s = (w[i] >> STATUS_EPOCH_SHIFT) == epoch ? (w[i] >> STATUS_STATE_SHIFT) & 3ul : 0ul;
-    if (i > 0 && s != state) return 0;
+    const ulong s =
+        (w[i] >> STATUS_EPOCH_SHIFT) == epoch ? (w[i] >> STATUS_STATE_SHIFT) & 3ul : 0ul;
+    if (i > 0 && s != state)
+      return 0;
     state = s;
     w[i] &= 0x1fffffffful;
   }
@@ -121,7 +127,8 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
 #if CLSCAN_SEGMENTS
   // A segmented aggregate with its flag set contains a segment start: whatever comes before it
   // cannot change it, so it ends a look-back like an inclusive prefix.
-  if (state == STATE_AGGREGATE && value->f) state = STATE_PREFIX;
+  if (state == STATE_AGGREGATE && value->f)
+    state = STATE_PREFIX;
 #endif
   return state;
 }
@@ -168,7 +175,8 @@ ALWAYS_INLINE ulong status_poll(__global ulong *status, ulong t, ulong epoch, ui
                                 elem_t *value) {
   for (uint spin = 0; spin < spins; spin++) {
     const ulong state = status_read(status, t, epoch, value);
-    if (state) return state;
+    if (state)
+      return state;
     backoff(spin);
   }
   return 0;
@@ -176,10 +184,10 @@ ALWAYS_INLINE ulong status_poll(__global ulong *status, ulong t, ulong epoch, ui
 
 /* The state of a serial look-back (one work-item walks; it lives in local memory). */
 typedef struct lookback_state {
-  long top;     /* the last tile folded: the caller's tile - 1 */
-  long next;    /* searching: the next tile to read, going back; folding: the next to fold */
-  int folding;  /* 0 while searching for the nearest inclusive prefix, 1 while folding */
-  elem_t acc;   /* folding: the fold of every tile before next */
+  long top;    /* the last tile folded: the caller's tile - 1 */
+  long next;   /* searching: the next tile to read, going back; folding: the next to fold */
+  int folding; /* 0 while searching for the nearest inclusive prefix, 1 while folding */
+  elem_t acc;  /* folding: the fold of every tile before next */
   elem_t kept[LOOKBACK_KEEP]; /* kept[i]: the aggregate of tile top - i, seen by the search */
 } lookback_state;
 
@@ -196,7 +204,8 @@ ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
     lb->acc = combine(lb->acc, v);
     lb->next++;
   } else {
-    if (lb->top - lb->next < LOOKBACK_KEEP) lb->kept[lb->top - lb->next] = v;
+    if (lb->top - lb->next < LOOKBACK_KEEP)
+      lb->kept[lb->top - lb->next] = v;
     lb->next--;
   }
 }
@@ -215,14 +224,16 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
       lb->folding = 1;
       lb->next = 0;
     }
-    if (lb->folding && lb->next > lb->top) return LOOKBACK_DONE;
+    if (lb->folding && lb->next > lb->top)
+      return LOOKBACK_DONE;
     elem_t v;
     ulong state = STATE_AGGREGATE;
     if (lb->folding && lb->top - lb->next < LOOKBACK_KEEP) {
       v = lb->kept[lb->top - lb->next];
     } else {
       state = status_poll(status, (ulong)lb->next, epoch, spins, &v);
-      if (!state) return LOOKBACK_FALLBACK;
+      if (!state)
+        return LOOKBACK_FALLBACK;
     }
     if (state == STATE_PREFIX) {
       // The nearest inclusive prefix (searching), or a better start (folding): fold from it.
@@ -247,20 +258,22 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
 #define GATE_VISITED 1ul
 
 /* Tile t's gate, for a range of `tiles` tiles. */
-ALWAYS_INLINE volatile __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
-  return (volatile __global ulong *)&status[tiles * STATUS_WORDS + t];
+ALWAYS_INLINE __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
+  return &status[tiles * STATUS_WORDS + t];
 }
 
 /* Sets `bit` in tile t's gate unless it is closed; returns the gate as it was (this epoch's). */
 ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulong epoch,
                               ulong bit) {
-  volatile __global ulong *p = gate_word(status, tiles, t);
+  __global ulong *p = gate_word(status, tiles, t);
   ulong g = atom_add(p, 0ul);
   for (;;) {
     const ulong cur = (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
-    if (cur & GATE_CLOSED) return cur;
+    if (cur & GATE_CLOSED)
+      return cur;
     const ulong old = atom_cmpxchg(p, g, cur | bit);
-    if (old == g) return cur;
+    if (old == g)
+      return cur;
     g = old;
   }
 }
@@ -287,6 +300,7 @@ ALWAYS_INLINE int gate_deferred(__global ulong *status, ulong tiles, ulong t, ul
  * prefix (the same bits tile t - 1's owner publishes: both are the left fold through t - 1). */
 ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
   elem_t v = seed;
-  if (t > 0) status_read(status, t - 1, epoch, &v);
+  if (t > 0)
+    status_read(status, t - 1, epoch, &v);
   return v;
 }

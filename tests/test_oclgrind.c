@@ -453,11 +453,12 @@ int main(int argc, char **argv) {
       "oclgrind: %u kernel configurations (%zu algorithms x (%zu types + %zu segmented or "
       "user-type descriptors)), %u verified scans, %d failed, %u with Oclgrind messages\n",
       kernels, CONFIG_COUNT, TYPE_COUNT, EXTENDED_COUNT, cases, failed, g_reported);
-  printf("oclgrind: not run here: tile_probe (the NVIDIA inline-PTX probe, built only on NVIDIA "
-         "devices)%s\n",
-         g_in_place ? ""
-                    : "; in-place fallbacks (one Oclgrind thread runs work-groups in ticket "
-                      "order: `test_oclgrind --in-place` with several threads runs them)");
+  printf(
+      "oclgrind: not run here: tile_probe (the NVIDIA inline-PTX probe, built only on NVIDIA "
+      "devices)%s\n",
+      g_in_place ? ""
+                 : "; in-place fallbacks (one Oclgrind thread runs work-groups in ticket "
+                   "order: `test_oclgrind --in-place` with several threads runs them)");
   printf("%u passed, %d failed\n", cases - (unsigned)failed, failed);
   return failed ? 1 : 0;
 }
