@@ -305,7 +305,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   if (lid == 0)
     lookback_begin(&sh.lb, tile);
 #endif
-  while (tile != 0 && !CLSCAN_TEST_NO_LOOKBACK) {
+#if CLSCAN_TEST_NO_LOOKBACK
+  const int look_back = 0;
+#else
+  const int look_back = tile != 0;
+#endif
+  while (look_back) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
       const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
