@@ -6,7 +6,8 @@
  * bit for bit; then with the decoupled fallback forced (CLSCAN_TEST_WITHHOLD=2 and 3: some tiles
  * never publish, so their successors reduce them from the input) and in place, which must give
  * the same bits again. Each result is also checked against a double-precision host reference
- * within a tolerance (the single pass combines in its own order, so not bit for bit).
+ * within a tolerance, and for the CPU kernel with a known tile size (cpu-small) bit for bit against
+ * a host model of the strict left fold of tile aggregates (check_exact_cpu).
  *
  * Cases: float and double add, a user operator on floats, a map on floats, and a segmented float
  * scan (head flags). Kernel shapes: the CPU kernel with its default tile and with a small one
@@ -125,6 +126,63 @@ static int check_reference(det_kind kind, size_t n, const void *in, const unsign
   return 1;
 }
 
+/*
+ * The CPU kernel's result, modelled exactly: each tile of `tile` elements reduced in order from the
+ * identity, the tiles' aggregates folded strictly left to right from the seed (the identity here),
+ * and each tile scanned in order from that fold. Floating-point add in that order on the host
+ * gives the device's bits (no contraction is possible in a chain of additions). Segmented: the
+ * segmented operator of cl/common.cl on (value, head flag). Returns 1 if every bit agrees.
+ */
+static int check_exact_cpu(det_kind kind, size_t n, size_t tile, const void *in,
+                           const unsigned char *flags, const void *out, char *msg, size_t cap) {
+  double pd = 0, gd = 0;
+  float pf = 0, gf = 0;
+  for (size_t b = 0; b < n; b += tile) {
+    const size_t e = b + tile < n ? b + tile : n;
+    double ad = 0, accd = pd;
+    float af = 0, accf = pf;
+    int aflag = 0;
+    for (size_t i = b; i < e; i++) {
+      if (kind == DET_DOUBLE_ADD) {
+        const double x = ((const double *)in)[i];
+        ad = ad + x;
+        accd = accd + x;
+        gd = ((const double *)out)[i];
+        if (memcmp(&gd, &accd, sizeof gd) != 0) {
+          snprintf(msg, cap, "element %zu: %.17g, the exact model %.17g", i, gd, accd);
+          return 0;
+        }
+        continue;
+      }
+      const float x = ((const float *)in)[i];
+      float want;
+      if (kind == DET_SEGMENTED) {
+        af = flags[i] ? x : af + x;
+        aflag |= flags[i];
+        accf = flags[i] ? x : accf + x;
+        want = 0.0f + accf;
+      } else {
+        af = af + x;
+        accf = accf + x;
+        want = accf;
+      }
+      gf = ((const float *)out)[i];
+      if (memcmp(&gf, &want, sizeof gf) != 0) {
+        snprintf(msg, cap, "element %zu: %.9g, the exact model %.9g", i, gf, want);
+        return 0;
+      }
+    }
+    // The inclusive prefix of the tile: the fold so far op the aggregate, one combination.
+    if (kind == DET_DOUBLE_ADD)
+      pd = pd + ad;
+    else if (kind == DET_SEGMENTED)
+      pf = aflag ? af : pf + af;
+    else
+      pf = pf + af;
+  }
+  return 1;
+}
+
 /* ============================================================================================== */
 /* Runs                                                                                           */
 /* ============================================================================================== */
@@ -216,6 +274,11 @@ static void run_case(const det_shape *shape, det_kind kind, size_t n) {
   run_once(&r, plan, 0);
   memcpy(r.first, r.out, r.bytes);
   if (!check_reference(kind, n, r.in, r.flags, r.first, msg, sizeof msg))
+    fail_msg("%s, n %zu, seed %" PRIu64 ", %s: %s", kind_names[kind], n, r.seed, shape->name, msg);
+  // With a known CPU tile, the bits themselves: the strict left fold of the tile aggregates.
+  if (shape->cpu_tile && kind != DET_MAP &&
+      !check_exact_cpu(kind, n, (size_t)strtoul(shape->cpu_tile, NULL, 10), r.in, r.flags, r.first,
+                       msg, sizeof msg))
     fail_msg("%s, n %zu, seed %" PRIu64 ", %s: %s", kind_names[kind], n, r.seed, shape->name, msg);
   const size_t k = runs();
   for (size_t i = 1; i < k; i++) {
