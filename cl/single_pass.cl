@@ -10,11 +10,31 @@
  *
  * Status words: see status.cl.
  *
+ * Determinism. Every published inclusive prefix is the strict left fold of the tile aggregates
+ * (status.cl): the look-back searches back to the nearest inclusive prefix, then folds the
+ * aggregates after it onto it in tile order, one at a time. So the bits depend on the device, n,
+ * the descriptor and the tuning only, never on timing, the look-back's depth or the fallback.
+ *
  * Fallback. A work-group that has polled a predecessor CLSCAN_SPIN times without a value reduces
  * that tile itself, from the input, combining in its owner's order (so the bits agree), and
- * publishes it as an aggregate. In-place scans validate first: the owner may already have
- * overwritten its input, which it only does after publishing, so a fallback value is used only
- * if the status words still show nothing once it has been computed.
+ * publishes it as an aggregate.
+ *
+ * In place (in == out), a fallback reads a tile that its owner overwrites, and no two accesses
+ * may race (in the memory model, not only in effect; Oclgrind's checker counts any two accesses
+ * to a byte by two work-groups of one launch, one of them a plain store, as a race). Each tile
+ * has a gate (status.cl) with two bits set by compare-and-swap: "visited" and "closed". A
+ * fallback sets "visited" before it reads the silent tile's input, unless the gate is closed:
+ * then the owner's publications are complete and the fallback takes them instead. The owner sets
+ * "closed" after its publications and before its stores. If its gate was not visited, it writes
+ * its output, and no fallback will read the tile any more; if it was, it writes nothing and
+ * publishes its exclusive prefix as tile t - 1's inclusive prefix (the same bits tile t - 1's
+ * owner publishes: both are the left fold through t - 1), and a finishing launch (in_place = 2,
+ * enqueued right after by the host) writes those tiles, with the same functions and prefix, so
+ * the same bits. So within the scan's launch a tile's bytes are either read by other work-groups
+ * or written, never both; the finishing launch's work-groups touch disjoint tiles; and nobody
+ * waits for anybody (the no-hang guarantee stands). Out-of-place launches skip the gates; in
+ * place costs one compare-and-swap per tile and the finishing launch (one work-item per tile,
+ * which reads its tile's gate and almost always exits).
  *
  * Needs common.cl, tile.cl and status.cl first, and 64-bit atomics.
  */
@@ -33,54 +53,6 @@
 #endif
 
 #if CLSCAN_NV_PTX
-#define LOOKBACK_LANES 32 /* warp 0 walks */
-#else
-#define LOOKBACK_LANES 1 /* work-item 0 walks */
-#endif
-#define LOOKBACK_DONE 0
-#define LOOKBACK_FALLBACK 1
-
-/* Pauses between polls: CLSCAN_BACKOFF_NS, doubling up to CLSCAN_BACKOFF_DOUBLINGS times. */
-#ifndef CLSCAN_BACKOFF_NS
-#define CLSCAN_BACKOFF_NS 32
-#endif
-#ifndef CLSCAN_BACKOFF_DOUBLINGS
-#define CLSCAN_BACKOFF_DOUBLINGS 5
-#endif
-ALWAYS_INLINE void backoff(uint round) {
-#if CLSCAN_NV_PTX
-  const uint ns = (uint)CLSCAN_BACKOFF_NS << min(round, (uint)CLSCAN_BACKOFF_DOUBLINGS);
-  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
-#endif
-}
-
-/*
- * Work-item 0 walks back from tile `pred`, folding aggregates into *acc until it meets an
- * inclusive prefix (or the start, where it folds in `seed`). Returns LOOKBACK_DONE, or
- * LOOKBACK_FALLBACK with *pred the tile that stayed silent for CLSCAN_SPIN polls.
- */
-ALWAYS_INLINE int lookback_walk(__global ulong *status, ulong epoch, long *pred, elem_t *acc,
-                                elem_t seed) {
-  for (;;) {
-    if (*pred < 0) {
-      *acc = combine(seed, *acc);
-      return LOOKBACK_DONE;
-    }
-    elem_t v;
-    ulong state = 0;
-    for (uint spin = 0; spin < CLSCAN_SPIN; spin++) {
-      state = status_read(status, (ulong)*pred, epoch, &v);
-      if (state) break;
-      backoff(spin);
-    }
-    if (state == 0) return LOOKBACK_FALLBACK;
-    *acc = combine(v, *acc);
-    if (state == STATE_PREFIX) return LOOKBACK_DONE;
-    (*pred)--;
-  }
-}
-
-#if CLSCAN_NV_PTX
 
 /* Warp primitives for the look-back window (inline PTX; all 32 lanes execute them). */
 ALWAYS_INLINE uint ballot(int predicate) {
@@ -90,57 +62,132 @@ ALWAYS_INLINE uint ballot(int predicate) {
                : "r"(predicate));
   return r;
 }
-ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
-  uint r;
-  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
-  return r;
-}
-ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
-  elem_bits a = elem_to_bits(x), r;
-#pragma unroll
-  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_down_u32(a.u[i], delta);
-  return r.e;
-}
 
 /* Index of the lowest set bit of a non-zero mask. */
-ALWAYS_INLINE uint lowest_bit(uint m) { return 31u - clz(m & (0u - m)); }
+ALWAYS_INLINE uint lowest_bit(uint m) {
+  return 31u - clz(m & (0u - m));
+}
+
+/* The state of warp 0's look-back, the same in every lane (as lookback_state in status.cl, but
+ * the warp keeps no aggregates: its fold rereads the windows its search passed). */
+typedef struct warp_lookback {
+  long top, next;
+  int folding;
+  uint spins, first_silent; /* rounds the window's first silent lane, first_silent, stayed so */
+  elem_t acc;
+} warp_lookback;
 
 /*
- * The look-back of warp 0 (all 32 lanes call it): lane i reads tile pred - i, so one round trip
- * covers 32 predecessors (Merrill & Garland's window). Tiles before 0 read as an inclusive
- * prefix equal to the seed. Lanes up to the nearest inclusive prefix are folded in order,
- * earliest tile leftmost, with a shuffle reduction into lane 0. Returns LOOKBACK_DONE, or
- * LOOKBACK_FALLBACK with *pred the nearest tile that stayed silent for CLSCAN_SPIN rounds.
- * *acc is meaningful in lane 0.
+ * Searching (all 32 lanes call it): lane i reads tile next - i, so one round trip covers 32
+ * predecessors (Merrill & Garland's window); tiles before 0 read as an inclusive prefix equal to
+ * the seed. When the nearest inclusive prefix comes before any silent tile, it and the aggregates
+ * after it are folded strictly left to right, one lane's value after another through shuffles
+ * (not as a tree: a tree brackets differently and gives other floating-point bits), and the
+ * search is over (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile
+ * stayed so for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
  */
-ALWAYS_INLINE int lookback_walk_warp(__global ulong *status, ulong epoch, long *pred, elem_t *acc,
-                                     elem_t seed) {
+ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback *lb, elem_t seed) {
   const uint lane = get_local_id(0);
-  uint spins = 0;
   for (;;) {
-    const long t = *pred - (long)lane;
+    const long t = lb->next - (long)lane;
     elem_t v = seed;
     ulong state = STATE_PREFIX;
-    if (t >= 0) state = status_read(status, (ulong)t, epoch, &v);
+    if (t >= 0)
+      state = status_read(status, (ulong)t, epoch, &v);
     const uint silent = ballot(state == 0), done = ballot(state == STATE_PREFIX);
     const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
+    if (p < x) {
+      // The prefix of tile next - p, then the aggregates of tiles next - p + 1 .. next.
+      elem_t acc = shfl_idx(v, p);
+      for (uint i = p; i-- > 0;)
+        acc = combine(acc, shfl_idx(v, i));
+      lb->acc = acc;
+      lb->folding = 1;
+      lb->next++;
+      lb->spins = 0;
+      return LOOKBACK_DONE;
+    }
+    if (x == 32) {
+      // 32 aggregates and no prefix: search the window before them (the fold rereads these).
+      lb->next -= 32;
+      lb->spins = 0;
+      lb->first_silent = 0;
+      continue;
+    }
+    // A silent tile before any prefix: poll the window again, or reduce that tile ourselves
+    // once it stayed silent for CLSCAN_SPIN rounds.
+    if (x != lb->first_silent) {
+      lb->first_silent = x;
+      lb->spins = 0;
+    }
+    if (++lb->spins >= CLSCAN_SPIN) {
+      lb->next -= (long)x;
+      lb->spins = 0;
+      lb->first_silent = 0;
+      return LOOKBACK_FALLBACK;
+    }
+    backoff(lb->spins);
+  }
+}
 
-    // Fold the ready lanes before the first silent one (through the prefix, if it comes first).
-    const uint count = p < x ? p + 1 : x;
+/*
+ * Folding (all 32 lanes call it): lane i rereads tile next + i (up to top), and the window is
+ * folded onto lb->acc strictly in tile order up to its first unreadable (torn) tile, starting
+ * again from the last inclusive prefix among those. Returns LOOKBACK_DONE when next passed top
+ * (lb->acc is the exclusive prefix), or LOOKBACK_FALLBACK when tile next stayed unreadable for
+ * CLSCAN_SPIN rounds.
+ */
+ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *lb) {
+  const uint lane = get_local_id(0);
+  while (lb->next <= lb->top) {
+    const long t = lb->next + (long)lane;
+    elem_t v = IDENTITY;
+    ulong state = STATE_AGGREGATE;
+    if (t <= lb->top)
+      state = status_read(status, (ulong)t, epoch, &v);
+    const uint silent = ballot(state == 0), x = silent ? lowest_bit(silent) : 32u;
+    const uint count = (uint)min((long)x, lb->top - lb->next + 1);
+    const uint done = ballot(state == STATE_PREFIX) & (count < 32 ? (1u << count) - 1u : ~0u);
+    uint i = 0;
+    elem_t acc = lb->acc;
+    if (done) {
+      i = 31u - clz(done);
+      acc = shfl_idx(v, i++);
+    }
+    for (; i < count; i++)
+      acc = combine(acc, shfl_idx(v, i));
+    lb->acc = acc;
+    lb->next += (long)count;
     if (count > 0) {
-      elem_t w = lane < count ? v : IDENTITY;
-#pragma unroll
-      for (uint d = 1; d < 32; d <<= 1) w = combine(shfl_down(w, d), w);
-      *acc = combine(w, *acc);
-      *pred -= (long)count;
-      spins = 0;
+      lb->spins = 0;
+    } else {
+      if (++lb->spins >= CLSCAN_SPIN) {
+        lb->spins = 0;
+        return LOOKBACK_FALLBACK;
+      }
+      backoff(lb->spins);
     }
-    if (p < x) return LOOKBACK_DONE;
-    if (x < 32 && count == 0) {
-      // The nearest predecessor is silent: wait, then reduce it ourselves.
-      if (++spins >= CLSCAN_SPIN) return LOOKBACK_FALLBACK;
-      backoff(spins);
-    }
+  }
+  return LOOKBACK_DONE;
+}
+
+/* Runs warp 0's look-back (all 32 lanes call it): returns LOOKBACK_DONE (lb->acc is the
+ * exclusive prefix) or LOOKBACK_FALLBACK (tile lb->next must be reduced, then warp_take()). */
+ALWAYS_INLINE int warp_lookback_run(__global ulong *status, ulong epoch, warp_lookback *lb,
+                                    elem_t seed) {
+  if (!lb->folding && warp_search(status, epoch, lb, seed) == LOOKBACK_FALLBACK)
+    return LOOKBACK_FALLBACK;
+  return warp_fold(status, epoch, lb);
+}
+
+/* Takes tile lb->next's aggregate v from a fallback (all lanes, the same v). A searching
+ * look-back steps past it (its fold rereads it); a folding one folds it. */
+ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
+  if (lb->folding) {
+    lb->acc = combine(lb->acc, v);
+    lb->next++;
+  } else {
+    lb->next--;
   }
 }
 
@@ -150,22 +197,59 @@ ALWAYS_INLINE int lookback_walk_warp(__global ulong *status, ulong epoch, long *
 typedef struct single_pass_shared {
   tile_scratch scratch;
   ulong tile;
-  long pred;
-  int command;
+  long silent;
+  int command, entered, write;
+  elem_t lead;
+  uchar deferred[CLSCAN_WG];
+#if !CLSCAN_NV_PTX
+  lookback_state lb;
+#endif
   elem_t prefix;
 } single_pass_shared;
+
+/*
+ * The finishing launch of an in-place scan: work-group g looks at the gates of tiles
+ * g * CLSCAN_WG .. (one work-item each) and scans each tile whose owner left its output to it,
+ * with the same functions and prefix as the owner (so the bits agree).
+ */
+ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar *aux,
+                                   __global val_t *out, ulong n, __global ulong *status,
+                                   ulong epoch, elem_t chain_seed, int exclusive, val_t seed,
+                                   __local single_pass_shared *sh) {
+  const uint lid = get_local_id(0);
+  const ulong tiles = (n + TILE - 1) / TILE, first = get_group_id(0) * (ulong)CLSCAN_WG;
+  const ulong mine = first + lid;
+  sh->deferred[lid] = mine < tiles && gate_deferred(status, tiles, mine, epoch);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = 0; i < CLSCAN_WG; i++) {
+    if (!sh->deferred[i])
+      continue;
+    const ulong t = first + i;
+    if (lid == 0)
+      sh->lead = gate_exclusive(status, t, epoch, chain_seed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const elem_t lead = sh->lead;
+    tile_items x;
+    elem_t pre[CLSCAN_VPT], group_prefix;
+    tile_load(in, aux, n, t, &x);
+    tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
+    tile_store(out, n, t, &x, pre, combine(lead, group_prefix), exclusive, seed);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
 
 /*
  * Scans in[0, n) into out[0, n) in one pass. Launch exactly ceil(n / TILE) work-groups of
  * CLSCAN_WG work-items. aux (from byte aux_off * AUX_SIZE) holds a segmented scan's flags or keys.
  * temp holds the ticket counter (a uint at byte 0) and, from byte 64, the status words.
  * ticket_base is the counter's value before this launch; epoch is this launch's epoch (>= 1).
- * seed is the initial value (or the identity); in_place is 1 when in == out.
+ * seed is the initial value (or the identity); in_place is 1 when in == out, and 2 for the
+ * finishing launch of an in-place scan (ceil(ceil(n / TILE) / CLSCAN_WG) work-groups; see above).
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch, val_t seed, int exclusive, int in_place) {
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
   __local single_pass_shared sh;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
@@ -173,15 +257,21 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
+  if (in_place == 2) {
+    finish_in_place(in, aux, out, n, status, epoch, chain_seed, exclusive, seed, &sh);
+    return;
+  }
 
   // Take a ticket: tiles are numbered in the order work-groups start.
-  if (lid == 0) sh.tile = atomic_inc(temp) - ticket_base;
+  if (lid == 0)
+    sh.tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile;
-  // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
-  // which the protocol rules out, so in-place launches withhold nothing.
+  const ulong tiles = (n + TILE - 1) / TILE;
+  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+  // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
-  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
 #else
   const int withheld = 0;
 #endif
@@ -201,64 +291,96 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     }
   }
 
-  // Look back. Work-item 0 walks; the whole group joins when a predecessor must be reduced.
-  elem_t acc = IDENTITY;
-  long pred = (long)tile - 1;
-  while (!CLSCAN_TEST_NO_LOOKBACK) {
+  // Look back (tile 0 has no predecessor). Work-item 0 (on NVIDIA warp 0) walks; the whole group
+  // joins when a predecessor must be reduced.
+#if CLSCAN_NV_PTX
+  warp_lookback wl;
+  wl.top = (long)tile - 1;
+  wl.next = wl.top;
+  wl.folding = 0;
+  wl.spins = 0;
+  wl.first_silent = 0;
+  wl.acc = IDENTITY;
+#else
+  if (lid == 0)
+    lookback_begin(&sh.lb, tile);
+#endif
+#if CLSCAN_TEST_NO_LOOKBACK
+  const int look_back = 0;
+#else
+  const int look_back = tile != 0;
+#endif
+  while (look_back) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = lookback_walk_warp(status, epoch, &pred, &acc, chain_seed);
+      const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
       if (lid == 0) {
         sh.command = command;
-        sh.pred = pred;
+        sh.silent = wl.next;
       }
     }
 #else
     if (lid == 0) {
-      sh.command = lookback_walk(status, epoch, &pred, &acc, chain_seed);
-      sh.pred = pred;
+      sh.command = lookback_run(&sh.lb, status, epoch, CLSCAN_SPIN, chain_seed);
+      sh.silent = sh.lb.next;
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh.command == LOOKBACK_DONE) break;
-    const ulong silent = (ulong)sh.pred;
+    if (sh.command == LOOKBACK_DONE)
+      break;
+    const ulong silent = (ulong)sh.silent;
 
-    // Fallback: reduce the silent tile from the input in its owner's order.
+    // Fallback: reduce the silent tile from the input in its owner's order. In place only
+    // after marking its gate visited; turned away, the owner's publications are complete and
+    // the next walk reads them.
+    if (in_place) {
+      if (lid == 0)
+        sh.entered = gate_enter(status, tiles, silent, epoch);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (!sh.entered)
+        continue;
+    }
     const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
     if (lid == 0) {
-      elem_t v;
-      const ulong state = in_place ? status_read(status, silent, epoch, &v) : 0;
-      if (state == 0) {
-        // Nobody published meanwhile (or the input cannot have changed): fagg is the value.
-        status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-        acc = combine(fagg, acc);
-#if CLSCAN_NV_PTX
-        sh.pred = (long)silent - 1;
-#else
-        pred = (long)silent - 1;
+      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+#if !CLSCAN_NV_PTX
+      lookback_take(&sh.lb, fagg);
 #endif
-      }
-      // Otherwise the owner published while we read: the next walk takes its value.
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #if CLSCAN_NV_PTX
-    // The warp's lanes take the walk's next start from lane 0 (which writes it again next round).
-    if (lid < LOOKBACK_LANES) pred = sh.pred;
+    if (lid < 32)
+      warp_take(&wl, fagg);
 #endif
-    // Elsewhere only work-item 0 walks and it keeps pred itself: no other work-item reads sh.pred
-    // after the barrier (a conditional read there was compiled into a speculative read by every
-    // work-item, racing with work-item 0's next write; Oclgrind reported it).
   }
 
-  // Publish the inclusive prefix and share the exclusive one with the group. The global fence
-  // orders the publications before this group's stores (an in-place fallback relies on it).
+  // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share
+  // the exclusive one with the group.
   if (lid == 0) {
-    const elem_t prefix = tile == 0 ? chain_seed : acc;
+    elem_t prefix = chain_seed;
     if (tile != 0) {
-      if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+#if CLSCAN_TEST_NO_LOOKBACK
+      prefix = IDENTITY;
+#elif CLSCAN_NV_PTX
+      prefix = wl.acc;
+#else
+      prefix = sh.lb.acc;
+#endif
+      if (!withheld)
+        status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+      if (withheld && in_place)
+        status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh.prefix = prefix;
+    // In place: store only if no fallback read the tile; else hand its prefix to the finishing
+    // launch (as tile - 1's inclusive prefix).
+    sh.write = 1;
+    if (in_place && gate_close(status, tiles, tile, epoch)) {
+      sh.write = 0;
+      if (tile > 0)
+        status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  if (sh.write)
+    tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
 }

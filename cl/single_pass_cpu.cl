@@ -23,37 +23,11 @@
 
 /* Reduces in[begin, end) in order (aux: see common.cl). */
 ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulong begin,
-                         ulong end) {
+                                ulong end) {
   elem_t acc = IDENTITY;
-  for (ulong i = begin; i < end; i++) acc = combine(acc, make_elem(in[i], aux, i));
+  for (ulong i = begin; i < end; i++)
+    acc = combine(acc, make_elem(in[i], aux, i));
   return acc;
-}
-
-/* Looks back from tile t - 1 to find tile t's exclusive prefix, reducing silent tiles itself. */
-ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
-                           __global ulong *status, ulong t, ulong epoch, elem_t seed,
-                           int in_place) {
-  elem_t acc = IDENTITY;
-  long pred = (long)t - 1;
-  while (pred >= 0) {
-    elem_t v;
-    ulong state = 0;
-    for (uint spin = 0; spin < CLSCAN_SPIN && !state; spin++)
-      state = status_read(status, (ulong)pred, epoch, &v);
-    if (!state) {
-      // Fallback: reduce the silent tile; in place, use it only if still nobody published.
-      const ulong begin = (ulong)pred * CLSCAN_CPU_TILE;
-      v = cpu_reduce(in, aux, begin, min(begin + CLSCAN_CPU_TILE, n));
-      elem_t published;
-      if (in_place && status_read(status, (ulong)pred, epoch, &published)) continue;
-      status_publish(status, (ulong)pred, epoch, STATE_AGGREGATE, v);
-      state = STATE_AGGREGATE;
-    }
-    acc = combine(v, acc);
-    if (state == STATE_PREFIX) return acc;
-    pred--;
-  }
-  return combine(seed, acc);
 }
 
 #if CLSCAN_PLAIN
@@ -67,7 +41,8 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
   const elem_t s3 = combine(s2, x.s3), s4 = combine(s3, x.s4), s5 = combine(s4, x.s5);
   const elem_t s6 = combine(s5, x.s6), s7 = combine(s6, x.s7);
   *acc = s7;
-  return exclusive ? (vec8_t)(a, s0, s1, s2, s3, s4, s5, s6) : (vec8_t)(s0, s1, s2, s3, s4, s5, s6, s7);
+  return exclusive ? (vec8_t)(a, s0, s1, s2, s3, s4, s5, s6)
+                   : (vec8_t)(s0, s1, s2, s3, s4, s5, s6, s7);
 }
 
 /*
@@ -76,9 +51,8 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
-                          __global val_t *out, ulong begin, ulong end, elem_t prefix,
-                          int exclusive, val_t seed) {
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux, __global val_t *out,
+                          ulong begin, ulong end, elem_t prefix, int exclusive, val_t seed) {
   elem_t acc = prefix;
   ulong i = begin;
 #if defined(__has_builtin)
@@ -95,7 +69,8 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
   }
 #endif
 #endif
-  for (; i + 8 <= end; i += 8) vstore8(cpu_scan8(vload8(0, in + i), &acc, exclusive), 0, out + i);
+  for (; i + 8 <= end; i += 8)
+    vstore8(cpu_scan8(vload8(0, in + i), &acc, exclusive), 0, out + i);
   for (; i < end; i++) {
     const elem_t x = in[i], next = combine(acc, x);
     out[i] = exclusive ? acc : next;
@@ -106,8 +81,8 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
 /* Scans in[begin, end) into out[begin, end), seeded with prefix, one element at a time: the
  * general path (maps, conversions, user types and segments). */
 ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
-                          __global val_t *out, ulong begin, ulong end, elem_t prefix,
-                          int exclusive, val_t seed) {
+                                 __global val_t *out, ulong begin, ulong end, elem_t prefix,
+                                 int exclusive, val_t seed) {
   elem_t acc = prefix;
   for (ulong i = begin; i < end; i++) {
     const elem_t x = make_elem(in[i], aux, i), next = combine(acc, x);
@@ -118,23 +93,58 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
 #endif
 
 /*
+ * Looks back from tile t - 1 to find tile t's exclusive prefix (the left fold of the aggregates
+ * before it, status.cl), reducing silent tiles itself (in place through their gates, see
+ * single_pass.cl).
+ */
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
+                                  __global ulong *status, ulong t, ulong epoch, elem_t chain_seed,
+                                  int in_place, __local lookback_state *lb) {
+  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+  lookback_begin(lb, t);
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
+    const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
+    const ulong end = min(begin + CLSCAN_CPU_TILE, n);
+    // In place only after marking its gate visited; turned away, the owner's publications are
+    // complete and the next walk reads them.
+    if (in_place && !gate_enter(status, tiles, silent, epoch))
+      continue;
+    const elem_t v = cpu_reduce(in, aux, begin, end);
+    status_publish(status, silent, epoch, STATE_AGGREGATE, v);
+    lookback_take(lb, v);
+  }
+  return lb->acc;
+}
+
+/*
  * Scans in[0, n) into out[0, n). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one work-item.
  * Arguments as for single_pass_scan in single_pass.cl.
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cpu(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch, val_t seed, int exclusive, int in_place) {
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local lookback_state lb;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
+  if (in_place == 2) {
+    // The finishing launch of an in-place scan (see single_pass.cl): work-group g writes tile g
+    // if its owner left it.
+    const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
+    const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+    if (t < tiles && gate_deferred(status, tiles, t, epoch))
+      cpu_scan_tile(in, aux, out, begin, min(begin + CLSCAN_CPU_TILE, n),
+                    gate_exclusive(status, t, epoch, chain_seed), exclusive, seed);
+    return;
+  }
   const ulong tile = atomic_inc(temp) - ticket_base;
-  // Test only: withheld tiles never publish. In place they would overwrite their input unannounced,
-  // which the protocol rules out, so in-place launches withhold nothing.
+  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+  // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
-  const int withheld = !in_place && tile % CLSCAN_TEST_WITHHOLD == 1;
+  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
 #else
   const int withheld = 0;
 #endif
@@ -144,14 +154,26 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   const elem_t aggregate = cpu_reduce(in, aux, begin, end);
   elem_t prefix = chain_seed;
   if (tile == 0) {
-    if (!withheld) status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
+    if (!withheld)
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
   } else {
-    if (!withheld) status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place);
-    if (!withheld) status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    if (!withheld)
+      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
+    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place, &lb);
+    if (!withheld)
+      status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+    if (withheld && in_place)
+      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
   }
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 
-  // Scan the tile (now in cache) seeded with its prefix.
+  // Scan the tile (now in cache) seeded with its prefix. In place only if no fallback read it;
+  // else its prefix goes to the finishing launch (as tile - 1's inclusive prefix).
+  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+  if (in_place && gate_close(status, tiles, tile, epoch)) {
+    if (tile > 0)
+      status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+    return;
+  }
   cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
 }

@@ -54,12 +54,14 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
 ALWAYS_INLINE void state_to_payloads(elem_t x, ulong p[STATUS_WORDS]) {
   const elem_bits b = elem_to_bits(x);
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) p[i] = b.u[i];
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    p[i] = b.u[i];
 }
 ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
   elem_bits b = elem_to_bits(IDENTITY);
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) b.u[i] = (uint)p[i];
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    b.u[i] = (uint)p[i];
   return b.e;
 }
 #endif
@@ -94,7 +96,8 @@ ALWAYS_INLINE void status_load_words(__global ulong *p, ulong w[STATUS_WORDS]) {
   }
 #endif
 #pragma unroll
-  for (uint i = 0; i < STATUS_WORDS; i++) w[i] = status_load(p + i);
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    w[i] = status_load(p + i);
 }
 
 /* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). */
@@ -103,7 +106,8 @@ ALWAYS_INLINE void status_publish(__global ulong *status, ulong t, ulong epoch, 
   ulong p[STATUS_WORDS];
   state_to_payloads(value, p);
   const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
-  for (uint i = 0; i < STATUS_WORDS; i++) atom_max(&status[t * STATUS_WORDS + i], head | p[i]);
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    atom_max(&status[t * STATUS_WORDS + i], head | p[i]);
 }
 
 /* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
@@ -112,8 +116,10 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
   status_load_words(&status[t * STATUS_WORDS], w);
   ulong state = 0;
   for (uint i = 0; i < STATUS_WORDS; i++) {
-    const ulong s = (w[i] >> STATUS_EPOCH_SHIFT) == epoch ? (w[i] >> STATUS_STATE_SHIFT) & 3ul : 0ul;
-    if (i > 0 && s != state) return 0;
+    const ulong s =
+        (w[i] >> STATUS_EPOCH_SHIFT) == epoch ? (w[i] >> STATUS_STATE_SHIFT) & 3ul : 0ul;
+    if (i > 0 && s != state)
+      return 0;
     state = s;
     w[i] &= 0x1fffffffful;
   }
@@ -121,7 +127,180 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
 #if CLSCAN_SEGMENTS
   // A segmented aggregate with its flag set contains a segment start: whatever comes before it
   // cannot change it, so it ends a look-back like an inclusive prefix.
-  if (state == STATE_AGGREGATE && value->f) state = STATE_PREFIX;
+  if (state == STATE_AGGREGATE && value->f)
+    state = STATE_PREFIX;
 #endif
   return state;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The look-back as a strict left fold.
+ *
+ * A tile's exclusive prefix is the left fold of the aggregates before it, from the chain's seed:
+ * ((seed op a_0) op a_1) op ... op a_{t-1}, and its published inclusive prefix is that fold op a_t
+ * (one combination). By induction every published inclusive prefix P_j is the left fold through
+ * tile j, so a look-back that meets P_j and folds the aggregates j + 1 .. t - 1 onto it, in tile
+ * order, gets the same bits whichever j it met: the result depends on the aggregates only, and
+ * each aggregate is combined in its tile's fixed order (by its owner or by a fallback alike).
+ * A segmented aggregate whose flag is set reads as an inclusive prefix (status_read): folding
+ * onto it gives the same bits as folding it onto the fold before it, since its flag drops what
+ * came before.
+ *
+ * The search walks back to the nearest inclusive prefix; the fold then walks forward over the
+ * tiles the search passed, rereading those it did not keep (status words only move forward: a
+ * tile that meanwhile became an inclusive prefix is taken as the fold itself, an even better
+ * start).
+ * ------------------------------------------------------------------------------------------- */
+#define LOOKBACK_DONE 0
+#define LOOKBACK_FALLBACK 1
+/* Tiles whose aggregates the serial walker keeps from its search for its fold. */
+#define LOOKBACK_KEEP 32
+
+/* Pauses between polls: CLSCAN_BACKOFF_NS, doubling up to CLSCAN_BACKOFF_DOUBLINGS times. */
+#ifndef CLSCAN_BACKOFF_NS
+#define CLSCAN_BACKOFF_NS 32
+#endif
+#ifndef CLSCAN_BACKOFF_DOUBLINGS
+#define CLSCAN_BACKOFF_DOUBLINGS 5
+#endif
+ALWAYS_INLINE void backoff(uint round) {
+#if CLSCAN_NV_PTX
+  const uint ns = (uint)CLSCAN_BACKOFF_NS << min(round, (uint)CLSCAN_BACKOFF_DOUBLINGS);
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+#endif
+}
+
+/* Polls tile t up to `spins` times; returns its state (0: it stayed silent or torn). */
+ALWAYS_INLINE ulong status_poll(__global ulong *status, ulong t, ulong epoch, uint spins,
+                                elem_t *value) {
+  for (uint spin = 0; spin < spins; spin++) {
+    const ulong state = status_read(status, t, epoch, value);
+    if (state)
+      return state;
+    backoff(spin);
+  }
+  return 0;
+}
+
+/* The state of a serial look-back (one work-item walks; it lives in local memory). */
+typedef struct lookback_state {
+  long top;    /* the last tile folded: the caller's tile - 1 */
+  long next;   /* searching: the next tile to read, going back; folding: the next to fold */
+  int folding; /* 0 while searching for the nearest inclusive prefix, 1 while folding */
+  elem_t acc;  /* folding: the fold of every tile before next */
+  elem_t kept[LOOKBACK_KEEP]; /* kept[i]: the aggregate of tile top - i, seen by the search */
+} lookback_state;
+
+/* Starts the look-back of tile t (t >= 1). */
+ALWAYS_INLINE void lookback_begin(__local lookback_state *lb, ulong t) {
+  lb->top = (long)t - 1;
+  lb->next = (long)t - 1;
+  lb->folding = 0;
+}
+
+/* Takes tile lb->next's aggregate v (read, or reduced by a fallback) and moves on. */
+ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
+  if (lb->folding) {
+    lb->acc = combine(lb->acc, v);
+    lb->next++;
+  } else {
+    if (lb->top - lb->next < LOOKBACK_KEEP)
+      lb->kept[lb->top - lb->next] = v;
+    lb->next--;
+  }
+}
+
+/*
+ * Runs the look-back until it is done (lb->acc is the exclusive prefix) or until tile lb->next
+ * stays silent for `spins` polls (LOOKBACK_FALLBACK: the caller reduces that tile and passes its
+ * aggregate to lookback_take(), or calls again). seed is the chain's seed.
+ */
+ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *status, ulong epoch,
+                               uint spins, elem_t seed) {
+  for (;;) {
+    if (!lb->folding && lb->next < 0) {
+      // The search reached the start: the fold starts from the seed.
+      lb->acc = seed;
+      lb->folding = 1;
+      lb->next = 0;
+    }
+    if (lb->folding && lb->next > lb->top)
+      return LOOKBACK_DONE;
+    elem_t v;
+    ulong state = STATE_AGGREGATE;
+    if (lb->folding && lb->top - lb->next < LOOKBACK_KEEP) {
+      v = lb->kept[lb->top - lb->next];
+    } else {
+      state = status_poll(status, (ulong)lb->next, epoch, spins, &v);
+      if (!state)
+        return LOOKBACK_FALLBACK;
+    }
+    if (state == STATE_PREFIX) {
+      // The nearest inclusive prefix (searching), or a better start (folding): fold from it.
+      lb->acc = v;
+      lb->folding = 1;
+      lb->next++;
+    } else {
+      lookback_take(lb, v);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
+ * words: bits 63..35 the epoch (a word of an older launch reads as open and unvisited), bit 34
+ * "closed" (the owner is done with its look-back), bit 0 "visited" (a fallback read the tile's
+ * input). Both bits are set by compare-and-swap, which fails only when another work-item changed
+ * the word: nobody waits for anybody. Only the order of the two bits in the word's modification
+ * order matters, which even relaxed atomics define.
+ * ------------------------------------------------------------------------------------------- */
+#define GATE_CLOSED (1ul << 34)
+#define GATE_VISITED 1ul
+
+/* Tile t's gate, for a range of `tiles` tiles. */
+ALWAYS_INLINE __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
+  return &status[tiles * STATUS_WORDS + t];
+}
+
+/* Sets `bit` in tile t's gate unless it is closed; returns the gate as it was (this epoch's). */
+ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulong epoch,
+                              ulong bit) {
+  __global ulong *p = gate_word(status, tiles, t);
+  ulong g = atom_add(p, 0ul);
+  for (;;) {
+    const ulong cur = (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
+    if (cur & GATE_CLOSED)
+      return cur;
+    const ulong old = atom_cmpxchg(p, g, cur | bit);
+    if (old == g)
+      return cur;
+    g = old;
+  }
+}
+
+/* A fallback marks tile t visited before it reads the tile's input: returns 0 if the owner has
+ * closed the gate (its publications are then complete, and it may be writing the tile). */
+ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  return !(gate_mark(status, tiles, t, epoch, GATE_VISITED) & GATE_CLOSED);
+}
+
+/* The owner closes tile t's gate before any store: returns 1 if a fallback visited the tile (the
+ * owner then writes nothing, and the finishing launch writes the tile). */
+ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  return (gate_mark(status, tiles, t, epoch, GATE_CLOSED) & GATE_VISITED) != 0;
+}
+
+/* The finishing launch: returns 1 if tile t's owner left its output to it. */
+ALWAYS_INLINE int gate_deferred(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+  const ulong g = atom_add(gate_word(status, tiles, t), 0ul);
+  return (g >> STATUS_EPOCH_SHIFT) == epoch && (g & GATE_CLOSED) && (g & GATE_VISITED);
+}
+
+/* The exclusive prefix of a deferred tile t: its owner published it as tile t - 1's inclusive
+ * prefix (the same bits tile t - 1's owner publishes: both are the left fold through t - 1). */
+ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
+  elem_t v = seed;
+  if (t > 0)
+    status_read(status, t - 1, epoch, &v);
+  return v;
 }

@@ -8,7 +8,8 @@
  * counter in the temporary buffer (so tiles start in ticket order) and publish their status words
  * tagged with the launch's epoch, so the buffer is zeroed only when it is new, was used by another
  * algorithm, or the epoch would overflow (temp.c). Temporary layout: the ticket counter, then from
- * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile.
+ * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile, then one 8-byte in-place
+ * gate per tile (cl/single_pass.cl, "In place").
  */
 #include "internal.h"
 
@@ -60,14 +61,15 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
 }
 
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
-  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * 8 * ((plan->state_size + 3) / 4);
+  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * 8 * ((plan->state_size + 3) / 4 + 1);
 }
 
 static cl_uint tickets(const clscan_plan *plan, size_t n) {
   return (cl_uint)clscan__div_up(n, tile_elems(plan));
 }
 
-/* One launch of one work-group per tile. */
+/* One launch of one work-group per tile; in place, then a finishing launch (in_place = 2, one
+ * work-item per tile) that writes the tiles a fallback read, which their owners leave unwritten. */
 static clscan_status enqueue(const clscan__launch *l) {
   const clscan_plan *plan = l->plan;
   const clscan__request *r = l->req;
@@ -85,7 +87,12 @@ static clscan_status enqueue(const clscan__launch *l) {
                                CLSCAN__ARG(n),       CLSCAN__ARG(temp),   CLSCAN__ARG(ticket_base),
                                CLSCAN__ARG(epoch),   {v, l->seed},        CLSCAN__ARG(excl),
                                CLSCAN__ARG(in_place)};
-  return clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, tiles, local);
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, tiles, local));
+  if (!in_place)
+    return CLSCAN_SUCCESS;
+  in_place = 2;
+  return clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, clscan__div_up(tiles, local),
+                            local);
 }
 
 const clscan__algorithm clscan__algo_single_pass = {
