@@ -200,10 +200,18 @@ typedef enum clscan_op {
  * - HILLIS_STEELE: the same three phases with a double-buffered Hillis-Steele work-group scan
  *   (O(n log n) work).
  * - REDUCE_THEN_SCAN: reduce tiles, scan the tile totals, scan the tiles seeded with their
- *   offsets. About 3n traffic; deterministic.
+ *   offsets. About 3n traffic.
  * - SINGLE_PASS: chained scan with decoupled look-back and decoupled fallback (terminates without
- *   forward-progress guarantees). About 2n traffic. Needs 64-bit global atomics.
- * - AUTO: the library picks per device, type and n (see the README's tuning table).
+ *   forward-progress guarantees). About 2n traffic. Needs 64-bit global atomics. Every published
+ *   inclusive prefix is the left fold of the tile aggregates in tile order, whichever predecessor
+ *   a look-back stops at, and a tile reduced by a fallback combines in its owner's order.
+ * - AUTO: the library picks per device, type and n (docs/tuning.md).
+ *
+ * Determinism: every algorithm gives the same bits run to run on one device for a fixed n,
+ * descriptor and tuning, whatever the timing (in place or not, under concurrency, with the
+ * fallback taken or not). Integer scans with built-in operators are exact, so they agree
+ * everywhere. Floating-point and user operators that are not exactly associative may differ in
+ * the last bits between algorithms, devices and tunings, which group the elements differently.
  */
 typedef enum clscan_algorithm {
   CLSCAN_ALGO_AUTO = 0,
