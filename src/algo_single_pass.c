@@ -13,8 +13,9 @@
  */
 #include "internal.h"
 
-/* Kernel index. */
-enum { SCAN };
+/* Kernel indices: the scan, and the finishing launch of an in-place scan (the CPU shape's
+ * kernel does both, told apart by its in_place argument). */
+enum { SCAN, FINISH };
 
 /* Byte offset of the status words in the temporary buffer (after the ticket counter). */
 #define STATUS_OFFSET 64
@@ -31,8 +32,10 @@ static const clscan__program cpu_program = {
     .vector_io_option = 1, /* always 0 here; kept so its build options stay as they were */
 };
 
-static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan"}};
-static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu"}};
+static const clscan__kernel_names gpu_kernels = {
+    {[SCAN] = "single_pass_scan", [FINISH] = "single_pass_finish"}};
+static const clscan__kernel_names cpu_kernels = {
+    {[SCAN] = "single_pass_scan_cpu", [FINISH] = "single_pass_scan_cpu"}};
 
 static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NULL};
 
@@ -91,7 +94,7 @@ static clscan_status enqueue(const clscan__launch *l) {
   if (!in_place)
     return CLSCAN_SUCCESS;
   in_place = 2;
-  return clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, clscan__div_up(tiles, local),
+  return clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13, clscan__div_up(tiles, local),
                             local);
 }
 
