@@ -68,6 +68,11 @@
 #ifndef CLSCAN_FOLD_CHUNK
 #define CLSCAN_FOLD_CHUNK 8
 #endif
+/* The strict fold on NVIDIA publishes each tile's inclusive prefix it computes on the way (1), or
+ * only the caller's own (0). */
+#ifndef CLSCAN_FOLD_PUBLISH
+#define CLSCAN_FOLD_PUBLISH 0
+#endif
 
 #if CLSCAN_NV_PTX
 
@@ -86,8 +91,10 @@ ALWAYS_INLINE uint lowest_bit(uint m) {
 }
 
 /* Folds lanes first, first - 1, ..., last (first >= last, both warp-uniform) of v onto acc, one
- * after another in that order: CLSCAN_FOLD_CHUNK shuffles, then their combinations. */
-ALWAYS_INLINE elem_t fold_lanes_down(elem_t acc, elem_t v, uint first, uint last) {
+ * after another in that order: CLSCAN_FOLD_CHUNK shuffles, then their combinations. Each lane
+ * folded gets the fold through its own value in *mine. */
+ALWAYS_INLINE elem_t fold_lanes_down(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
+  const uint lane = get_local_id(0);
   for (uint base = first + 1; base > last;) {
     elem_t w[CLSCAN_FOLD_CHUNK];
 #pragma unroll
@@ -95,15 +102,20 @@ ALWAYS_INLINE elem_t fold_lanes_down(elem_t acc, elem_t v, uint first, uint last
       w[k] = shfl_idx(v, (base - 1u - k) & 31u);
 #pragma unroll
     for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      if (k < base - last)
+      if (k < base - last) {
         acc = combine(acc, w[k]);
+        if (lane == base - 1u - k)
+          *mine = acc;
+      }
     base = base - last > CLSCAN_FOLD_CHUNK ? base - CLSCAN_FOLD_CHUNK : last;
   }
   return acc;
 }
 
-/* Folds lanes first, first + 1, ..., last - 1 (first <= last, warp-uniform) onto acc in order. */
-ALWAYS_INLINE elem_t fold_lanes_up(elem_t acc, elem_t v, uint first, uint last) {
+/* Folds lanes first, first + 1, ..., last - 1 (first <= last, warp-uniform) onto acc in order;
+ * each lane folded gets the fold through its own value in *mine. */
+ALWAYS_INLINE elem_t fold_lanes_up(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
+  const uint lane = get_local_id(0);
   for (uint base = first; base < last;) {
     elem_t w[CLSCAN_FOLD_CHUNK];
 #pragma unroll
@@ -111,8 +123,11 @@ ALWAYS_INLINE elem_t fold_lanes_up(elem_t acc, elem_t v, uint first, uint last) 
       w[k] = shfl_idx(v, (base + k) & 31u);
 #pragma unroll
     for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      if (base + k < last)
+      if (base + k < last) {
         acc = combine(acc, w[k]);
+        if (lane == base + k)
+          *mine = acc;
+      }
     base = last - base > CLSCAN_FOLD_CHUNK ? base + CLSCAN_FOLD_CHUNK : last;
   }
   return acc;
@@ -212,9 +227,13 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
     const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
     if (p < x) {
       // The prefix of tile next - p, then the aggregates of tiles next - p + 1 .. next.
-      elem_t acc = shfl_idx(v, p);
+      elem_t acc = shfl_idx(v, p), mine = IDENTITY;
       if (p > 0)
-        acc = fold_lanes_down(acc, v, p - 1, 0);
+        acc = fold_lanes_down(acc, v, p - 1, 0, &mine);
+      // Each fold step is the inclusive prefix of its tile (the strict left fold through it):
+      // publish it, so that later look-backs stop sooner (its owner publishes the same bits).
+      if (CLSCAN_FOLD_PUBLISH && lane < p)
+        status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
       lb->acc = acc;
       lb->folding = 1;
       lb->next++;
@@ -263,12 +282,14 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
     const uint count = (uint)min((long)x, lb->top - lb->next + 1);
     const uint done = ballot(state == STATE_PREFIX) & (count < 32 ? (1u << count) - 1u : ~0u);
     uint i = 0;
-    elem_t acc = lb->acc;
+    elem_t acc = lb->acc, mine = IDENTITY;
     if (done) {
       i = 31u - clz(done);
       acc = shfl_idx(v, i++);
     }
-    lb->acc = fold_lanes_up(acc, v, i, count);
+    lb->acc = fold_lanes_up(acc, v, i, count, &mine);
+    if (CLSCAN_FOLD_PUBLISH && lane >= i && lane < count)
+      status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
     lb->next += (long)count;
     if (count > 0) {
       lb->spins = 0;
@@ -360,11 +381,11 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
  * seed is the initial value (or the identity); in_place is 1 when in == out (then the host runs
  * single_pass_finish right after).
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
-    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
-  __local single_pass_shared sh;
+ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
+                                    const __global uchar *aux, ulong aux_off, __global val_t *out,
+                                    ulong out_off, ulong n, __global uint *temp, uint ticket_base,
+                                    ulong epoch, val_t seed, int exclusive, const int in_place,
+                                    __local single_pass_shared *sh) {
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
   const elem_t chain_seed = CHAIN_SEED(seed);
@@ -374,10 +395,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 
   // Take a ticket: tiles are numbered in the order work-groups start.
   if (lid == 0)
-    sh.tile = atomic_inc(temp) - ticket_base;
+    sh->tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong tile = sh.tile;
-  const ulong tiles = (n + TILE - 1) / TILE;
+  const ulong tile = sh->tile;
   // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
   // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
@@ -390,7 +410,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
   tile_load(in, aux, n, tile, &x);
-  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh.scratch);
+  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
@@ -413,7 +433,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   wl.acc = IDENTITY;
 #else
   if (lid == 0)
-    lookback_begin(&sh.lb, tile);
+    lookback_begin(&sh->lb, tile);
 #endif
 #if CLSCAN_TEST_NO_LOOKBACK
   const int look_back = 0;
@@ -425,36 +445,36 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (lid < 32) {
       const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
       if (lid == 0) {
-        sh.command = command;
-        sh.silent = wl.next;
+        sh->command = command;
+        sh->silent = wl.next;
       }
     }
 #else
     if (lid == 0) {
-      sh.command = lookback_run(&sh.lb, status, epoch, CLSCAN_SPIN, chain_seed);
-      sh.silent = sh.lb.next;
+      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed);
+      sh->silent = sh->lb.next;
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh.command == LOOKBACK_DONE)
+    if (sh->command == LOOKBACK_DONE)
       break;
-    const ulong silent = (ulong)sh.silent;
+    const ulong silent = (ulong)sh->silent;
 
     // Fallback: reduce the silent tile from the input in its owner's order. In place only
     // after marking its gate visited; turned away, the owner's publications are complete and
     // the next walk reads them.
     if (in_place) {
       if (lid == 0)
-        sh.entered = gate_enter(status, tiles, silent, epoch);
+        sh->entered = gate_enter(status, (n + TILE - 1) / TILE, silent, epoch);
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (!sh.entered)
+      if (!sh->entered)
         continue;
     }
-    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
+    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh->scratch);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh.lb, fagg);
+      lookback_take(&sh->lb, fagg);
 #endif
     }
 #if CLSCAN_NV_PTX
@@ -473,26 +493,46 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 #elif CLSCAN_NV_PTX
       prefix = wl.acc;
 #else
-      prefix = sh.lb.acc;
+      prefix = sh->lb.acc;
 #endif
       if (!withheld)
         status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
       if (withheld && in_place)
         status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
-    sh.prefix = prefix;
+    sh->prefix = prefix;
     // In place: store only if no fallback read the tile; else hand its prefix to the finishing
     // launch (as tile - 1's inclusive prefix).
-    sh.write = 1;
-    if (in_place && gate_close(status, tiles, tile, epoch)) {
-      sh.write = 0;
+    sh->write = 1;
+    if (in_place && gate_close(status, (n + TILE - 1) / TILE, tile, epoch)) {
+      sh->write = 0;
       if (tile > 0)
         status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (sh.write)
-    tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  if (!in_place || sh->write)
+    tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix), exclusive, seed);
+}
+
+/* The scan's two kernels: single_pass_scan for out-of-place launches, single_pass_scan_in_place
+ * for in == out (the host picks by its in_place argument). Out of place, the gates compile away,
+ * which keeps their code out of the registers of the common case. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local single_pass_shared sh;
+  single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
+                   exclusive, 0, &sh);
+}
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan_in_place(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local single_pass_shared sh;
+  single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
+                   exclusive, 1, &sh);
 }
 
 /*
