@@ -278,8 +278,20 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
 #else
 #define SEG_PAD_WORDS 0
 #endif
+/* Bytes of explicit padding between a 1- or 2-byte value and its flag. The layout is the one the
+ * implicit padding had; naming the bytes works around Mesa 22.3's rusticl, which miscompiles
+ * private arrays of structs with an implicit gap after a sub-word first member (every element
+ * reads as the last one written: tests/rusticl/struct_gap.c), and every byte is then written. */
+#if CLSCAN_TYPE != 64 && VAL_SIZE < 4
+#define SEG_GAP_BYTES (4 - VAL_SIZE)
+#else
+#define SEG_GAP_BYTES 0
+#endif
 typedef struct __attribute__((aligned(CLSCAN_STATE_ALIGN))) seg_state {
   val_t v;
+#if SEG_GAP_BYTES > 0
+  uchar gap[SEG_GAP_BYTES];
+#endif
   uint f;
 #if SEG_PAD_WORDS > 0
   uint pad[SEG_PAD_WORDS];
@@ -290,6 +302,9 @@ ALWAYS_INLINE elem_t seg_make(val_t v, uint f) {
   elem_t s;
   s.v = v;
   s.f = f;
+#if SEG_GAP_BYTES > 0
+  for (uint i = 0; i < SEG_GAP_BYTES; i++) s.gap[i] = 0;
+#endif
 #if SEG_PAD_WORDS > 0
   for (uint i = 0; i < SEG_PAD_WORDS; i++) s.pad[i] = 0;
 #endif

@@ -173,6 +173,7 @@ typedef struct clscan__device_info {
   char name[256];
   char vendor[256];
   char platform[256];
+  char driver[128]; /* CL_DRIVER_VERSION (driver workarounds, validate.c) */
   cl_uint compute_units;
   size_t max_wg;
   cl_ulong local_mem;

@@ -3,6 +3,7 @@
  * bad input has its own status.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -68,6 +69,22 @@ static clscan_status check_segments(const clscan_scan_desc *d) {
   return CLSCAN_SUCCESS;
 }
 
+/*
+ * Returns 1 for a scan that Mesa 22.3's rusticl cannot compile: its LLVM JIT crashes (inside
+ * clEnqueueNDRangeKernel's launch_grid) on a signed 8-bit value carried through a loop with a
+ * barrier when the value may be a non-zero constant, as the identity of int8 mul, min, max and
+ * and is (tests/rusticl/int8_identity.c, docs/testing-drivers.md). Such scans are refused there.
+ */
+static int rusticl_int8_crash(const clscan_context *ctx, const clscan_scan_desc *desc) {
+  if (strcmp(ctx->info.platform, "rusticl") != 0 || strncmp(ctx->info.driver, "22.", 3) != 0 ||
+      clscan__out_type(desc) != CLSCAN_INT8)
+    return 0;
+  if (desc->op == CLSCAN_USER_OP)
+    return !desc->identity || *(const signed char *)desc->identity != 0;
+  return desc->op == CLSCAN_MUL || desc->op == CLSCAN_MIN || desc->op == CLSCAN_MAX ||
+         desc->op == CLSCAN_AND;
+}
+
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
   if (!desc)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
@@ -88,6 +105,10 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
                         "the single-pass scan needs cl_khr_int64_base_atomics and "
                         "cl_khr_int64_extended_atomics, which device %s lacks",
                         ctx->info.name);
+  if (rusticl_int8_crash(ctx, desc))
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
+                        "int8 %s scans crash the LLVM JIT of Mesa %s's rusticl (device %s)",
+                        clscan_op_name(desc->op), ctx->info.driver, ctx->info.name);
   return CLSCAN_SUCCESS;
 }
 

@@ -73,6 +73,20 @@ scanned() {
   expect_eq "$name" "$got" "$want"
 }
 
+# scanned_fp64 NAME NUMBERS WANT ARGS...: as scanned, where the device has fp64; elsewhere the scan
+# must fail (exit status 1) and say so.
+scanned_fp64() {
+  if [[ $HAS_FP64 == yes ]]; then
+    scanned "$@"
+    return
+  fi
+  local name=$1 input=$2
+  shift 3
+  got=$(scan_text "$input" "$@" 2>stderr.txt) || got="(exit status $?)"
+  expect_eq "$name: refused without fp64" "$got" "(exit status 1)"
+  expect_stderr "$name: says why" "no fp64"
+}
+
 # ---------------------------------------------------------------------------------------------
 echo "# devices, version, help, usage errors"
 run "$CLSCAN" devices
@@ -80,6 +94,15 @@ expect_status "devices succeeds" 0
 check "devices marks a default" "no '* P:D' line" grep -Eq '^\* [0-9]+:[0-9]+ ' stdout.txt
 check "devices reports the library's tuning" "no tuning line" \
   grep -Eq '^      int32 tuning +seed_wg=[0-9]+ tile_wg=[0-9]+ ' stdout.txt
+# What the default device lacks: without fp64 double scans are refused; without 64-bit atomics
+# the single pass is (the checks below expect the refusals, and bench variants use
+# reduce-then-scan instead).
+HAS_FP64=$(awk '/^\* /{d=1} d && $1 == "fp64" {print $2; exit}' stdout.txt)
+HAS_SP=$(awk '/^\* /{d=1} d && $1 == "algorithms" {print /single-pass/ ? "yes" : "no"; exit}' \
+  stdout.txt)
+echo "default device: fp64 ${HAS_FP64:-?}, single pass ${HAS_SP:-?}"
+SP=single-pass
+[[ $HAS_SP == yes ]] || SP=reduce-then-scan
 run "$CLSCAN" --version
 expect_status "--version succeeds" 0
 check "--version prints it" "$(cat stdout.txt)" \
@@ -131,7 +154,12 @@ want=$(awk '{ s += $1; print s }' big.txt | paste -sd' ' -)
 for algo in auto blelloch hillis-steele reduce-then-scan single-pass; do
   got=$("$CLSCAN" scan --algorithm "$algo" big.txt 2>stderr.txt | paste -sd' ' -) ||
     got="(exit status $?)"
-  check "3000 elements with $algo" "results differ" test "$got" == "$want"
+  if [[ $algo == single-pass && $HAS_SP != yes ]]; then
+    expect_eq "3000 elements with $algo: refused" "$got" "(exit status 1)"
+    expect_stderr "3000 elements with $algo: says why" "single-pass scan needs"
+  else
+    check "3000 elements with $algo" "results differ" test "$got" == "$want"
+  fi
 done
 
 echo "# scan: every type (wrapping at the limits)"
@@ -144,7 +172,7 @@ scanned "uint32" "4294967295 2" "4294967295 1" --type uint32
 scanned "int64" "9223372036854775807 1" "9223372036854775807 -9223372036854775808" --type int64
 scanned "uint64" "18446744073709551615 1" "18446744073709551615 0" --type uint64
 scanned "float" "0.5 0.25 1.125" "0.5 0.75 1.875" --type float
-scanned "double (%.17g)" "0.1 0.2" "0.10000000000000001 0.30000000000000004" --type double
+scanned_fp64 "double (%.17g)" "0.1 0.2" "0.10000000000000001 0.30000000000000004" --type double
 
 echo "# scan: binary"
 printf '\003\000\000\000\001\000\000\000\004\000\000\000\001\000\000\000\005\000\000\000' >in.bin
@@ -246,7 +274,7 @@ printf '%01000d\n' 7 >long_line.txt
 scanned "a 1000-digit 7 with leading zeros is 7" "$(cat long_line.txt)" "7"
 printf '9%01000d\n' 0 >long_number.txt
 rejected long_number.txt "a 1001-digit number" "is out of range for int32" 1
-scanned "denormal underflow to 0 is accepted" "1e-999" "0" --type double
+scanned_fp64 "denormal underflow to 0 is accepted" "1e-999" "0" --type double
 scanned "+5 and -0 are numbers" "+5 -0" "5 5"
 scanned "nan and inf are floats" "inf 1" "inf inf" --type float
 printf '\001\002\003\004\005\006\007\010\011\012\013\014' >trunc64.bin
@@ -287,7 +315,7 @@ scanned "--init is of the output type" "200 100" "-5 195" --type uint8 --out-typ
   --init -5 --exclusive
 scanned "int8 input converted to int16" "-100 -100 -100" "-100 -200 -300" --type int8 \
   --out-type int16
-scanned "int32 summed in double" "1 2 3" "1 3 6" --type int32 --out-type double
+scanned_fp64 "int32 summed in double" "1 2 3" "1 3 6" --type int32 --out-type double
 scanned "uint32 narrowed to uint8 (wraps)" "257 255" "1 0" --type uint32 --out-type uint8
 printf '\310\144\001' >u8.bin
 run "$CLSCAN" scan --format binary --type uint8 --out-type uint32 u8.bin u32.bin
@@ -465,13 +493,18 @@ bench_variant() {
   expect_eq "bench $name CSV rows" "$(grep -c ",${name%% *},$bytes," v.csv || true)" "$want"
 }
 bench_variant "map" "uint8->uint32" 5 2 --variant map --types uint8 --out-type uint32 \
-  --algorithms single-pass --min-log2 10 --max-log2 11
+  --algorithms "$SP" --min-log2 10 --max-log2 11
 check "CSV has the new columns at the end" "header differs" \
   grep -q '^device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,bytes_per_element,copy_bytes$' v.csv
-bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
-  --min-log2 11 --max-log2 12
+if [[ $HAS_SP == yes ]]; then
+  bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
+    --min-log2 11 --max-log2 12
+else
+  bench_variant "segmented" "int32" 9 2 --variant segmented --algorithms reduce-then-scan \
+    --min-log2 11 --max-log2 12
+fi
 bench_variant "by-key" "int32->int64" 16 1 --variant by-key --out-type int64 \
-  --algorithms single-pass --min-log2 12 --max-log2 12 --plot k.svg
+  --algorithms "$SP" --min-log2 12 --max-log2 12 --plot k.svg
 if command -v python3 >/dev/null; then
   check "SVG of a variant is well-formed XML" "parse error" \
     python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" k.svg
