@@ -23,9 +23,10 @@
  * loaded and stored with one 16-byte access) and computes on the words: a vector's total, then
  * after the lane-group scan its serial scan seeded with its prefix, in 32-bit lanes (common.cl)
  * or several elements per operation (add of bytes in 16-bit halves, bitwise operators on whole
- * words). Lane-group scans then combine lanes (uint) too. The combination order is the generic
- * path's: a tile's elements in order, each vector's total, its prefix, and so on; for integers
- * any order gives the same bits, and the results are those of val_t arithmetic.
+ * words). Lane-group scans then combine lanes (uint) too, for add of bytes and bitwise operators
+ * several vectors' totals per word. The combinations are the generic path's, in its order: each
+ * vector's total, the lane-group scans, each vector's prefix; for integers any order gives the
+ * same bits, and the results are those of val_t arithmetic (integers wrap).
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
@@ -200,33 +201,34 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #endif
 
 #if TILE_PACKED && CLSCAN_NV_PTX
-/* group_scan() on narrow lanes (common.cl). */
-ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint *excl,
-                                     uint *total) {
+/* group_scan() on narrow lanes (common.cl), or on words of several lanes of bitwise operators or
+ * of 16-bit sums (see tile_scan_local); identity is the word's. */
+ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
+                                     uint *excl, uint *total) {
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
     if (lane >= d) x = narrow_op(y, x);
   }
   const uint up = shfl_up_u32(x, 1);
-  *excl = lane > 0 ? up : NARROW_IDENTITY;
+  *excl = lane > 0 ? up : identity;
   *total = shfl_idx_u32(x, 31);
 }
 #elif TILE_PACKED
-/* group_scan() on narrow lanes (common.cl). */
-ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint *excl,
-                                     uint *total) {
+/* As above, in local memory. */
+ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
+                                     uint *excl, uint *total) {
   s->words[lane] = x;
 #pragma unroll
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint y = lane >= d ? s->words[lane - d] : NARROW_IDENTITY;
+    const uint y = lane >= d ? s->words[lane - d] : identity;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lane >= d) x = narrow_op(y, x);
     s->words[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  *excl = lane > 0 ? s->words[lane - 1] : NARROW_IDENTITY;
+  *excl = lane > 0 ? s->words[lane - 1] : identity;
   *total = s->words[CLSCAN_WG - 1];
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -326,17 +328,53 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   return narrow_bias(narrow_pack(exclusive ? p : p + 1));
 }
 
-/* The total of a vector's elements, in order. */
+/*
+ * The total of a vector's elements. Its expressions differ from narrow_word_scan()'s on purpose:
+ * the compiler would otherwise keep the values they share (every extracted lane, for min and
+ * max) alive from the totals to the stores, where recomputing them is cheaper than the registers.
+ */
+#if NARROW_EXACT
+/* Min or max of each lane of two biased words, several lanes per operation: the top bit of
+ * d = (x | H) - (y & ~H) tells, in each lane, whether x's lower bits are at least y's. */
+ALWAYS_INLINE uint narrow_lanewise(uint x, uint y) {
+  const uint high = (1u << (NARROW_BITS - 1)) * NARROW_ONES;
+  const uint d = (x | high) - (y & ~high);
+  const uint ge = ((x & ~y) | (~(x ^ y) & d)) & high; /* x >= y, at each lane's top bit */
+  const uint m = (ge >> (NARROW_BITS - 1)) * NARROW_MASK;
+#if CLSCAN_OP == 2
+  return (x & ~m) | (y & m);
+#else
+  return (x & m) | (y & ~m);
+#endif
+}
 ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
-  uint t = narrow_get(narrow_bias(x.u[0]), 0);
+  const uint w = narrow_lanewise(narrow_lanewise(narrow_bias(x.u[0]), narrow_bias(x.u[1])),
+                                 narrow_lanewise(narrow_bias(x.u[2]), narrow_bias(x.u[3])));
+  uint t = narrow_get(w, 0);
+#pragma unroll
+  for (uint k = 1; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(w, k));
+  return t;
+}
+#elif CLSCAN_OP == 0
+/* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
+ * halves' sum is (W - L) >> 16. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint w = x.u[0] + x.u[1] + x.u[2] + x.u[3];
+  const uint l = (x.u[0] & 0xFFFFu) + (x.u[1] & 0xFFFFu) + (x.u[2] & 0xFFFFu) + (x.u[3] & 0xFFFFu);
+  return l + ((w - l) >> 16);
+}
+#else
+/* Mul: lane by lane, in order. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  uint t = narrow_get(x.u[0], 0);
 #pragma unroll
   for (uint i = 0; i < 4; i++) {
-    const uint b = narrow_bias(x.u[i]);
 #pragma unroll
-    for (uint k = i == 0 ? 1 : 0; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(b, k));
+    for (uint k = i == 0 ? 1 : 0; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(x.u[i], k));
   }
   return t;
 }
+#endif
 
 #elif NARROW_SCHEME == 1
 
@@ -381,12 +419,15 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   return exclusive ? narrow_interleave(r + (pairs << 16), even) : narrow_interleave(even, odd);
 }
 
-/* The total of a vector's bytes (its low byte): the halves of all four words, added. */
+/* The total of a vector's bytes (its low byte). With W the words' sum and O the sum of their odd
+ * bytes' halves, W - 255 O is the sum of the even and odd halves, exact in each half. (Not the
+ * halves added directly: see the lane scheme's totals.) */
 ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
-  uint t = 0;
-#pragma unroll
-  for (uint i = 0; i < 4; i++) t += (x.u[i] & 0x00FF00FFu) + (x.u[i] >> 8 & 0x00FF00FFu);
-  return t + (t >> 16);
+  const uint w = x.u[0] + x.u[1] + x.u[2] + x.u[3];
+  const uint o = (x.u[0] >> 8 & 0x00FF00FFu) + (x.u[1] >> 8 & 0x00FF00FFu) +
+                 (x.u[2] >> 8 & 0x00FF00FFu) + (x.u[3] >> 8 & 0x00FF00FFu);
+  const uint halves = w - 255u * o;
+  return halves + (halves >> 16);
 }
 
 #else /* NARROW_SCHEME == 2 */
@@ -435,6 +476,32 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 }
 
 #endif /* NARROW_SCHEME */
+
+/*
+ * Lane-group scans take several vector totals per word where the operator keeps fields apart:
+ * bitwise operators a total per lane; add of bytes two totals of 8 bits in 16-bit fields, whose
+ * sums over a lane group (at most 32 * 255 on NVIDIA, CLSCAN_WG * 255 elsewhere) stay below
+ * 2^16. Fewer shuffles per vector (or local-memory rounds) is what this buys.
+ */
+#if NARROW_SCHEME == 2
+#define NARROW_TOTALS_PER_SCAN NARROW_PER_WORD
+#define NARROW_FIELD_BITS NARROW_BITS
+#elif NARROW_SCHEME == 1 && SG <= 256
+#define NARROW_TOTALS_PER_SCAN 2
+#define NARROW_FIELD_BITS 16
+#else
+#define NARROW_TOTALS_PER_SCAN 1
+#define NARROW_FIELD_BITS 32
+#endif
+#if NARROW_TOTALS_PER_SCAN > 1
+#if CLSCAN_OP == 4
+#define NARROW_FIELD_IDENTITY 0xFFFFFFFFu
+#else
+#define NARROW_FIELD_IDENTITY 0u
+#endif
+#else
+#define NARROW_FIELD_IDENTITY NARROW_IDENTITY
+#endif
 
 /* Scans a vector seeded with prefix lane r: its inclusive or exclusive results, as words. */
 ALWAYS_INLINE uint4 narrow_vector_scan(narrow_words x, uint r, const int exclusive) {
@@ -510,14 +577,23 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     u.v = x->w[j];
     vt[j] = narrow_vector_total(u);
   }
-  // One lane-group scan per vector index, carried from j to j + 1.
+  // Lane-group scans of the vector totals, NARROW_TOTALS_PER_SCAN vector indices at a time (in
+  // the fields of a word), carried from j to j + 1.
   uint carry = NARROW_IDENTITY;
 #pragma unroll
-  for (uint j = 0; j < CLSCAN_VPT; j++) {
-    uint excl, total;
-    narrow_group_scan(vt[j], lane, s, &excl, &total);
-    pre[j] = narrow_value(narrow_op(carry, excl));
-    carry = narrow_op(carry, total);
+  for (uint j = 0; j < CLSCAN_VPT; j += NARROW_TOTALS_PER_SCAN) {
+    uint word = 0, excl, total;
+#pragma unroll
+    for (uint g = 0; g < NARROW_TOTALS_PER_SCAN; g++) {
+      const uint v = j + g < CLSCAN_VPT ? vt[j + g] : NARROW_IDENTITY;
+      word |= NARROW_TOTALS_PER_SCAN > 1 ? (v & NARROW_MASK) << (NARROW_FIELD_BITS * g) : v;
+    }
+    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, &excl, &total);
+#pragma unroll
+    for (uint g = 0; g < NARROW_TOTALS_PER_SCAN && j + g < CLSCAN_VPT; g++) {
+      pre[j + g] = narrow_value(narrow_op(carry, excl >> (NARROW_FIELD_BITS * g)));
+      carry = narrow_op(carry, total >> (NARROW_FIELD_BITS * g));
+    }
   }
   return tile_totals(narrow_value(carry), group_prefix, s);
 }
@@ -539,7 +615,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     narrow_words u;
     uint excl, total;
     u.v = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
-    narrow_group_scan(narrow_vector_total(u), lid % SG, s, &excl, &total);
+    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, &excl, &total);
     carry = narrow_op(carry, total);
   }
   elem_t group_prefix;
@@ -743,7 +819,9 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 
 #endif /* TILE_PACKED */
 
-/* A kernel that only exercises the inline PTX, so the host can test-compile it. */
+#if CLSCAN_NV_PTX
+/* A kernel that only exercises the inline PTX, so the host can test-compile it (built only with
+ * it: elsewhere it would double the programs' compile time for nothing). */
 __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
   __local tile_scratch s;
   tile_items x;
@@ -752,6 +830,7 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
   const elem_t total = tile_scan_local(&x, pre, &gp, &s);
   tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
 }
+#endif
 
 #if CLSCAN_NARROW_PRMT == 1
 /* A kernel that only exercises the packed path's inline PTX, which the probe's int32 tile does

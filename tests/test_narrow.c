@@ -7,8 +7,9 @@
  * (CLSCAN_TILE_VPT in 1, 2, 4, 8, 16 and CLSCAN_TILE_WG in 1, 4, 32, in turn, so that every type
  * and algorithm meets every VPT), and runs inclusive and exclusive scans, with and without an
  * initial value, at sizes around its tile (1, tile - 1, tile, tile + 1, many tiles with a partial
- * last one, and a random size) and at offsets that are multiples of a vector (the packed path),
- * odd (the generic path), or in place. Each result is checked element by element against the
+ * last one, and a random size) and at offsets that are multiples of a vector (the packed path)
+ * or in place; one cell in four also at odd offsets (the generic path, which needs a second
+ * build). Each result is checked element by element against the
  * host reference (tools/ref_scan.h), with the guard elements after the output and the input
  * buffer checked too. Inputs are drawn per operator so that the running result keeps changing
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
@@ -54,7 +55,8 @@ typedef struct cell {
   clscan_op op;
   clscan_algorithm algo;
   unsigned wg, vpt;
-  int prmt; /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
+  int prmt;        /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
+  int odd_offsets; /* 1: some cases have odd offsets (the generic path) */
 } cell;
 
 static cell cells[CELL_COUNT];
@@ -239,8 +241,10 @@ static void build_cells(void) {
         x->vpt = vpts[(o + 2 * a + t) % COUNT(vpts)];
         x->wg = wgs[(o + a + t) % COUNT(wgs)];
         x->prmt = (int)(c % 2);
-        snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s", clscan_type_name(x->type),
-                 clscan_op_name(x->op), a ? "sp" : "rts", x->wg, x->vpt, x->prmt ? ".prmt" : "");
+        x->odd_offsets = (o + t) % 4 == a;
+        snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s", clscan_type_name(x->type),
+                 clscan_op_name(x->op), a ? "sp" : "rts", x->wg, x->vpt, x->prmt ? ".prmt" : "",
+                 x->odd_offsets ? ".odd" : "");
       }
     }
   }
@@ -269,8 +273,9 @@ static void cell_env_restore(const cell_env *env) {
 }
 
 /* The placement of size index i: offsets that are multiples of a vector (none, or some), odd
- * ones, or in place at a multiple of a vector. */
-static placement place(size_t i, size_t vec) {
+ * ones (where `odd` allows them: each cell that has them needs a second build, of the generic
+ * path, which the scan matrix covers too), or in place at a multiple of a vector. */
+static placement place(size_t i, size_t vec, int odd) {
   placement p = {0, 0, 0};
   switch (i % 4) {
     case 1:
@@ -278,8 +283,8 @@ static placement place(size_t i, size_t vec) {
       p.out_off = vec * (2 + i % 5);
       break;
     case 2:
-      p.in_off = 2 * (i % 4) + 1;
-      p.out_off = i % 3;
+      p.in_off = odd ? 2 * (i % 4) + 1 : vec * 3;
+      p.out_off = odd ? i % 3 : 0;
       break;
     case 3:
       p.in_place = 1;
@@ -313,7 +318,7 @@ static int run_combo(const cell *x, unsigned combo, size_t tile, uint64_t seed, 
   int ok = 1;
   for (size_t i = 0; ok && i < COUNT(sizes); i++) {
     const size_t n = sizes[i];
-    const placement p = place(i + combo, vec);
+    const placement p = place(i + combo, vec, x->odd_offsets);
     const uint64_t data_seed = tu_mix(s, i);
     char what[256];
     snprintf(what, sizeof what,
