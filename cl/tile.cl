@@ -364,13 +364,14 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   return l + ((w - l) >> 16);
 }
 #else
-/* Mul: lane by lane, in order. */
+/* Mul: each word's lanes multiplied through rotations of the word (lane k of a rotation by
+ * NARROW_BITS * k is the word's lane k at the bottom), then the words' products. */
 ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
-  uint t = narrow_get(x.u[0], 0);
+  uint t = 1;
 #pragma unroll
   for (uint i = 0; i < 4; i++) {
 #pragma unroll
-    for (uint k = i == 0 ? 1 : 0; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(x.u[i], k));
+    for (uint k = 0; k < NARROW_PER_WORD; k++) t *= rotate(x.u[i], (uint)(32 - NARROW_BITS * k));
   }
   return t;
 }

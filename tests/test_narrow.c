@@ -4,12 +4,12 @@
  *
  * Every narrow type x built-in operator runs under both tile algorithms: reduce-then-scan, and
  * the single pass in its GPU shape (CLSCAN_SINGLE_PASS_CPU=0). Each such cell takes one tile shape
- * (CLSCAN_TILE_VPT in 1, 2, 4, 8, 16 and CLSCAN_TILE_WG in 1, 4, 32, in turn, so that every type
- * and algorithm meets every VPT), and runs inclusive and exclusive scans, with and without an
- * initial value, at sizes around its tile (1, tile - 1, tile, tile + 1, many tiles with a partial
- * last one, and a random size) and at offsets that are multiples of a vector (the packed path)
- * or in place; one cell in four also at odd offsets (the generic path, which needs a second
- * build). Each result is checked element by element against the
+ * (CLSCAN_TILE_VPT in 1, 2, 4, 8, 16 and CLSCAN_TILE_WG in 1, 4, 32 on a CPU, 32, 64, 256
+ * elsewhere, in turn, so that every type and algorithm meets every VPT), and runs inclusive and
+ * exclusive scans, with and without an initial value, at sizes around its tile (1, tile - 1, tile,
+ * tile + 1, many tiles with a partial last one, and a random size) and at offsets that are
+ * multiples of a vector (the packed path) or in place; one cell in four also at odd offsets (the
+ * generic path, which needs a second build). Each result is checked element by element against the
  * host reference (tools/ref_scan.h), with the guard elements after the output and the input
  * buffer checked too. Inputs are drawn per operator so that the running result keeps changing
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
@@ -44,7 +44,9 @@ static const clscan_op ops[] = {CLSCAN_ADD, CLSCAN_MUL, CLSCAN_MIN, CLSCAN_MAX,
 static const clscan_algorithm algorithms[] = {CLSCAN_ALGO_REDUCE_THEN_SCAN,
                                               CLSCAN_ALGO_SINGLE_PASS};
 static const unsigned vpts[] = {1, 2, 4, 8, 16};
-static const unsigned wgs[] = {1, 4, 32};
+/* Tile work-group sizes: on CPUs small ones (POCL's row has 1), elsewhere from a warp up (NVIDIA
+ * needs at least 32, and several warps exercise the scan of the warps' totals). */
+static const unsigned cpu_wgs[] = {1, 4, 32}, gpu_wgs[] = {32, 64, 256};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define CELL_COUNT (COUNT(types) * COUNT(ops) * COUNT(algorithms))
 
@@ -239,7 +241,7 @@ static void build_cells(void) {
         x->op = ops[o];
         x->algo = algorithms[a];
         x->vpt = vpts[(o + 2 * a + t) % COUNT(vpts)];
-        x->wg = wgs[(o + a + t) % COUNT(wgs)];
+        x->wg = (tu_device_is_cpu() ? cpu_wgs : gpu_wgs)[(o + a + t) % COUNT(cpu_wgs)];
         x->prmt = (int)(c % 2);
         x->odd_offsets = (o + t) % 4 == a;
         snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s", clscan_type_name(x->type),
@@ -450,6 +452,8 @@ static void test_packed_path_selected(void **state) {
 }
 
 int main(int argc, char **argv) {
+  if (!tu_context())
+    return 1;
   build_cells();
   struct CMUnitTest tests[CELL_COUNT + 1];
   tests[0] = (struct CMUnitTest)cmocka_unit_test(test_packed_path_selected);
@@ -459,8 +463,6 @@ int main(int argc, char **argv) {
   }
   if (argc > 1)
     cmocka_set_test_filter(argv[1]);
-  if (!tu_context())
-    return 1;
   int failed_count =
       cmocka_run_group_tests_name("narrow", tests, tu_group_setup, tu_group_teardown);
   tu_context_release();
