@@ -15,9 +15,12 @@
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
  * hundred elements). Every other cell builds with -DCLSCAN_NARROW_PRMT=2, which runs the byte
  * permutations of the NVIDIA path through their C version, so that their selectors are checked
- * on any device. A first test checks that the builds compile the packed path where it applies.
+ * on any device. Half the single-pass cells withhold every third tile's publications
+ * (CLSCAN_TEST_WITHHOLD=3), so that successors reduce those tiles themselves (tile_reduce). A
+ * first test checks that the builds compile the packed path where it applies.
  *
  *   test_narrow            all cells
+ *   test_narrow rts|sp     one algorithm's cells (CTest runs the two as narrow.rts and narrow.sp)
  *   test_narrow FILTER     the cells whose names match a cmocka filter (e.g. "int8*")
  */
 #include <inttypes.h>
@@ -59,6 +62,7 @@ typedef struct cell {
   unsigned wg, vpt;
   int prmt;        /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
   int odd_offsets; /* 1: some cases have odd offsets (the generic path) */
+  int withhold;    /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
 } cell;
 
 static cell cells[CELL_COUNT];
@@ -244,9 +248,10 @@ static void build_cells(void) {
         x->wg = (tu_device_is_cpu() ? cpu_wgs : gpu_wgs)[(o + a + t) % COUNT(cpu_wgs)];
         x->prmt = (int)(c % 2);
         x->odd_offsets = (o + t) % 4 == a;
-        snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s", clscan_type_name(x->type),
+        x->withhold = a == 1 && (o + t) % 2 == 0;
+        snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s", clscan_type_name(x->type),
                  clscan_op_name(x->op), a ? "sp" : "rts", x->wg, x->vpt, x->prmt ? ".prmt" : "",
-                 x->odd_offsets ? ".odd" : "");
+                 x->odd_offsets ? ".odd" : "", x->withhold ? ".withhold" : "");
       }
     }
   }
@@ -254,7 +259,7 @@ static void build_cells(void) {
 
 /* The environment a cell's plans and builds are made under. */
 typedef struct cell_env {
-  tu_env_saved wg, vpt, shape, options;
+  tu_env_saved wg, vpt, shape, options, withhold;
 } cell_env;
 
 static void cell_env_set(const cell *x, cell_env *env) {
@@ -265,9 +270,11 @@ static void cell_env_set(const cell *x, cell_env *env) {
   tu_env_set("CLSCAN_TILE_VPT", vpt, &env->vpt);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &env->shape);
   tu_env_set("CLSCAN_BUILD_OPTIONS", x->prmt ? "-DCLSCAN_NARROW_PRMT=2" : NULL, &env->options);
+  tu_env_set("CLSCAN_TEST_WITHHOLD", x->withhold ? "3" : NULL, &env->withhold);
 }
 
 static void cell_env_restore(const cell_env *env) {
+  tu_env_restore(&env->withhold);
   tu_env_restore(&env->options);
   tu_env_restore(&env->shape);
   tu_env_restore(&env->vpt);
@@ -455,16 +462,25 @@ int main(int argc, char **argv) {
   if (!tu_context())
     return 1;
   build_cells();
+  // "rts" and "sp" select an algorithm's cells (CTest runs them as two tests); any other
+  // argument is a cmocka filter.
+  const char *group = argc > 1 ? argv[1] : "";
+  const int rts = strcmp(group, "rts") == 0, sp = strcmp(group, "sp") == 0;
   struct CMUnitTest tests[CELL_COUNT + 1];
-  tests[0] = (struct CMUnitTest)cmocka_unit_test(test_packed_path_selected);
+  size_t count = 0;
+  if (!sp)
+    tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_packed_path_selected);
   for (size_t i = 0; i < CELL_COUNT; i++) {
-    tests[i + 1] = (struct CMUnitTest)cmocka_unit_test_prestate(test_cell, &cells[i]);
-    tests[i + 1].name = cells[i].name;
+    const int is_sp = cells[i].algo == CLSCAN_ALGO_SINGLE_PASS;
+    if ((rts && is_sp) || (sp && !is_sp))
+      continue;
+    tests[count] = (struct CMUnitTest)cmocka_unit_test_prestate(test_cell, &cells[i]);
+    tests[count++].name = cells[i].name;
   }
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
+  if (*group && !rts && !sp)
+    cmocka_set_test_filter(group);
   int failed_count =
-      cmocka_run_group_tests_name("narrow", tests, tu_group_setup, tu_group_teardown);
+      _cmocka_run_group_tests("narrow", tests, count, tu_group_setup, tu_group_teardown);
   tu_context_release();
   printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
   return failed_count;
