@@ -505,12 +505,12 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #endif
 
 /* Scans a vector seeded with prefix lane r: its inclusive or exclusive results, as words. */
-ALWAYS_INLINE uint4 narrow_vector_scan(narrow_words x, uint r, const int exclusive) {
+ALWAYS_INLINE narrow_words narrow_vector_scan(narrow_words x, uint r, const int exclusive) {
   uint state = narrow_state(r);
   narrow_words y;
 #pragma unroll
   for (uint i = 0; i < 4; i++) y.u[i] = narrow_word_scan(x.u[i], &state, exclusive);
-  return y.v;
+  return y;
 }
 
 /* Loads the vector from index e (a multiple of VEC) of in[0, n) as words; elements past n read as
@@ -532,14 +532,12 @@ ALWAYS_INLINE uint4 narrow_load(const __global in_t *in, ulong n, ulong e, int f
   return x.v;
 }
 
-/* Stores the vector y of results at index e of out[0, n) (as narrow_load reads). */
-ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full, uint4 y) {
+/* Stores the vector u of results at index e of out[0, n) (as narrow_load reads). */
+ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full, narrow_words u) {
   if (full) {
-    ((__global uint4 *)out)[e / VEC] = y;
+    ((__global uint4 *)out)[e / VEC] = u.v;
     return;
   }
-  narrow_words u;
-  u.v = y;
 #pragma unroll
   for (uint i = 0; i < 4; i++) {
 #pragma unroll
@@ -633,7 +631,7 @@ ALWAYS_INLINE void narrow_tile_store(__global val_t *out, ulong n, ulong t, cons
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     narrow_words u;
     u.v = x->w[j];
-    const uint4 y = narrow_vector_scan(u, narrow_lane(combine(lead, pre[j])), exclusive);
+    const narrow_words y = narrow_vector_scan(u, narrow_lane(combine(lead, pre[j])), exclusive);
     narrow_store(out, n, base + (ulong)vector_index(lid, j) * VEC, full, y);
   }
 }
