@@ -90,6 +90,10 @@ static const cli_command commands[] = {
      "  --seed S               seed of the random input and segments (default: from the clock)\n"
      "  --csv FILE             write every row as CSV\n"
      "  --plot FILE.svg        write an SVG chart of GB/s against n\n"
+     "  --no-reduce            no reduce row (plain variant: each size also times\n"
+     "                         clscan_plan_enqueue_reduce, an add of the input into the\n"
+     "                         output type, against a copy of n inputs + one output; table\n"
+     "                         only, not in the CSV or SVG)\n"
      "\n"
      "GB/s counts the bytes a scan must move: n * (input + output [+ flag or key]) element\n"
      "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"},
