@@ -18,6 +18,11 @@
 #error "reductions are not segmented"
 #endif
 
+/* The final kernel's work-group size (tile.cl's default where it is not included). */
+#ifndef CLSCAN_WG
+#define CLSCAN_WG 256
+#endif
+
 /*
  * CPU shape: work-group g (of one work-item) writes the total of in[g * per_group, (g + 1) *
  * per_group) within [0, n) to partials[partials_off + g]. A CPU runs each work-group as one loop,

@@ -30,11 +30,13 @@ static const char *const programs[][5] = {
     {"common", "seed", NULL},
     {"common", "tile", NULL},
     {"common", "tile", "reduce_then_scan", NULL},
+    {"common", "tile", "reduce_then_scan", "reduce"},
+    {"common", "reduce", NULL},
     {"common", "tile", "status", "single_pass", NULL},
     {"common", "status", "single_pass_cpu", NULL},
 };
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
-#define NEEDS_ATOMICS(i) ((i) >= 4)
+#define NEEDS_ATOMICS(i) ((i) >= 6)
 
 /* Reads a file into a NUL-terminated buffer, or returns NULL. */
 static char *read_file(const char *path) {
