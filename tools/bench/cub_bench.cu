@@ -118,8 +118,8 @@ struct IsOdd {
 // The host data and the device buffers of the primitives.
 struct PrimData {
   size_t n;
-  std::vector<int> values, runs; // random values; runs of equal values (mean length 4)
-  std::vector<unsigned char> flags; // 0 or 1, half of them 1
+  std::vector<int> values, runs;     // random values; runs of equal values (mean length 4)
+  std::vector<unsigned char> flags;  // 0 or 1, half of them 1
   int *in, *runs_in, *out, *lengths, *count;
   unsigned char *d_flags;
   void *tmp;
@@ -138,7 +138,7 @@ static void prim_init(PrimData &d, int logn, unsigned long long seed) {
     unsigned long long r = next_random(&s);
     d.values[i] = int(r >> 5);
     d.flags[i] = (unsigned char)((r >> 3) & 1);
-    if (i == 0 || (r >> 40) % 4 == 0) // a new run with probability 1/4: mean length 4
+    if (i == 0 || (r >> 40) % 4 == 0)  // a new run with probability 1/4: mean length 4
       v += 1 + int((r >> 50) % 7);
     d.runs[i] = v;
   }
@@ -187,11 +187,13 @@ static std::vector<int> to_host(const int *p, size_t n) {
 // of those bytes (half of them copied: read once and written once).
 static void prim_row(const char *name, const PrimData &d, double bytes, float ms) {
   size_t copy_bytes = std::min(size_t(bytes / 2), d.n * sizeof(int));
-  float copy = median_ms([&] { cudaMemcpyAsync(d.out, d.in, copy_bytes, cudaMemcpyDeviceToDevice); });
+  float copy =
+      median_ms([&] { cudaMemcpyAsync(d.out, d.in, copy_bytes, cudaMemcpyDeviceToDevice); });
   // A copy of more than one buffer's bytes is scaled from the largest one the buffers allow.
   double copy_ms = copy * (bytes / 2) / double(copy_bytes);
-  std::printf("cub int32 2^%-2d %-28s %.4f ms %7.0f GB/s | copy of the bytes %.4f ms | ratio %.3f\n",
-              int(std::log2(double(d.n))), name, ms, bytes / ms / 1e6, copy_ms, copy_ms / ms);
+  std::printf(
+      "cub int32 2^%-2d %-28s %.4f ms %7.0f GB/s | copy of the bytes %.4f ms | ratio %.3f\n",
+      int(std::log2(double(d.n))), name, ms, bytes / ms / 1e6, copy_ms, copy_ms / ms);
 }
 
 // Reports a wrong result (no time).
@@ -205,7 +207,7 @@ static bool prim_reduce(PrimData &d) {
   CHECK(cub::DeviceReduce::Sum(nullptr, bytes, d.in, d.count, d.n));
   prim_tmp(d, bytes);
   CHECK(cub::DeviceReduce::Sum(d.tmp, bytes, d.in, d.count, d.n));
-  unsigned want = 0; // int32 sums wrap modulo 2^32
+  unsigned want = 0;  // int32 sums wrap modulo 2^32
   for (size_t i = 0; i < d.n; i++)
     want += unsigned(d.values[i]);
   if (unsigned(to_host(d.count, 1)[0]) != want)
@@ -285,8 +287,8 @@ static bool prim_unique(PrimData &d) {
       want.push_back(d.runs[i]);
   if (!check_selected(d, want))
     return prim_wrong("DeviceSelect::Unique", "unique elements differ");
-  float ms = median_ms(
-      [&] { cub::DeviceSelect::Unique(d.tmp, bytes, d.runs_in, d.out, d.count, d.n); });
+  float ms =
+      median_ms([&] { cub::DeviceSelect::Unique(d.tmp, bytes, d.runs_in, d.out, d.count, d.n); });
   prim_row("DeviceSelect::Unique", d, 4.0 * d.n + 4.0 * want.size() + 4, ms);
   return true;
 }
@@ -296,8 +298,8 @@ static bool prim_rle(PrimData &d) {
   CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, d.runs_in, d.out, d.lengths, d.count,
                                            d.n));
   prim_tmp(d, bytes);
-  CHECK(cub::DeviceRunLengthEncode::Encode(d.tmp, bytes, d.runs_in, d.out, d.lengths, d.count,
-                                           d.n));
+  CHECK(
+      cub::DeviceRunLengthEncode::Encode(d.tmp, bytes, d.runs_in, d.out, d.lengths, d.count, d.n));
   std::vector<int> unique, lengths;
   for (size_t i = 0; i < d.n; i++) {
     if (i == 0 || d.runs[i] != d.runs[i - 1]) {
@@ -324,11 +326,11 @@ static bool primitives(int logn) {
     selected += d.flags[i];
     runs += i == 0 || d.runs[i] != d.runs[i - 1];
   }
-  std::printf("primitives: int32, n = 2^%d, %.1f%% flagged, %.1f%% odd (the predicate), runs of "
-              "mean length %.2f; median of 30 after 3 warm-ups\n",
-              logn, 100.0 * selected / d.n,
-              100.0 * std::count_if(d.values.begin(), d.values.end(), IsOdd()) / d.n,
-              double(d.n) / runs);
+  std::printf(
+      "primitives: int32, n = 2^%d, %.1f%% flagged, %.1f%% odd (the predicate), runs of "
+      "mean length %.2f; median of 30 after 3 warm-ups\n",
+      logn, 100.0 * selected / d.n,
+      100.0 * std::count_if(d.values.begin(), d.values.end(), IsOdd()) / d.n, double(d.n) / runs);
   bool ok = prim_reduce(d);
   ok &= prim_flagged(d);
   ok &= prim_if(d);
