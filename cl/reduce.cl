@@ -5,7 +5,8 @@
  * fixed number G of work-groups each reduce a contiguous part of the input to one partial: in
  * the GPU shape that is reduce_then_scan.cl's rts_reduce (a run of tile.cl tiles, 16-byte vector
  * loads, combined in a fixed order); in the CPU shape it is reduce_chunks below (one work-item
- * per work-group folding its chunk element by element). Then reduce_final, one work-group,
+ * per work-group folding its chunk element by element; for exactly commutative operators the GPU
+ * shape uses reduce_strided below instead). Then reduce_final, one work-group,
  * combines the G partials in order with the initial value and writes the one result. Every
  * combination is "earlier op later", so non-commutative operators reduce in order, and the same
  * n, descriptor and tuning give the same bits on every run.
@@ -40,6 +41,47 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void reduce_chunks(
     total = combine(total, make_elem(in[i], aux, i));
   partials[partials_off + g] = total;
 }
+
+#ifdef TILE
+/*
+ * GPU shape, for operators that are exact, associative and commutative: built-in operators on
+ * integer values (whatever the input type and map). Any order of combination gives the same
+ * bits for them, so each work-item folds its vectors of every tile of the group's run into one
+ * register (tile.cl's coalesced layout and vector loads), and the work-group combines those
+ * once at the end: no cross-lane work per vector and no barrier per tile. Other operators (float
+ * values, user operators) use reduce_then_scan.cl's rts_reduce, which combines in order.
+ */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_strided(
+    const __global in_t *in, ulong in_off, ulong n, __global elem_t *partials, ulong partials_off,
+    ulong tiles_per_group) {
+  __local tile_scratch scratch;
+  const uint lid = get_local_id(0);
+  const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
+  ulong first, last;
+  group_tiles(n, tiles_per_group, &first, &last);
+  in += in_off;
+  elem_t acc = IDENTITY;
+  for (ulong t = first; t < last; t++) {
+    const ulong base = t * TILE;
+    const int full = base + TILE <= n;
+    elem_t xs[CLSCAN_VPT][VEC];
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_VPT; j++)
+      load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
+#pragma unroll
+    for (uint j = 0; j < CLSCAN_VPT; j++) {
+#pragma unroll
+      for (uint k = 0; k < VEC; k++)
+        acc = combine(acc, xs[j][k]);
+    }
+  }
+  elem_t excl, total, group_prefix;
+  group_scan(acc, lid % SG, &scratch, &excl, &total);
+  total = tile_totals(total, &group_prefix, &scratch);
+  if (lid == 0)
+    partials[partials_off + get_group_id(0)] = total;
+}
+#endif
 
 /*
  * Writes seed op partials[0] op ... op partials[count - 1] to out[out_off] (count may be 0: the

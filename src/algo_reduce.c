@@ -6,7 +6,9 @@
  * into G work-groups each reduce one contiguous part of the input to a partial; then one
  * work-group combines the G partials in order with the initial value and writes the result.
  * The partials come from reduce-then-scan's rts_reduce in the GPU shape (G = rts_groups_per_cu
- * per compute unit, at most one per tile; 16-byte vector loads; cl/reduce_then_scan.cl), and
+ * per compute unit, at most one per tile; 16-byte vector loads; cl/reduce_then_scan.cl), or from
+ * reduce_strided for built-in operators on integer values, where any order gives the same bits
+ * (each work-item folds its vectors of all the group's tiles in a register), and
  * from reduce_chunks in the CPU shape (G single-work-item groups folding their chunk in a loop),
  * chosen by the plan's single_pass_shape like the single pass's shapes. About n elements of
  * traffic: the input is read once. Temporary layout: the G partials. An empty reduction runs the
@@ -29,8 +31,15 @@ static const clscan__program cpu_program = {
     .vector_io_option = 0,
 };
 
+/* GPU shape: the ordered tile reduction of reduce-then-scan, or, where every order gives the
+ * same bits, the strided one of cl/reduce.cl (see exact_commutative()). */
 static const clscan__kernel_names gpu_kernels = {{
     [PARTIALS] = "rts_reduce",
+    [FINAL] = "reduce_final",
+}};
+
+static const clscan__kernel_names gpu_strided_kernels = {{
+    [PARTIALS] = "reduce_strided",
     [FINAL] = "reduce_final",
 }};
 
@@ -44,6 +53,13 @@ static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NU
 /* 1 when the plan reduces in the CPU shape. */
 static int cpu_shape(const clscan_plan *plan) {
   return plan->tuning.single_pass_cpu != 0;
+}
+
+/* 1 when every order of combination gives the same bits: a built-in operator on integer values
+ * (they wrap, so add and mul are exactly associative; all seven are commutative). */
+static int exact_commutative(const clscan_plan *plan) {
+  clscan_type v = clscan__out_type(&plan->desc);
+  return plan->desc.op != CLSCAN_USER_OP && clscan__type_is_builtin(v) && !clscan__type_is_float(v);
 }
 
 /* Elements per partial's unit of work: a tile (GPU shape) or one element (CPU shape). */
@@ -71,7 +87,7 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
     return CLSCAN_SUCCESS;
   }
   cfg->program = &gpu_program;
-  cfg->kernels = &gpu_kernels;
+  cfg->kernels = exact_commutative(plan) ? &gpu_strided_kernels : &gpu_kernels;
   cfg->wg = plan->tuning.tile_wg;
   cfg->vpt = plan->tuning.tile_vpt;
   cfg->vector_io = vector_io;
@@ -96,7 +112,13 @@ static clscan_status enqueue_partials(const clscan__launch *l, cl_ulong groups) 
         CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
     return clscan__chain_call(l->chain, k, args, 6, groups, 1);
   }
-  // rts_reduce's tiles per group; it reads no aux buffer for an unsegmented plan.
+  if (exact_commutative(plan)) {
+    const clscan__karg args[] = {
+        CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
+        CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+    return clscan__chain_call(l->chain, k, args, 6, groups, plan->tuning.tile_wg);
+  }
+  // rts_reduce reads no aux buffer for an unsegmented plan.
   cl_ulong aux_off = 0;
   const clscan__karg args[] = {CLSCAN__ARG(in),           CLSCAN__ARG(in_off),   CLSCAN__ARG(in),
                                CLSCAN__ARG(aux_off),      CLSCAN__ARG(n),        CLSCAN__ARG(temp),

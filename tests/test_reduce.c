@@ -61,10 +61,13 @@ typedef struct reduce_case {
 /* Describes a case in one line. */
 static void describe(const reduce_case *r, char *buf, size_t cap) {
   char c[512];
-  tu_case_describe(&r->c, c, sizeof c);
-  snprintf(buf, cap, "reduce %s (shape %d tile_wg %u vpt %u groups/cu %u)%s", c,
+  tu_case shown = r->c;
+  shown.path = r->host ? TU_PATH_HOST : TU_PATH_PLAN; /* the scan path names; see below */
+  tu_case_describe(&shown, c, sizeof c);
+  snprintf(buf, cap, "reduce of %s (shape %d tile_wg %u vpt %u groups/cu %u)%s", c,
            (int)r->tuning.single_pass_shape, r->tuning.tile_wg, r->tuning.tile_vpt,
-           r->tuning.rts_groups_per_cu, r->host ? " via clscan_reduce_host" : "");
+           r->tuning.rts_groups_per_cu,
+           r->host ? ": clscan_reduce_host" : ": clscan_plan_enqueue_reduce");
 }
 
 /* A built-in operator's identity for a built-in output type (what n == 0 gives without init). */
@@ -389,15 +392,18 @@ static void test_user(void **state) {
 /* large                                                                                          */
 /* ============================================================================================== */
 
-/* Millions of elements, in both shapes with the table's geometry. */
+/* Millions of elements, in both shapes with the table's geometry, and in the GPU shape with
+ * work-groups of 64 (a lane-group reduction across many work-items). */
 static void test_large(void **state) {
   (void)state;
   const clscan_type types[] = {CLSCAN_INT32, CLSCAN_INT64, CLSCAN_FLOAT, CLSCAN_UINT8};
   const size_t sizes[] = {(size_t)1 << 21, 3000017};
+  const clscan_tuning wide = {
+      .tile_wg = 64, .tile_vpt = 4, .rts_groups_per_cu = 2, .single_pass_shape = CLSCAN_SHAPE_GPU};
   for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
       reduce_case r = {.c = {.type = types[k], .op = CLSCAN_ADD}};
-      r.tuning.single_pass_shape = shapes[s];
+      r.tuning = s < 2 ? (clscan_tuning){.single_pass_shape = shapes[s]} : wide;
       r.c.n = sizes[(k + (size_t)s) % 2];
       r.c.in_off = k % 2 ? 0 : 1;
       r.c.seed = tu_mix(tu_seed(), 4000 + k * 2 + (size_t)s);
