@@ -481,7 +481,8 @@ typedef struct clscan_tuning {
   unsigned tile_vpt;          /**< 16-byte vectors per work-item of the tile kernels, 1 to 16. */
   unsigned rts_groups_per_cu; /**< Reduce-then-scan work-groups per compute unit, >= 1. */
   unsigned cpu_tile;          /**< CPU-shaped single pass: elements per tile, 1 to 2^24. */
-  clscan_shape single_pass_shape; /**< Which single-pass kernel runs. */
+  clscan_shape single_pass_shape; /**< Which single-pass kernel runs (and which reduction
+                                       shape, see clscan_plan_enqueue_reduce()). */
 } clscan_tuning;
 
 /**
@@ -568,9 +569,14 @@ CLSCAN_API void clscan_plan_release(clscan_plan *plan);
  * output type, init op v[0] op v[1] op ... op v[n-1], where v[i] is in[in_offset + i] (or its map)
  * and init is the descriptor's init (the identity when NULL); n == 0 gives init. The result is
  * written to out[out_offset] (offsets in elements of the input and output types). The plan must
- * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` does not matter. The same bits come back
- * run to run on one device for a fixed n, descriptor and tuning. Arguments otherwise as for
- * clscan_plan_enqueue(); the output may not overlap the input.
+ * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` and `algorithm` do not matter. The same
+ * bits come back run to run on one device for a fixed n, descriptor and tuning: a fixed number of
+ * work-groups (tuning.rts_groups_per_cu per compute unit) each reduce a contiguous part, and one
+ * work-group combines their partials in order; no atomics. The plan's single_pass_shape picks the
+ * GPU shape (tile_wg x tile_vpt vector tiles) or the CPU shape (one loop per part).
+ * Arguments otherwise as for clscan_plan_enqueue(): `out` must hold out_offset + 1 elements
+ * (else CLSCAN_BUFFER_TOO_SMALL, also for n == 0) and the output element must not overlap the
+ * input range (CLSCAN_OVERLAP); on any error nothing is enqueued and `out` is untouched.
  */
 CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue,
                                                     cl_mem in, size_t in_offset, cl_mem out,
@@ -578,8 +584,14 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_comman
                                                     const cl_event *wait_list, cl_event *done);
 
 /**
- * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan).
- * @param[out] result receives one element of the output type.
+ * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan; desc's
+ * init is read at the call).
+ * @param[in] in n elements of the input type; not NULL, also for n == 0.
+ * @param[out] result receives one element of the output type; it must not overlap `in`
+ *   (CLSCAN_OVERLAP). It is written only on success.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; the descriptor statuses of clscan_plan_create();
+ *   CLSCAN_INVALID_VALUE for a segmented desc; CLSCAN_OVERLAP; CLSCAN_SIZE_OVERFLOW;
+ *   CLSCAN_OUT_OF_HOST_MEMORY, CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OPENCL_ERROR.
  */
 CLSCAN_API clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *desc,
                                             const void *in, size_t n, void *result);
@@ -644,18 +656,18 @@ CLSCAN_API void clscan_select_plan_release(clscan_select_plan *plan);
 
 /** The buffers of one selection. Offsets and capacities count elements of each buffer's type. */
 typedef struct clscan_select_buffers {
-  cl_mem in;           /**< n input elements from in_offset. */
+  cl_mem in; /**< n input elements from in_offset. */
   size_t in_offset;
-  cl_mem flags;        /**< Selection by flags: n uint8 flags from flags_offset; else NULL. */
+  cl_mem flags; /**< Selection by flags: n uint8 flags from flags_offset; else NULL. */
   size_t flags_offset;
-  cl_mem out;          /**< The selected (or unique) elements, out_type, from out_offset. */
+  cl_mem out; /**< The selected (or unique) elements, out_type, from out_offset. */
   size_t out_offset;
   size_t out_capacity; /**< How many elements `out` (and `lengths`) may receive. SELECT, UNIQUE,
                             RUN_LENGTH_ENCODE write the first min(count, capacity) results and
                             still report the true count; PARTITION needs capacity >= n. */
-  cl_mem lengths;      /**< RUN_LENGTH_ENCODE: the run lengths (count_size bytes each); else NULL. */
+  cl_mem lengths; /**< RUN_LENGTH_ENCODE: the run lengths (count_size bytes each); else NULL. */
   size_t lengths_offset;
-  cl_mem count;        /**< One count_size-byte element: the number selected, unique or runs. */
+  cl_mem count; /**< One count_size-byte element: the number selected, unique or runs. */
   size_t count_offset;
 } clscan_select_buffers;
 

@@ -10,7 +10,8 @@
   X(clscan__algo_blelloch)         \
   X(clscan__algo_hillis_steele)    \
   X(clscan__algo_reduce_then_scan) \
-  X(clscan__algo_single_pass)
+  X(clscan__algo_single_pass)      \
+  X(clscan__algo_reduce)
 
 #define DECLARE_(descriptor) extern const clscan__algorithm descriptor;
 CLSCAN__ALGORITHMS(DECLARE_)

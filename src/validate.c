@@ -188,9 +188,9 @@ static int ranges_overlap(const byte_range *a, const byte_range *b) {
   return a->root == b->root && a->begin < b->end && b->begin < a->end;
 }
 
-/* Rejects input and output byte ranges that overlap without being identical, and an output that
- * overlaps the segment flags or keys. Sets req->in_place when input and output are the same
- * bytes. */
+/* Rejects input and output byte ranges that overlap without being identical (a reduction's one
+ * output element: that overlap at all), and an output that overlaps the segment flags or keys.
+ * Sets req->in_place when input and output are the same bytes. */
 static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *req) {
   const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN], *out = &req->buf[CLSCAN__BUF_OUT];
   const clscan__buffer *aux = &req->buf[CLSCAN__BUF_AUX];
@@ -199,8 +199,9 @@ static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *
   if (req->n == 0)
     return CLSCAN_SUCCESS;
   CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, sizes->in, &ri));
-  CLSCAN_RETURN_IF_ERROR(range_of(out->mem, out->off, req->n, sizes->out, &ro));
-  if (ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
+  CLSCAN_RETURN_IF_ERROR(
+      range_of(out->mem, out->off, sizes->out_one ? 1 : req->n, sizes->out, &ro));
+  if (!sizes->out_one && ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
     req->in_place = 1;
   } else if (ranges_overlap(&ri, &ro)) {
     return clscan__fail(CLSCAN_OVERLAP,
@@ -244,8 +245,8 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
     req->queue = ctx->queue;
   CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, in->mem, in->off, req->n, sizes->in, 0, "input buffer"));
-  CLSCAN_RETURN_IF_ERROR(
-      check_buffer(ctx, out->mem, out->off, req->n, sizes->out, 1, "output buffer"));
+  CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, out->mem, out->off, sizes->out_one ? 1 : req->n,
+                                      sizes->out, 1, "output buffer"));
   if (sizes->aux)
     CLSCAN_RETURN_IF_ERROR(
         check_buffer(ctx, aux->mem, aux->off, req->n, sizes->aux, 0, "flags or keys buffer"));

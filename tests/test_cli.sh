@@ -449,6 +449,85 @@ check "no temporary files left after the bad combinations" "$(find . -name '.cls
   test -z "$(find . -name '.clscan-*')"
 
 # ---------------------------------------------------------------------------------------------
+echo "# reduce: results, options, files"
+# reduced NAME "NUMBERS" "WANT" ARGS...: checks a text reduction's one result.
+reduced() {
+  local name=$1 input=$2 want=$3 got
+  shift 3
+  got=$(tr ' ' '\n' <<<"$input" | "$CLSCAN" reduce "$@" 2>stderr.txt | paste -sd' ' -) ||
+    got="(exit status $?)"
+  expect_eq "reduce: $name" "$got" "$want"
+}
+run "$CLSCAN" reduce --help
+expect_status "reduce --help succeeds" 0
+check "reduce --help prints its usage" "no usage" grep -q "^Usage: clscan reduce" stdout.txt
+reduced "add" "3 1 4 1 5" "14"
+reduced "--init" "3 1 4 1 5" "24" --init 10
+reduced "min" "3 1 4 1 5" "1" --op min
+reduced "max with --init above" "3 1 4" "10" --op max --init 10
+reduced "mul" "3 1 4 1 5" "60" --op mul
+reduced "xor" "12 10 6" "0" --op xor
+reduced "int8 wraps" "100 100" "-56" --type int8
+reduced "uint8 into uint32" "200 100 1" "301" --type uint8 --out-type uint32
+reduced "float" "1.5 2.25 -0.5" "3.25" --type float
+reduced "--map-source" "1 2 3" "14" --map-source 'x * x'
+reduced "--map-source with i" "5 5 5" "18" --map-source 'x + (int)i'
+reduced "--op-source" "3 9 4" "9" --op-source 'a > b ? a : b' --identity -2147483648
+got=$("$CLSCAN" reduce </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty input gives the identity" "$got" "0"
+got=$("$CLSCAN" reduce --op min </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty min gives its identity" "$got" "2147483647"
+got=$("$CLSCAN" reduce --init 7 </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty input gives --init" "$got" "7"
+seq 1 100000 >hundred_k.txt
+got=$("$CLSCAN" reduce --type int64 hundred_k.txt 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: 100000 elements" "$got" "5000050000"
+"$CLSCAN" reduce hundred_k.txt r.txt 2>stderr.txt
+expect_eq "reduce: OUT file" "$(cat r.txt)" "705082704"
+printf '\001\000\002\000\003\000' >three16.bin
+run "$CLSCAN" reduce --format binary --type uint16 three16.bin r16.bin
+expect_status "reduce: binary succeeds" 0
+check "reduce: binary OUT is one little-endian element" "$(od -An -tx1 r16.bin)" \
+  test "$(od -An -tx1 r16.bin | tr -d ' \n')" = "0600"
+
+echo "# reduce: bad input (message, exit status, no OUT, an existing OUT unchanged)"
+printf 'precious\n' >kept.txt
+cp kept.txt kept.orig
+# reduce_refused INPUT NAME PATTERN STATUS ARGS...: the reduction fails with STATUS and a message
+# matching PATTERN, creates no OUT, and leaves an existing OUT byte-identical.
+reduce_refused() {
+  local input=$1 name=$2 pattern=$3 want=$4
+  shift 4
+  rm -f new.txt
+  run "$CLSCAN" reduce "$@" "$input" new.txt
+  expect_status "reduce: $name: exit $want" "$want"
+  expect_stderr "reduce: $name: message" "$pattern"
+  check "reduce: $name: no OUT" "new.txt exists" test ! -e new.txt
+  run "$CLSCAN" reduce "$@" "$input" kept.txt
+  expect_status "reduce: $name (existing OUT): exit $want" "$want"
+  check "reduce: $name: existing OUT unchanged" "kept.txt changed" cmp -s kept.txt kept.orig
+}
+printf '1\n2\nabc\n4\n' >bad.txt
+printf '3\n1\n4\n1\n5\n' >five.txt
+reduce_refused bad.txt "malformed text" "input line 3: 'abc' is not a valid int32" 1
+reduce_refused five.txt "--exclusive" "--exclusive is a scan option" 2 --exclusive
+reduce_refused five.txt "--flags" "--flags is a scan option" 2 --flags five.txt
+reduce_refused five.txt "--keys" "--keys is a scan option" 2 --keys five.txt
+reduce_refused five.txt "--algorithm" "--algorithm is a scan option" 2 --algorithm blelloch
+reduce_refused five.txt "xor on float" "not defined on float" 2 --type float --op xor
+reduce_refused five.txt "--init out of range" "--init: '300'" 2 --type int8 --init 300
+reduce_refused five.txt "--op-source without --identity" "--op-source needs --identity" 2 \
+  --op-source 'a + b'
+reduce_refused five.txt "bad --op-source" "failed to compile|USER_SOURCE|user OpenCL C" 1 \
+  --op-source 'a +* b' --identity 0
+printf '\001\002\003' >three.bin
+reduce_refused three.bin "binary of wrong length" "3 bytes" 1 --format binary --type int16
+run "$CLSCAN" reduce missing.txt
+expect_status "reduce: missing input fails" 1
+expect_stderr "reduce: missing input is named" "missing.txt"
+check "reduce: no temporary files left" "$(find . -name '.clscan-*')" \
+  test -z "$(find . -name '.clscan-*')"
+
 echo "# bench and tune"
 run "$CLSCAN" bench --min-log2 10 --max-log2 12 --reps 3 --csv f.csv --plot f.svg
 expect_status "tiny bench succeeds" 0

@@ -98,10 +98,18 @@ static void build_raw(const char *const *files, cl_uint count, built_lists *buil
 /* Returns 1 if the device runs the algorithm that builds a program. Scan algorithms are asked
  * through clscan_context_supports(); other families are built everywhere. */
 static int program_supported(const clscan_test_program_info *info) {
-  if (info->family != 0)
-    return 1;
   clscan_scan_desc desc = {
       .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = (clscan_algorithm)info->id};
+  if (info->family != 0) {
+    // Other families: a program with the status words (cl/status.cl) needs 64-bit atomics, as
+    // the single pass does.
+    int status_words = 0;
+    for (const char *const *f = info->files; *f; f++)
+      status_words |= strcmp(*f, "status") == 0;
+    if (!status_words)
+      return 1;
+    desc.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+  }
   return clscan_context_supports(tu_context(), &desc) == CLSCAN_SUCCESS;
 }
 

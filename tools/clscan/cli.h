@@ -9,7 +9,8 @@
  *   cli_elements.c  reading and writing element files (text or binary)
  *   cli_output.c    output files replaced atomically
  *   cli_devices.c   the devices command and the device helpers
- *   cli_scan.c      the scan command
+ *   cli_scan.c      the scan command (its parser is the reduce command's too)
+ *   cli_reduce.c    the reduce command
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
@@ -189,6 +190,7 @@ typedef struct cli_scan_request {
   unsigned char init[8], identity[8];
   const char *init_text, *identity_text;
   const char *device, *in_path, *out_path, *segments_path;
+  const char *command; /* NULL: "scan"; else the command reusing the parser (messages, --help) */
 } cli_scan_request;
 
 /* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
@@ -238,6 +240,12 @@ void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
 /* Writes n elements as text, one a line, or as raw little-endian bytes (binary: data is
  * converted in place). Returns 0 if writing failed. */
 int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *data, size_t n);
+
+/* Reads a whole file (cli_scan.c) (path NULL or "-": standard input) of elements of `type` into b,
+ * as text or binary as r says; `what` names it in messages ("input", "flags", "keys"). Prints the
+ * failure and returns 0 if it cannot be read. */
+int cli_read_element_file(const cli_scan_request *r, const char *path, const char *what,
+                          clscan_type type, cli_byte_buf *b);
 
 /* ============================================================================================== */
 /* Output files (cli_output.c)                                                                    */
@@ -393,6 +401,7 @@ int cli_write_svg(FILE *f, const char *device, const cli_bench_row *rows, size_t
  * status. */
 int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_scan(int argc, char **argv);
+int cli_cmd_reduce(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
 
