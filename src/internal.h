@@ -482,7 +482,11 @@ struct clscan__request {
 
 /* Families of algorithms. Each family has its own public entry points and request roles; the
  * scan family's ids are clscan_algorithm values. */
-typedef enum clscan__family { CLSCAN__FAMILY_SCAN = 0, CLSCAN__FAMILY_COUNT } clscan__family;
+typedef enum clscan__family {
+  CLSCAN__FAMILY_SCAN = 0,
+  CLSCAN__FAMILY_SORT, /* ids are clscan_sort_algorithm values (sort_internal.h) */
+  CLSCAN__FAMILY_COUNT
+} clscan__family;
 
 /* Kernels of one algorithm for one plan and I/O variant. */
 typedef struct clscan__algo_kernels {
