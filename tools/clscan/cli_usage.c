@@ -54,6 +54,7 @@ static const cli_command commands[] = {
      "Element 0 always starts a segment. User-defined types (clscan_scan_desc.type_source)\n"
      "are available through the library only; user operators and maps here work on the\n"
      "built-in types above. A source that fails to compile prints the compiler's log.\n"},
+    {"sort", cli_cmd_sort, "sort a file of keys (and values), or benchmark sorts", cli_sort_usage},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"
