@@ -685,7 +685,8 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
 
 /**
  * Sort algorithms.
- * - CLSCAN_SORT_AUTO: ONESWEEP where the device has 64-bit global atomics, else LSD.
+ * - CLSCAN_SORT_AUTO: ONESWEEP on GPUs and other non-CPU devices with 64-bit global atomics,
+ *   else LSD (also on CPU devices, where it measured faster).
  * - CLSCAN_SORT_LSD: the portable least-significant-digit radix sort built from the library's
  *   pieces: per 8-bit digit, a histogram per tile, an exclusive scan of the counts (digit-major)
  *   and a stable scatter in which each work-group ranks its tile's digits in local memory. About
@@ -727,7 +728,8 @@ typedef enum clscan_sort_algorithm {
  * CLSCAN_SORT_MAX_VALUE_SIZE, e.g. 4 for a uint32 index payload, or a user struct.
  */
 typedef struct clscan_sort_desc {
-  clscan_type key_type;            /**< int8 .. uint64, float or double (fp64 devices). */
+  clscan_type key_type;            /**< int8 .. uint64, float or double (compared by their
+                                        bits, so double keys need no fp64). */
   size_t value_size;               /**< Bytes per value; 0: keys only. */
   int descending;                  /**< 0: ascending; else descending. */
   unsigned begin_bit;              /**< First bit compared (see Bit range). */

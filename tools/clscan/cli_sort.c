@@ -276,6 +276,12 @@ static uint64_t mix(uint64_t *s) {
 /* Compares two keys by their ordered bits (for qsort). */
 static clscan_type qsort_type;
 static int compare_keys(const void *a, const void *b) {
+  if (qsort_type == CLSCAN_UINT32) {
+    uint32_t p, q;
+    memcpy(&p, a, 4);
+    memcpy(&q, b, 4);
+    return p < q ? -1 : p > q;
+  }
   uint64_t x = ref_sort_order(qsort_type, 0, 0, 0, a), y = ref_sort_order(qsort_type, 0, 0, 0, b);
   return x < y ? -1 : x > y;
 }
