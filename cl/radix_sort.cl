@@ -51,7 +51,11 @@
 #define SORT_LANES 1
 #endif
 #ifndef SORT_ONESWEEP
+#ifdef STATUS_EPOCH_SHIFT /* status.cl came first */
+#define SORT_ONESWEEP 1
+#else
 #define SORT_ONESWEEP 0
+#endif
 #endif
 #ifndef SORT_SPIN
 #define SORT_SPIN 1024

@@ -24,7 +24,7 @@
 #define CLSCAN_TEST_CL_DIR "cl"
 #endif
 
-/* The file lists of the library's programs; the last two need 64-bit atomics. */
+/* The file lists of the library's programs; those from the fifth on need 64-bit atomics. */
 static const char *const programs[][5] = {
     {"common", NULL},
     {"common", "seed", NULL},
@@ -32,6 +32,8 @@ static const char *const programs[][5] = {
     {"common", "tile", "reduce_then_scan", NULL},
     {"common", "tile", "status", "single_pass", NULL},
     {"common", "status", "single_pass_cpu", NULL},
+    {"common", "radix_sort", NULL},
+    {"common", "status", "radix_sort", NULL},
 };
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
 #define NEEDS_ATOMICS(i) ((i) >= 4)

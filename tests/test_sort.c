@@ -7,7 +7,8 @@
  *
  * Groups: types (every key type, both directions, both algorithms), ranges (bit ranges), floats
  * (NaNs, infinities and both zeros), shapes (all-equal, sorted, reversed, few distinct keys,
- * sizes around tile boundaries up to 2^20, the GPU shape on a CPU device), values (value sizes,
+ * sizes around tile boundaries up to 2^20, the GPU shape on a CPU device), skips (equal high
+ * digits, which Onesweep skips), values (value sizes,
  * offsets, keys and values in one buffer), fallback (CLSCAN_TEST_WITHHOLD with Onesweep), edges
  * (n = 0 and 1, host arrays) and errors (every bad input, with the buffers untouched).
  */
@@ -35,7 +36,11 @@ typedef enum gen {
   GEN_EQUAL,    /* all keys equal */
   GEN_SORTED,   /* already in the sort's order */
   GEN_REVERSED, /* in the reverse of the sort's order */
-  GEN_SPECIAL   /* floats: NaNs, infinities, zeros, denormals and ordinary values */
+  GEN_SPECIAL,  /* floats: NaNs, infinities, zeros, denormals and ordinary values */
+  GEN_LOW8,     /* random bits 0..7, the other bits zero (passes skipped, one runs) */
+  GEN_MID8,     /* random bits 8..15 only (one pass runs, between skipped ones) */
+  GEN_LOW16,    /* random bits 0..15 (two passes run) */
+  GEN_LOW24     /* random bits 0..23 (three passes run) */
 } gen;
 
 static uint64_t next(uint64_t *s) {
@@ -93,6 +98,12 @@ static void fill_keys(const clscan_sort_desc *d, gen g, uint64_t seed, void *key
     const uint64_t r = next(&s);
     if (g == GEN_SPECIAL && is_float(d->key_type))
       special(d->key_type, r, p);
+    else if (g >= GEN_LOW8)
+      put(p, ks,
+          g == GEN_LOW8    ? r & 0xFF
+          : g == GEN_MID8  ? r & 0xFF00
+          : g == GEN_LOW16 ? r & 0xFFFF
+                           : r & 0xFFFFFF);
     else
       put(p, ks, g == GEN_FEW ? few[r % 5] : g == GEN_EQUAL ? same : r);
   }
@@ -327,6 +338,28 @@ static void test_shapes(void **state) {
   }
 }
 
+/* Keys whose high digits are all equal: Onesweep skips those passes, so the keys end in the
+ * caller's buffers or in the copies depending on how many ran; LSD runs every pass. */
+static void test_skips(void **state) {
+  (void)state;
+  clscan_sort_algorithm algos[2];
+  const int na = algorithms(algos);
+  const gen gens[] = {GEN_LOW8, GEN_MID8, GEN_LOW16, GEN_LOW24};
+  for (int a = 0; a < na; a++) {
+    sort_case c = {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
+                   .n = 70000,
+                   .keys_off = 1,
+                   .values_off = 2};
+    clscan_sort_plan *plan = NULL;
+    assert_int_equal(clscan_sort_plan_create(tu_context(), &c.desc, &plan), CLSCAN_SUCCESS);
+    for (size_t g = 0; g < 4; g++) {
+      c.g = gens[g];
+      run_case(plan, &c, tu_mix(tu_seed(), 900 + 10 * (size_t)a + g));
+    }
+    clscan_sort_plan_release(plan);
+  }
+}
+
 /* The GPU shape (work-groups of 32 with barriers and local ranking) on this device. */
 static void test_gpu_shape(void **state) {
   (void)state;
@@ -555,7 +588,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_values),    cmocka_unit_test(test_floats),
       cmocka_unit_test(test_ranges),    cmocka_unit_test(test_shapes),
       cmocka_unit_test(test_gpu_shape), cmocka_unit_test(test_fallback),
-      cmocka_unit_test(test_types),
+      cmocka_unit_test(test_skips),     cmocka_unit_test(test_types),
   };
   if (argc > 1)
     cmocka_set_test_filter(argv[1]);
