@@ -161,29 +161,85 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * Ranking a tile in local memory.
  * ------------------------------------------------------------------------------------------- */
 
+/*
+ * With more than one work-item per tile (the GPU shape) the tile is staged in local memory: it is
+ * loaded with consecutive work-items reading consecutive keys, ranked from there, placed in local
+ * memory in sorted order, and stored with consecutive work-items writing consecutive places of
+ * each digit's run, so that global loads and stores coalesce. Local arrays read with a stride of
+ * SORT_ITEMS or SORT_RADIX entries per work-item are padded so that the work-items of a wave
+ * fall on different banks. With one work-item per tile (the CPU shape) keys move directly.
+ */
+#if SORT_WG > 1
+#define SORT_STAGED 1
+#else
+#define SORT_STAGED 0
+#endif
+/* Padded index of a staged key (one extra entry per 32) and of a rank (one word per 256). */
+#define SORT_KEY_AT(j) ((j) + (j) / 32)
+#define SORT_RANK_AT(e) ((e) + ((e) / SORT_RADIX) * (4 / sizeof(sort_rank_t)))
+#define SORT_RANK_ENTRIES SORT_RANK_AT(SORT_RADIX *SORT_WG)
+
 /* The local memory of one tile's ranking. */
 typedef struct sort_tile_mem {
-  sort_rank_t rank[SORT_RADIX * SORT_WG]; /* rank[d * SORT_WG + l], see the top of the file */
-  uint base[SORT_RADIX];                  /* destination of digit d's first key, minus its place */
-  uint count[SORT_RADIX];                 /* the tile's keys of digit d */
+  sort_rank_t rank[SORT_RANK_ENTRIES]; /* rank[d * SORT_WG + l] (padded), see the top */
+  uint base[SORT_RADIX];               /* destination of digit d's first key, minus its place */
+  uint count[SORT_RADIX];              /* the tile's keys of digit d */
   uint scratch[SORT_WG];
+#if SORT_STAGED
+  sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile, in input order, then sorted */
+#if SORT_VALUE_SIZE
+  sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
+#endif
+#endif
 } sort_tile_mem;
 
-/* Counts the work-item's keys per digit, then scans the counts: afterwards m->rank holds each
- * (digit, work-item)'s first place in the tile and m->count each digit's keys in the tile. */
+/* The number of keys of work-item l in tile t (from t * SORT_TILE + l * SORT_ITEMS). */
+ALWAYS_INLINE uint sort_item_count(ulong t, ulong n) {
+  ulong begin, end;
+  sort_item_range(t, n, &begin, &end);
+  return (uint)(end - begin);
+}
+
+/* Key e of the work-item's keys in tile t. */
+ALWAYS_INLINE sort_bits_t sort_item_key(const __global sort_bits_t *keys, ulong t,
+                                        __local sort_tile_mem *m, uint e) {
+  const uint j = get_local_id(0) * SORT_ITEMS + e;
+#if SORT_STAGED
+  return m->keys[SORT_KEY_AT(j)];
+#else
+  return keys[t * SORT_TILE + j];
+#endif
+}
+
+/* Loads the tile into local memory (staged shape only), consecutive work-items reading
+ * consecutive keys. */
+ALWAYS_INLINE void sort_load_tile(const __global sort_bits_t *keys, ulong n, ulong t,
+                                  __local sort_tile_mem *m) {
+#if SORT_STAGED
+  const ulong begin = t * SORT_TILE;
+  for (uint j = get_local_id(0); j < SORT_TILE; j += SORT_WG) {
+    if (begin + j < n)
+      m->keys[SORT_KEY_AT(j)] = keys[begin + j];
+  }
+#endif
+}
+
+/* Loads the tile (staged), counts the work-item's keys per digit, then scans the counts:
+ * afterwards m->rank holds each (digit, work-item)'s first place in the tile and m->count each
+ * digit's keys in the tile. */
 ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
                                   uint mask, __local sort_tile_mem *m) {
   const uint lid = get_local_id(0);
-  for (uint e = lid; e < SORT_RADIX * SORT_WG; e += SORT_WG)
+  for (uint e = lid; e < SORT_RANK_ENTRIES; e += SORT_WG)
     m->rank[e] = 0;
+  sort_load_tile(keys, n, t, m);
   barrier(CLK_LOCAL_MEM_FENCE);
-  ulong begin, end;
-  sort_item_range(t, n, &begin, &end);
-  for (ulong i = begin; i < end; i++)
-    m->rank[sort_digit(keys[i], shift, mask) * SORT_WG + lid]++;
+  const uint count = sort_item_count(t, n);
+  for (uint e = 0; e < count; e++)
+    m->rank[SORT_RANK_AT(sort_digit(sort_item_key(keys, t, m, e), shift, mask) * SORT_WG + lid)]++;
   barrier(CLK_LOCAL_MEM_FENCE);
   // Work-item l scans entries [l * SORT_RADIX, (l + 1) * SORT_RADIX) of the SORT_RADIX * SORT_WG.
-  __local sort_rank_t *r = m->rank + lid * SORT_RADIX;
+  __local sort_rank_t *r = m->rank + SORT_RANK_AT(lid * SORT_RADIX);
   uint sum = 0;
   for (uint e = 0; e < SORT_RADIX; e++)
     sum += r[e];
@@ -196,30 +252,64 @@ ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulo
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < SORT_RADIX; d += SORT_WG) {
-    const uint next = d + 1 < SORT_RADIX ? m->rank[(d + 1) * SORT_WG] : total;
-    m->count[d] = next - m->rank[d * SORT_WG];
+    const uint next = d + 1 < SORT_RADIX ? m->rank[SORT_RANK_AT((d + 1) * SORT_WG)] : total;
+    m->count[d] = next - m->rank[SORT_RANK_AT(d * SORT_WG)];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Moves the work-item's keys (and values) to their places: key i of digit d goes to
- * m->base[d] + its place in the tile. Needs m->base set for every digit (and a barrier). */
+/* Digit d's first place in the tile (after sort_rank_tile). */
+ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
+  return m->rank[SORT_RANK_AT(d * SORT_WG)];
+}
+
+/* Moves the tile's keys (and values) to their places: the key at place p of the tile, of digit d,
+ * goes to m->base[d] + p. Needs m->base set for every digit (and a barrier). */
 ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
                                      const __global sort_value_t *vals, __global sort_bits_t *dkeys,
                                      __global sort_value_t *dvals, ulong n, ulong t, uint shift,
                                      uint mask, __local sort_tile_mem *m) {
   const uint lid = get_local_id(0);
-  ulong begin, end;
-  sort_item_range(t, n, &begin, &end);
-  for (ulong i = begin; i < end; i++) {
-    const sort_bits_t k = keys[i];
-    const uint d = sort_digit(k, shift, mask);
-    const uint to = m->base[d] + m->rank[d * SORT_WG + lid]++;
-    dkeys[to] = k;
+  const uint count = sort_item_count(t, n);
+#if SORT_STAGED
+  // Place the keys in local memory in sorted order (the work-item's keys first go to registers,
+  // since the places overwrite the tile).
+  sort_bits_t mine[SORT_ITEMS];
+  for (uint e = 0; e < count; e++)
+    mine[e] = sort_item_key(keys, t, m, e);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint e = 0; e < count; e++) {
+    const uint d = sort_digit(mine[e], shift, mask);
+    const uint p = m->rank[SORT_RANK_AT(d * SORT_WG + lid)]++;
+    m->keys[SORT_KEY_AT(p)] = mine[e];
 #if SORT_VALUE_SIZE
-    dvals[to] = vals[i];
+    m->from[p] = (sort_rank_t)(lid * SORT_ITEMS + e);
 #endif
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Store them: consecutive work-items write consecutive places of a digit's run.
+  const ulong begin = t * SORT_TILE;
+  const uint in_tile = (uint)(min(begin + SORT_TILE, n) - begin);
+  for (uint p = lid; p < in_tile; p += SORT_WG) {
+    const sort_bits_t k = m->keys[SORT_KEY_AT(p)];
+    const uint to = m->base[sort_digit(k, shift, mask)] + p;
+    dkeys[to] = k;
+#if SORT_VALUE_SIZE
+    dvals[to] = vals[begin + m->from[p]];
+#endif
+  }
+#else
+  const ulong begin = t * SORT_TILE + (ulong)lid * SORT_ITEMS;
+  for (uint e = 0; e < count; e++) {
+    const sort_bits_t k = keys[begin + e];
+    const uint d = sort_digit(k, shift, mask);
+    const uint to = m->base[d] + m->rank[SORT_RANK_AT(d * SORT_WG + lid)]++;
+    dkeys[to] = k;
+#if SORT_VALUE_SIZE
+    dvals[to] = vals[begin + e];
+#endif
+  }
+#endif
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -322,7 +412,7 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
   dvals += dvals_off;
   sort_rank_tile(keys, n, t, shift, mask, &m);
   for (uint d = get_local_id(0); d < SORT_RADIX; d += SORT_WG)
-    m.base[d] = offsets[d * tiles + t] - (uint)m.rank[d * SORT_WG];
+    m.base[d] = offsets[d * tiles + t] - sort_digit_start(&m, d);
   barrier(CLK_LOCAL_MEM_FENCE);
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
 }
@@ -502,7 +592,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
         if (!withheld)
           status_publish(chain, t, epoch, STATE_PREFIX, prefix + m.count[d]);
       }
-      m.base[d] += prefix - (uint)m.rank[d * SORT_WG];
+      m.base[d] += prefix - sort_digit_start(&m, d);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

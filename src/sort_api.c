@@ -20,7 +20,7 @@
  * shape has one work-item per tile of CPU_ITEMS keys. */
 #define GPU_WG 32
 #define GPU_ITEMS 32
-#define GPU_LANES 32
+#define GPU_LANES 16
 #define CPU_ITEMS 16384
 
 /* ============================================================================================== */

@@ -378,6 +378,30 @@ static void test_gpu_shape(void **state) {
     c.g = GEN_FEW;
     c.n = 3 * 1024 + 5;
     check(&c, tu_mix(tu_seed(), 510 + (size_t)a));
+    // Keys only with an odd number of passes, wide values, a bit range, special doubles.
+    sort_case more[] = {
+        {.desc = {.key_type = CLSCAN_UINT8, .algorithm = algos[a]},
+         .g = GEN_RANDOM,
+         .n = 5000,
+         .keys_off = 3},
+        {.desc =
+             {.key_type = CLSCAN_DOUBLE, .value_size = 12, .descending = 1, .algorithm = algos[a]},
+         .g = GEN_SPECIAL,
+         .n = 4100,
+         .values_off = 1},
+        {.desc = {.key_type = CLSCAN_UINT32,
+                  .value_size = 3,
+                  .begin_bit = 4,
+                  .end_bit = 20,
+                  .algorithm = algos[a]},
+         .g = GEN_RANDOM,
+         .n = 2047},
+        {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
+         .g = GEN_MID8,
+         .n = 6000},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+      check(&more[i], tu_mix(tu_seed(), 520 + 10 * (size_t)a + i));
   }
   tu_env_restore(&saved);
 }
