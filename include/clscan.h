@@ -771,8 +771,10 @@ CLSCAN_API clscan_sort_algorithm clscan_sort_plan_algorithm(const clscan_sort_pl
  * @param[in] queue a queue of the context, or NULL for the context's default queue.
  * @param[in] num_wait, wait_list, done as for clscan_scan(); done is valid for n == 0 too.
  * @return CLSCAN_SUCCESS or an error status; arguments are checked before anything is enqueued
- *   (NULL buffers, ranges, overlap of keys and values, queue, wait list), and the buffers are then
- *   untouched.
+ *   (NULL buffers, ranges, overlap of keys and values, queue, wait list), and temporary memory is
+ *   allocated then too, so the buffers are untouched after such a failure. If OpenCL refuses an
+ *   enqueue midway (out of resources), the commands already enqueued are waited for and the keys
+ *   and values may be left partly permuted.
  */
 CLSCAN_API clscan_status clscan_sort_enqueue(clscan_sort_plan *plan, cl_command_queue queue,
                                              cl_mem keys, size_t keys_offset, cl_mem values,
