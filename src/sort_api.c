@@ -157,6 +157,10 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       .wg = plan->wg,
       .withhold = plan->withhold,
   };
+  // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads (and its
+  // back-off) where the driver compiles them, as in the single pass.
+  if (plan->algorithm == CLSCAN_SORT_ONESWEEP)
+    CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg.nv_ptx));
   cl_program program;
   CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
   for (int i = 0; i < CLSCAN__SORT_MAX_KERNELS && algo->kernels[i]; i++) {
