@@ -50,7 +50,7 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   l.seed = init ? init : plan->identity;
 
   const clscan__algorithm *algo =
-      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, r->n));
+      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, (int)clscan__plan_resolve(plan, r->n));
   if (!algo)
     return clscan__fail(CLSCAN_INTERNAL_ERROR, "unresolved algorithm");
   if (r->n > 0) {

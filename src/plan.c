@@ -143,7 +143,7 @@ clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *d
 
   // Build what the plan's algorithm needs now, so the first enqueue does not compile.
   const clscan__algorithm *algo =
-      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, (size_t)1 << 24));
+      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, (int)clscan__plan_resolve(plan, (size_t)1 << 24));
   clscan__algo_kernels *unused;
   CLSCAN_TRY(clscan__plan_prepare(plan, algo, algo->vector_variants, &unused));
   *out = plan;

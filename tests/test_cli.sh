@@ -11,6 +11,7 @@ if [[ $# -ne 1 || ! -x $1 ]]; then
   exit 2
 fi
 CLSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/clscan-cli-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -77,6 +78,8 @@ echo "# devices, version, help, usage errors"
 run "$CLSCAN" devices
 expect_status "devices succeeds" 0
 check "devices marks a default" "no '* P:D' line" grep -Eq '^\* [0-9]+:[0-9]+ ' stdout.txt
+check "devices reports the library's tuning" "no tuning line" \
+  grep -Eq '^      int32 tuning +seed_wg=[0-9]+ tile_wg=[0-9]+ ' stdout.txt
 run "$CLSCAN" --version
 expect_status "--version succeeds" 0
 check "--version prints it" "$(cat stdout.txt)" \
@@ -476,7 +479,29 @@ fi
 
 run "$CLSCAN" tune --log2 12 --reps 3
 expect_status "tiny tune succeeds" 0
-check "tune suggests a table row" "none" grep -q '^    {"' stdout.txt
+check "tune suggests a table row" "none" grep -q '^    {\.vendor = "' stdout.txt
+check "tune's row names its values" "no .t = {.seed_wg = N, ...}" \
+  grep -Eq '\.t = \{\.seed_wg = [0-9]+,' stdout.txt
+
+# The suggested rows are C that the table in src/tuning.c takes: paste them into a copy of the
+# file, at the top of the table, and compile it (where a C compiler and the build's generated
+# headers are at hand).
+gen_dir=$(dirname "$CLSCAN")/generated/include
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null && [[ -f $gen_dir/clscan_version.h && -f $SRC_DIR/src/tuning.c ]]; then
+  sed -n '/^Suggested rows/,$p' stdout.txt | tail -n +2 >rows.txt
+  awk -v rows=rows.txt '{ print } /^static const tuning_row table\[\] = \{$/ {
+    while ((getline line < rows) > 0) print line }' "$SRC_DIR/src/tuning.c" >tuning_pasted.c
+  expect_eq "the rows go into the table" \
+    "$(($(grep -c '\.vendor = ' "$SRC_DIR/src/tuning.c") + $(grep -c '\.vendor = ' rows.txt)))" \
+    "$(grep -c '\.vendor = ' tuning_pasted.c)"
+  check "tune's rows compile in src/tuning.c" "compile errors (above)" \
+    "$cc" -std=c11 -fsyntax-only -Wall -Wextra -Werror -Wno-unused-parameter -I"$SRC_DIR/include" \
+    -I"$gen_dir" -I"$SRC_DIR/src" -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
+    tuning_pasted.c
+else
+  echo "skip compiling tune's rows: no C compiler ($cc) or no generated headers in $gen_dir"
+fi
 
 echo
 if [[ $failures -ne 0 ]]; then

@@ -13,7 +13,7 @@
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
- *   cli_tuning.c    the one place that knows how the library tunes itself
+ *   cli_tuning.c    the library's tuning: defaults, descriptions, rows of src/tuning.c
  * The program uses the library's public API only; bench and tune verify against the host
  * reference of the tests (tests/reference, library clscan_reference).
  */
@@ -153,27 +153,30 @@ void cli_print_build_log(const clscan_context *ctx);
 /* The library's tuning (cli_tuning.c)                                                            */
 /* ============================================================================================== */
 
-/* Tile parameters of a plan: 0 (or -1 for single_pass_cpu) leaves one to the library. wg and
- * vpt: the GPU tile's work-group size and 16-byte vectors per work-item; cpu_tile: the CPU
- * kernel's elements per work-group; single_pass_cpu: 1 or 0 picks the single pass's CPU or GPU
- * shape. */
-typedef struct cli_tile_params {
-  unsigned wg, vpt, cpu_tile;
-  int single_pass_cpu;
-} cli_tile_params;
+/* Stores in *t the tuning clscan_plan_create() would give desc on the context's device
+ * (clscan_context_default_tuning). Prints the failure, zeroes *t and returns 0 if it cannot. */
+int cli_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc, clscan_tuning *t);
 
-/* Returns the work-group size of the seed kernels (Blelloch, Hillis-Steele) as the library
- * derives it: CLSCAN_SEED_WG or 256, halved until the device allows it (the API does not
- * report it). */
-unsigned cli_seed_wg(cl_device_id device);
+/* Removes the tuning environment variables (CLSCAN_SEED_WG, CLSCAN_TILE_WG, ...) from the
+ * program's environment, printing a note for each that was set: they fill the fields a
+ * clscan_tuning leaves zero, and a sweep compares candidates against the table's own values. */
+void cli_tuning_drop_inherited(void);
 
-/* Creates a plan of desc with the given tile parameters (through the library's environment
- * overrides, set for the call only). Returns the library's status. */
-clscan_status cli_plan_create_with_tiles(clscan_context *ctx, const clscan_scan_desc *desc,
-                                         const cli_tile_params *tiles, clscan_plan **plan);
+/* Describes the fields a tuning sets ("tile_wg=128 tile_vpt=4", "cpu_tile=8192 shape=cpu"), or
+ * "the table's values" when it sets none. */
+void cli_describe_tuning(const clscan_tuning *t, char *buf, size_t cap);
 
-/* Clears tile overrides set in the program's environment, printing a note for each. */
-void cli_tiles_drop_inherited(void);
+/* A row of the tuning table in src/tuning.c: what it applies to (0 matches any) and the values. */
+typedef struct cli_tuning_row {
+  const char *vendor, *device;
+  unsigned elem_bytes, in_bytes;
+  int segmented;
+  clscan_tuning t; /* every field resolved, as clscan_plan_get_tuning() reports them */
+} cli_tuning_row;
+
+/* Prints a row in the table's format (designated initialisers, laid out as clang-format lays
+ * them out), to paste into src/tuning.c. The only function that prints that format. */
+void cli_print_tuning_row(FILE *f, const cli_tuning_row *row);
 
 /* ============================================================================================== */
 /* The scan command (cli_scan.c)                                                                  */

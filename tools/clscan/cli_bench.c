@@ -280,9 +280,15 @@ static double row_ms(const bench_state *s, clscan_algorithm a, clscan_type t, in
   return 0;
 }
 
-/* Prints where Blelloch's O(n) work starts to beat Hillis-Steele's O(n log B), per type. */
+/* Prints where Blelloch's O(n) work starts to beat Hillis-Steele's O(n log B), per type. B is
+ * the library's seed work-group size for the first type (clscan_context_default_tuning). */
 static void print_lesson(const bench_state *s) {
-  unsigned b = cli_seed_wg(s->device), log2b = 0;
+  clscan_scan_desc seed = {
+      .type = s->req->types[0], .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_BLELLOCH};
+  clscan_tuning tuning;
+  if (!cli_default_tuning(s->ctx, &seed, &tuning))
+    return;
+  unsigned b = tuning.seed_wg, log2b = 0;
   while ((1u << (log2b + 1)) <= b)
     log2b++;
   printf("\nThe seed's lesson (seed work-group size B = %u):\n", b);

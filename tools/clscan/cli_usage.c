@@ -83,9 +83,9 @@ static const cli_command commands[] = {
     {"tune", cli_cmd_tune, "measure tile parameters and suggest tuning-table rows",
      "Usage: clscan tune [options]\n"
      "\n"
-     "Sweeps the single-pass and reduce-then-scan tile parameters through the library's\n"
-     "environment overrides (CLSCAN_CPU_TILE on a CPU; CLSCAN_TILE_WG x CLSCAN_TILE_VPT on a\n"
-     "GPU), verifies and times each candidate, and prints rows for src/tuning.c.\n"
+     "Sweeps the single-pass and reduce-then-scan tile parameters through plans with explicit\n"
+     "tuning (clscan_tuning's cpu_tile on a CPU; tile_wg x tile_vpt on a GPU), verifies and\n"
+     "times each candidate, and prints rows for the table in src/tuning.c.\n"
      "\n"
      "Options:\n"
      "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
