@@ -16,11 +16,14 @@
 
 #include "sort_internal.h"
 
-/* Work-items per work-group, keys per work-item and look-back lanes of the GPU shape; the CPU
- * shape has one work-item per tile of CPU_ITEMS keys. */
+/* Work-items per work-group, keys per work-item and look-back lanes of the GPU shape (32 lanes
+ * for keys of up to 4 bytes, 16 for 8-byte keys, so that a tile's local memory stays within
+ * 32 KB with values of up to 8 bytes); the CPU shape has one work-item per tile of
+ * CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
 #define GPU_WG 32
 #define GPU_ITEMS 32
-#define GPU_LANES 16
+#define GPU_LANES_NARROW 32
+#define GPU_LANES_WIDE 16
 #define CPU_ITEMS 16384
 
 /* ============================================================================================== */
@@ -124,7 +127,7 @@ static void resolve(clscan_sort_plan *plan) {
     plan->algorithm = info->has_int64_atomics && !cpu ? CLSCAN_SORT_ONESWEEP : CLSCAN_SORT_LSD;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
-  plan->lanes = cpu ? 1 : GPU_LANES;
+  plan->lanes = cpu ? 1 : plan->key_size <= 4 ? GPU_LANES_NARROW : GPU_LANES_WIDE;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
 }
 
