@@ -435,16 +435,11 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   if (lid == 0)
     lookback_begin(&sh->lb, tile);
 #endif
-  // On NVIDIA tile 0 walks too (its window reads the seed at once): a loop entered by every tile
-  // gave the compiler fewer registers to hold (64 against 68 for int32, 80 against 90 for int64).
-#if CLSCAN_TEST_NO_LOOKBACK
-  const int look_back = 0;
-#elif CLSCAN_NV_PTX
-  const int look_back = 1;
-#else
-  const int look_back = tile != 0;
-#endif
-  while (look_back) {
+  // Tile 0 walks too (its walk reaches the seed at once). The loop's condition is a constant, so
+  // that every compiler sees its barriers in uniform control flow (POCL hung on a condition read
+  // from local memory), and on NVIDIA it left fewer registers to hold (64 against 68 for int32,
+  // 80 against 90 for int64).
+  while (!CLSCAN_TEST_NO_LOOKBACK) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
       const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
@@ -485,6 +480,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     if (lid < 32)
       warp_take(&wl, fagg);
 #endif
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 
   // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share

@@ -191,7 +191,7 @@ typedef struct lookback_state {
   elem_t kept[LOOKBACK_KEEP]; /* kept[i]: the aggregate of tile top - i, seen by the search */
 } lookback_state;
 
-/* Starts the look-back of tile t (t >= 1). */
+/* Starts the look-back of tile t (tile 0's walk reaches the seed at once). */
 ALWAYS_INLINE void lookback_begin(__local lookback_state *lb, ulong t) {
   lb->top = (long)t - 1;
   lb->next = (long)t - 1;
