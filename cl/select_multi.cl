@@ -11,12 +11,16 @@
  * Needs common.cl and select_common.cl first.
  */
 
-/* mark[i] = the flag of element i, for i < n. */
+/* mark[i] = the flag of element i, for i < n, and 0 up to `padded` (the scan's vector loads read
+ * whole 16-byte vectors). */
 __kernel void select_mark(const __global in_t *in, ulong in_off, const __global uchar *flags,
-                          ulong flags_off, ulong n, __global uchar *temp, ulong mark_off) {
+                          ulong flags_off, ulong n, ulong padded, __global uchar *temp,
+                          ulong mark_off) {
   const ulong i = get_global_id(0);
   if (i < n)
     temp[mark_off + i] = (uchar)sel_flag(in + in_off, flags + flags_off, i);
+  else if (i < padded)
+    temp[mark_off + i] = 0;
 }
 
 /* The number selected: the last position plus the last flag. */

@@ -109,10 +109,12 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   // ulongs for the others): sub-buffers would need the device's base address alignment.
   cl_ulong mark_off = g.mark, pos_off = g.pos / 8, starts_off = g.starts / 8;
 
-  const clscan__karg mark_args[] = {CLSCAN__ARG(in),        CLSCAN__ARG(in_off), CLSCAN__ARG(flags),
-                                    CLSCAN__ARG(flags_off), CLSCAN__ARG(n),      CLSCAN__ARG(temp),
-                                    CLSCAN__ARG(mark_off)};
-  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[MARK], mark_args, 7, groups, local));
+  cl_ulong padded = align16(r->n);
+  const clscan__karg mark_args[] = {
+      CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags), CLSCAN__ARG(flags_off),
+      CLSCAN__ARG(n),  CLSCAN__ARG(padded), CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off)};
+  CLSCAN_RETURN_IF_ERROR(
+      clscan__chain_call(l->chain, k[MARK], mark_args, 8, clscan__div_up(padded, local), local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
   const clscan__karg scatter_args[] = {
       CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off),
