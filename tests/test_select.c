@@ -511,15 +511,6 @@ done:
   return ok;
 }
 
-/* Runs a case under cmocka: fails with its description. */
-static void check_case(const sel_case *c) {
-  char what[512], msg[512] = "";
-  describe(c, what, sizeof what);
-  tu_progress(what);
-  if (!run_case(c, msg, sizeof msg))
-    fail_msg("%s: %s", what, msg);
-}
-
 /* A case with defaults: int32 select by flags, half selected, AUTO, capacity n. */
 static sel_case base_case(clscan_select_op op, size_t n) {
   sel_case c = {.op = op, .type = CLSCAN_INT32, .pct = 50, .mean = 4, .n = n};
@@ -538,6 +529,15 @@ static const clscan_select_op all_ops[] = {CLSCAN_SELECT, CLSCAN_PARTITION, CLSC
 
 /* test_select_oclgrind.c includes this file with TEST_SELECT_NO_MAIN for the cases above. */
 #ifndef TEST_SELECT_NO_MAIN
+
+/* Runs a case under cmocka: fails with its description. */
+static void check_case(const sel_case *c) {
+  char what[512], msg[512] = "";
+  describe(c, what, sizeof what);
+  tu_progress(what);
+  if (!run_case(c, msg, sizeof msg))
+    fail_msg("%s: %s", what, msg);
+}
 
 /* Sizes around the tiles of both shapes (GPU tiles of 4096 with 256 work-items; CPU tiles of
  * the tuning's cpu_tile), for every operation. */
