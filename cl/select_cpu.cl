@@ -82,31 +82,37 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
       status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate));
   }
 
-  // Scatter the tile (now in cache).
+  // Scatter the tile (now in cache) without branching on the flags: every element is stored at
+  // the next free slot, which the next selected element overwrites, but only below the tile's
+  // end (its prefix plus its count, known now), so nothing outside the tile's own results is
+  // touched and each slot ends with its element. Partition stores the rejected ones likewise.
   ulong dst = CNT_COUNT(prefix);
+  const ulong end_sel = dst + CNT_COUNT(aggregate), lim = min(end_sel, cap);
 #if SEL_PARTITION
   ulong rej = ((__global ulong *)temp)[1] + (begin - dst);
+  const ulong rej_lim = min(rej + (end - begin) - CNT_COUNT(aggregate), cap);
 #endif
 #if SEL_RLE
   ulong prev = prefix.p;
 #endif
   for (ulong i = begin; i < end; i++) {
-    if (sel_flag(in, flags, i)) {
-      if (dst < cap)
-        out[dst] = sel_value(in, i);
+    const uint f = sel_flag(in, flags, i);
+    const val_t v = sel_value(in, i);
+    if (dst < lim)
+      out[dst] = v;
 #if SEL_RLE
-      if (dst > 0 && dst - 1 < cap)
-        lengths[dst - 1] = (len_t)(i - prev);
-      prev = i;
+    // A head closes run dst - 1; other elements store a length there that the head after them
+    // (within the tile, since dst < end_sel) overwrites.
+    if (dst > 0 && dst < end_sel && dst - 1 < cap)
+      lengths[dst - 1] = (len_t)(i - prev);
+    prev = f ? i : prev;
 #endif
-      dst++;
-    } else {
 #if SEL_PARTITION
-      if (rej < cap)
-        out[rej] = sel_value(in, i);
-      rej++;
+    if (rej < rej_lim)
+      out[rej] = v;
+    rej += 1u - f;
 #endif
-    }
+    dst += f;
   }
   if (tile == tiles - 1) {
     sel_write_count(count + count_byte_off, dst);

@@ -703,41 +703,76 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Millions of elements; and the device's time against a sequential host loop (printed). */
-static void test_large(void **state) {
-  (void)state;
-  for (size_t o = 0; o < 4; o++) {
-    sel_case c = base_case(all_ops[o], 3000017);
-    check_case(&c);
+/* The sequential host loop doing an operation's job on int32 (returns the count). */
+static uint64_t host_loop(clscan_select_op op, const int32_t *in, const unsigned char *flags,
+                          size_t n, int32_t *out, uint32_t *lengths) {
+  size_t k = 0;
+  if (op == CLSCAN_SELECT || op == CLSCAN_PARTITION) {
+    for (size_t i = 0; i < n; i++) {
+      if (flags[i])
+        out[k++] = in[i];
+    }
+    if (op == CLSCAN_PARTITION) {
+      size_t r = k;
+      for (size_t i = 0; i < n; i++) {
+        if (!flags[i])
+          out[r++] = in[i];
+      }
+    }
+    return k;
   }
-  // Timing at 2^24 (2^26 with CLSCAN_TEST_SELECT_BIG=1): select by flags, int32, 50%.
-  size_t n = getenv("CLSCAN_TEST_SELECT_BIG") ? (size_t)1 << 26 : (size_t)1 << 24;
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || in[i] != in[i - 1]) {
+      if (k > 0 && op == CLSCAN_RUN_LENGTH_ENCODE)
+        lengths[k - 1] = (uint32_t)(i - start);
+      start = i;
+      out[k++] = in[i];
+    }
+  }
+  if (k > 0 && op == CLSCAN_RUN_LENGTH_ENCODE)
+    lengths[k - 1] = (uint32_t)(n - start);
+  return k;
+}
+
+/* Times an operation on the device (best of 3) against the host loop, and prints both. */
+static void time_op(clscan_select_op op, size_t n) {
   clscan_context *ctx = tu_context();
   int32_t *in = malloc(n * 4), *out = malloc(n * 4);
+  uint32_t *lengths = malloc(n * 4);
   unsigned char *flags = malloc(n);
-  assert_non_null(in);
-  assert_non_null(out);
-  assert_non_null(flags);
+  assert_true(in && out && lengths && flags);
   uint64_t s = tu_seed();
+  int32_t v = 0;
   for (size_t i = 0; i < n; i++) {
-    in[i] = (int32_t)i;
+    if (tu_random_size(&s, 0, 3) == 0)
+      v++;
+    in[i] = op >= CLSCAN_UNIQUE ? v : (int32_t)i;
     flags[i] = tu_random_size(&s, 0, 1) ? 1 : 0;
   }
-  double t0 = now();
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (flags[i])
-      out[k++] = in[i];
+  // Both sides best of three, on memory they have touched before.
+  double host = 1e30;
+  uint64_t k = 0;
+  for (int rep = 0; rep < 3; rep++) {
+    double t0 = now();
+    k = host_loop(op, in, flags, n, out, lengths);
+    double t = now() - t0;
+    host = t < host ? t : host;
   }
-  double host = now() - t0;
+  int by_flags = op <= CLSCAN_PARTITION, rle = op == CLSCAN_RUN_LENGTH_ENCODE;
   cl_mem bi = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), bf = tu_buffer(ctx, CL_MEM_READ_WRITE, n);
   cl_mem bo = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), bc = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
+  cl_mem bl = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4);
   assert_true(tu_write(ctx, NULL, bi, 0, n * 4, in) && tu_write(ctx, NULL, bf, 0, n, flags));
-  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_desc d = {.op = op, .count_size = 4};
   clscan_select_plan *plan = NULL;
   assert_int_equal(clscan_select_plan_create(ctx, &d, &plan), CLSCAN_SUCCESS);
-  const clscan_select_buffers b = {
-      .in = bi, .flags = bf, .out = bo, .out_capacity = n, .count = bc};
+  const clscan_select_buffers b = {.in = bi,
+                                   .flags = by_flags ? bf : NULL,
+                                   .out = bo,
+                                   .out_capacity = n,
+                                   .lengths = rle ? bl : NULL,
+                                   .count = bc};
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
     double t1 = now();
@@ -746,19 +781,47 @@ static void test_large(void **state) {
     double t = now() - t1;
     best = t < best ? t : best;
   }
-  uint64_t count = 0;
-  assert_true(tu_read(ctx, NULL, bc, 0, 8, &count));
+  uint32_t count = 0;
+  assert_true(tu_read(ctx, NULL, bc, 0, 4, &count));
   assert_int_equal(count, k);
-  printf("select by flags, int32, n %zu: device %.2f ms, sequential host loop %.2f ms (%.2fx)\n", n,
-         1e3 * best, 1e3 * host, host / best);
+  int32_t *got = malloc(n * 4);
+  assert_non_null(got);
+  size_t m = op == CLSCAN_PARTITION ? n : (size_t)k;
+  assert_true(tu_read(ctx, NULL, bo, 0, m * 4, got));
+  assert_memory_equal(got, out, m * 4);
+  if (rle) {
+    assert_true(tu_read(ctx, NULL, bl, 0, m * 4, got));
+    assert_memory_equal(got, lengths, m * 4);
+  }
+  printf("%s, int32, n %zu: device %.2f ms, sequential host loop %.2f ms (%.2fx)\n",
+         op == CLSCAN_SELECT      ? "select by flags"
+         : op == CLSCAN_PARTITION ? "partition by flags"
+         : op == CLSCAN_UNIQUE    ? "unique"
+                                  : "run-length encode",
+         n, 1e3 * best, 1e3 * host, host / best);
   clscan_select_plan_release(plan);
-  clReleaseMemObject(bi);
-  clReleaseMemObject(bf);
-  clReleaseMemObject(bo);
-  clReleaseMemObject(bc);
+  cl_mem all[] = {bi, bf, bo, bc, bl};
+  for (size_t i = 0; i < 5; i++)
+    clReleaseMemObject(all[i]);
+  free(got);
   free(in);
   free(out);
+  free(lengths);
   free(flags);
+}
+
+/* Millions of elements; and the device's time against a sequential host loop (printed). */
+static void test_large(void **state) {
+  (void)state;
+  for (size_t o = 0; o < 4; o++) {
+    sel_case c = base_case(all_ops[o], 3000017);
+    check_case(&c);
+  }
+  // Timing at 2^24 (2^26 with CLSCAN_TEST_SELECT_BIG=1): int32, select and partition by flags
+  // (half selected), unique and run-length encoding (runs of mean length 4).
+  size_t n = getenv("CLSCAN_TEST_SELECT_BIG") ? (size_t)1 << 26 : (size_t)1 << 24;
+  for (size_t o = 0; o < 4; o++)
+    time_op(all_ops[o], n);
 }
 
 /* ============================================================================================== */
