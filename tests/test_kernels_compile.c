@@ -24,17 +24,20 @@
 #define CLSCAN_TEST_CL_DIR "cl"
 #endif
 
-/* The file lists of the library's programs; the last two need 64-bit atomics. */
+/* The file lists of the library's programs; those from index 5 on need 64-bit atomics. */
 static const char *const programs[][5] = {
     {"common", NULL},
     {"common", "seed", NULL},
     {"common", "tile", NULL},
     {"common", "tile", "reduce_then_scan", NULL},
+    {"common", "select_common", "select_multi", NULL},
     {"common", "tile", "status", "single_pass", NULL},
     {"common", "status", "single_pass_cpu", NULL},
+    {"common", "select_common", "status", "select", NULL},
+    {"common", "select_common", "status", "select_cpu", NULL},
 };
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
-#define NEEDS_ATOMICS(i) ((i) >= 4)
+#define NEEDS_ATOMICS(i) ((i) >= 5)
 
 /* Reads a file into a NUL-terminated buffer, or returns NULL. */
 static char *read_file(const char *path) {
