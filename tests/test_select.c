@@ -974,6 +974,21 @@ static void test_errors_enqueue(void **state) {
   EXPECT(clscan_select_enqueue(p, NULL, &good, n, 0, &ev, NULL), CLSCAN_INVALID_WAIT_LIST);
   cl_event null_ev = NULL;
   EXPECT(clscan_select_enqueue(p, NULL, &good, n, 1, &null_ev, NULL), CLSCAN_INVALID_WAIT_LIST);
+  // A queue of another cl_context on the same device.
+  cl_device_id dev = clscan_context_device(ctx);
+  cl_int err;
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue oq = clCreateCommandQueue(other, dev, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  EXPECT(clscan_select_enqueue(p, oq, &good, n, 0, NULL, NULL), CLSCAN_INVALID_QUEUE);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  b = good, b.out = foreign;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_BUFFER);
+  clReleaseMemObject(foreign);
+  clReleaseCommandQueue(oq);
+  clReleaseContext(other);
   // Nothing was enqueued: the count is untouched.
   unsigned char back[8];
   assert_true(tu_read(ctx, NULL, cnt, 0, 8, back));
