@@ -31,7 +31,7 @@ const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id) {
 }
 
 /* Every registered selection algorithm (algo_select_*.c), one line each. */
-#define CLSCAN__SELECT_ALGORITHMS(X)   \
+#define CLSCAN__SELECT_ALGORITHMS(X) \
   X(clscan__select_blelloch)         \
   X(clscan__select_hillis_steele)    \
   X(clscan__select_reduce_then_scan) \

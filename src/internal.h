@@ -611,9 +611,8 @@ typedef struct clscan__sizes {
 clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
                                        clscan__request *req);
 
-
 /* ============================================================================================== */
-/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md, "Families that are   */
+/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md, "Families that are */
 /* not scans")                                                                                    */
 /* ============================================================================================== */
 
@@ -643,21 +642,21 @@ typedef struct clscan__select_algorithm clscan__select_algorithm;
 struct clscan_select_plan {
   clscan_context *ctx;
   clscan_select_op op;
-  int by_predicate;      /* SELECT, PARTITION: 1 with predicate_source, 0 by flags */
-  clscan_type in_type;   /* the input's type (CLSCAN_USER_TYPE for a user type) */
-  clscan_type out_type;  /* the mapped element's type */
-  clscan_op common_op;   /* what common.cl is built with: ADD, or USER_OP for user types */
+  int by_predicate;     /* SELECT, PARTITION: 1 with predicate_source, 0 by flags */
+  clscan_type in_type;  /* the input's type (CLSCAN_USER_TYPE for a user type) */
+  clscan_type out_type; /* the mapped element's type */
+  clscan_op common_op;  /* what common.cl is built with: ADD, or USER_OP for user types */
   size_t in_size, out_size;
-  size_t count_size;     /* 4 or 8 */
-  int map;               /* 1: the prelude defines a map */
-  char *user_source;     /* the prelude: user sources and the selection's switches */
+  size_t count_size; /* 4 or 8 */
+  int map;           /* 1: the prelude defines a map */
+  char *user_source; /* the prelude: user sources and the selection's switches */
   clscan__tuning tuning;
-  unsigned items;        /* GPU shape: elements per work-item */
-  unsigned withhold;     /* test only (CLSCAN_TEST_WITHHOLD) */
+  unsigned items;             /* GPU shape: elements per work-item */
+  unsigned withhold;          /* test only (CLSCAN_TEST_WITHHOLD) */
   clscan_algorithm algorithm; /* resolved (never AUTO) */
   const clscan__select_algorithm *algo;
-  clscan_plan *scan;     /* multi-pass: the plan of the flag scan (uint8 -> uint64), else NULL */
-  pthread_mutex_t lock;  /* the kernels' arguments with their enqueue (and the scan plan's) */
+  clscan_plan *scan;    /* multi-pass: the plan of the flag scan (uint8 -> uint64), else NULL */
+  pthread_mutex_t lock; /* the kernels' arguments with their enqueue (and the scan plan's) */
   clscan__algo_kernels kernels;
 };
 
