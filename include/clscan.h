@@ -629,7 +629,8 @@ typedef enum clscan_select_op {
  *
  * Types, map and user types as in clscan_scan_desc (type, out_type, map_source, type_source,
  * type_name, type_size). Every string is copied when a plan is created; a source that does not
- * compile makes plan creation return CLSCAN_USER_SOURCE_INVALID (the log: clscan_context_build_log).
+ * compile makes plan creation return CLSCAN_USER_SOURCE_INVALID (the log:
+ * clscan_context_build_log).
  */
 typedef struct clscan_select_desc {
   clscan_select_op op;
@@ -686,8 +687,8 @@ typedef struct clscan_select_buffers {
                             and RUN_LENGTH_ENCODE write the first min(count, out_capacity)
                             results and still report the true count; PARTITION needs
                             out_capacity >= n (else CLSCAN_BUFFER_TOO_SMALL). */
-  cl_mem lengths; /**< RUN_LENGTH_ENCODE: out_capacity run lengths (count_size bytes each) from
-                       lengths_offset; else NULL. */
+  cl_mem lengths;      /**< RUN_LENGTH_ENCODE: out_capacity run lengths (count_size bytes each) from
+                            lengths_offset; else NULL. */
   size_t lengths_offset;
   cl_mem count; /**< One count_size-byte element at count_offset: the number selected or runs. */
   size_t count_offset;

@@ -612,8 +612,7 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
                                        clscan__request *req);
 
 /* ============================================================================================== */
-/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md, "Families that are */
-/* not scans")                                                                                    */
+/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md)                    */
 /* ============================================================================================== */
 
 /* Buffer roles of a selection request. */
