@@ -278,8 +278,20 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
 #else
 #define SEG_PAD_WORDS 0
 #endif
+/* Bytes of explicit padding between a 1- or 2-byte value and its flag. The layout is the one the
+ * implicit padding had; naming the bytes works around Mesa 22.3's rusticl, which miscompiles
+ * private arrays of structs with an implicit gap after a sub-word first member (every element
+ * reads as the last one written: tests/rusticl/struct_gap.c), and every byte is then written. */
+#if CLSCAN_TYPE != 64 && VAL_SIZE < 4
+#define SEG_GAP_BYTES (4 - VAL_SIZE)
+#else
+#define SEG_GAP_BYTES 0
+#endif
 typedef struct __attribute__((aligned(CLSCAN_STATE_ALIGN))) seg_state {
   val_t v;
+#if SEG_GAP_BYTES > 0
+  uchar gap[SEG_GAP_BYTES];
+#endif
   uint f;
 #if SEG_PAD_WORDS > 0
   uint pad[SEG_PAD_WORDS];
@@ -290,6 +302,9 @@ ALWAYS_INLINE elem_t seg_make(val_t v, uint f) {
   elem_t s;
   s.v = v;
   s.f = f;
+#if SEG_GAP_BYTES > 0
+  for (uint i = 0; i < SEG_GAP_BYTES; i++) s.gap[i] = 0;
+#endif
 #if SEG_PAD_WORDS > 0
   for (uint i = 0; i < SEG_PAD_WORDS; i++) s.pad[i] = 0;
 #endif
@@ -316,6 +331,76 @@ typedef val_t item_t;
 #else
 typedef elem_t item_t;
 #endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Narrow lanes (tile.cl's packed path). A plain scan of a 1- or 2-byte type with a built-in
+ * operator (CLSCAN_NARROW) can keep its elements packed, NARROW_PER_WORD to a 32-bit word, element
+ * k of a word in bits NARROW_BITS * k and up (the device is little-endian, so that a vector of
+ * elements is its words), and combine them as lanes: uint values whose low NARROW_BITS bits are
+ * the bits the element would have after the same operations on val_t. Add, mul and the bitwise
+ * operators need only those low bits of their operands, so their lanes may carry anything above
+ * (a word shifted down, unmasked). Min and max compare whole lanes, so theirs are exact: the
+ * element's bits zero-extended, the sign bit flipped for signed types (NARROW_BIAS), which turns
+ * signed order into unsigned order.
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_PLAIN && CLSCAN_OP >= 0 && CLSCAN_OP <= 6 && CLSCAN_TYPE >= 6 && CLSCAN_TYPE <= 9 && \
+    defined(__ENDIAN_LITTLE__)
+#define CLSCAN_NARROW 1
+#else
+#define CLSCAN_NARROW 0
+#endif
+
+#if CLSCAN_NARROW
+#define NARROW_BITS (8 * VAL_SIZE)
+#define NARROW_PER_WORD (4 / VAL_SIZE)
+#define NARROW_MASK ((1u << NARROW_BITS) - 1u)
+/* A 1 in the lowest bit of every lane of a word: x * NARROW_ONES copies lane value x to all. */
+#define NARROW_ONES (VAL_SIZE == 1 ? 0x01010101u : 0x00010001u)
+/* 1 when lanes must be exact (min and max). */
+#define NARROW_EXACT (CLSCAN_OP == 2 || CLSCAN_OP == 3)
+#if NARROW_EXACT && (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
+#define NARROW_BIAS (1u << (NARROW_BITS - 1))
+#else
+#define NARROW_BIAS 0u
+#endif
+
+/* The lane of a value, and the value of a lane. */
+ALWAYS_INLINE uint narrow_lane(val_t v) { return (uint)(uval_t)v ^ NARROW_BIAS; }
+ALWAYS_INLINE val_t narrow_value(uint x) { return AS_VAL((uval_t)(x ^ NARROW_BIAS)); }
+#define NARROW_IDENTITY narrow_lane(VAL_IDENTITY)
+
+/* Flips the sign bit of every element of a word where lanes are biased (signed min and max): a
+ * word's elements become their lanes' low bits, and back. */
+ALWAYS_INLINE uint narrow_bias(uint w) { return w ^ NARROW_BIAS * NARROW_ONES; }
+
+/* The lane of element k of a biased word. */
+ALWAYS_INLINE uint narrow_get(uint w, uint k) {
+#if NARROW_EXACT
+  return (w >> (NARROW_BITS * k)) & NARROW_MASK;
+#else
+  return w >> (NARROW_BITS * k);
+#endif
+}
+
+/* The operator on lanes. */
+ALWAYS_INLINE uint narrow_op(uint a, uint b) {
+#if CLSCAN_OP == 0
+  return a + b;
+#elif CLSCAN_OP == 1
+  return a * b;
+#elif CLSCAN_OP == 2
+  return min(a, b);
+#elif CLSCAN_OP == 3
+  return max(a, b);
+#elif CLSCAN_OP == 4
+  return a & b;
+#elif CLSCAN_OP == 5
+  return a | b;
+#else
+  return a ^ b;
+#endif
+}
+#endif /* CLSCAN_NARROW */
 
 /* ---------------------------------------------------------------------------------------------
  * Loads and outputs. aux is the head flags (uchar) or keys of a segmented scan, already offset

@@ -51,6 +51,28 @@
 #ifndef CLSCAN_TEST_NO_LOOKBACK
 #define CLSCAN_TEST_NO_LOOKBACK 0
 #endif
+/* Exact operators (integer values under a built-in operator, segmented or not) give the same bits
+ * in any bracketing, so their look-back may reduce a window as a tree: the left fold and the tree
+ * agree bit for bit. Floating-point values and user operators fold strictly left to right.
+ * CLSCAN_LOOKBACK_TREE=0 or 1 overrides the choice (measurement only: a tree on an inexact
+ * operator is not deterministic). */
+#ifndef CLSCAN_LOOKBACK_TREE
+#if CLSCAN_OP != 64 && CLSCAN_TYPE != 64 && !VAL_IS_FLOAT
+#define CLSCAN_LOOKBACK_TREE 1
+#else
+#define CLSCAN_LOOKBACK_TREE 0
+#endif
+#endif
+/* The strict fold on NVIDIA gathers CLSCAN_FOLD_CHUNK window values by shuffles before it combines
+ * them, so that the shuffles' latencies overlap (the combinations stay in tile order). */
+#ifndef CLSCAN_FOLD_CHUNK
+#define CLSCAN_FOLD_CHUNK 16
+#endif
+/* The strict fold on NVIDIA publishes each tile's inclusive prefix it computes on the way (1), or
+ * only the caller's own (0). */
+#ifndef CLSCAN_FOLD_PUBLISH
+#define CLSCAN_FOLD_PUBLISH 0
+#endif
 
 #if CLSCAN_NV_PTX
 
@@ -68,6 +90,49 @@ ALWAYS_INLINE uint lowest_bit(uint m) {
   return 31u - clz(m & (0u - m));
 }
 
+/* Folds lanes first, first - 1, ..., last (first >= last, both warp-uniform) of v onto acc, one
+ * after another in that order: CLSCAN_FOLD_CHUNK shuffles, then their combinations. Each lane
+ * folded gets the fold through its own value in *mine. */
+ALWAYS_INLINE elem_t fold_lanes_down(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
+  const uint lane = get_local_id(0);
+  for (uint base = first + 1; base > last;) {
+    elem_t w[CLSCAN_FOLD_CHUNK];
+#pragma unroll
+    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+      w[k] = shfl_idx(v, (base - 1u - k) & 31u);
+#pragma unroll
+    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+      if (k < base - last) {
+        acc = combine(acc, w[k]);
+        if (lane == base - 1u - k)
+          *mine = acc;
+      }
+    base = base - last > CLSCAN_FOLD_CHUNK ? base - CLSCAN_FOLD_CHUNK : last;
+  }
+  return acc;
+}
+
+/* Folds lanes first, first + 1, ..., last - 1 (first <= last, warp-uniform) onto acc in order;
+ * each lane folded gets the fold through its own value in *mine. */
+ALWAYS_INLINE elem_t fold_lanes_up(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
+  const uint lane = get_local_id(0);
+  for (uint base = first; base < last;) {
+    elem_t w[CLSCAN_FOLD_CHUNK];
+#pragma unroll
+    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+      w[k] = shfl_idx(v, (base + k) & 31u);
+#pragma unroll
+    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+      if (base + k < last) {
+        acc = combine(acc, w[k]);
+        if (lane == base + k)
+          *mine = acc;
+      }
+    base = last - base > CLSCAN_FOLD_CHUNK ? base + CLSCAN_FOLD_CHUNK : last;
+  }
+  return acc;
+}
+
 /* The state of warp 0's look-back, the same in every lane (as lookback_state in status.cl, but
  * the warp keeps no aggregates: its fold rereads the windows its search passed). */
 typedef struct warp_lookback {
@@ -76,6 +141,70 @@ typedef struct warp_lookback {
   uint spins, first_silent; /* rounds the window's first silent lane, first_silent, stayed so */
   elem_t acc;
 } warp_lookback;
+
+#if CLSCAN_LOOKBACK_TREE
+
+ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
+  elem_bits a = elem_to_bits(x), r;
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++)
+    r.u[i] = shfl_down_u32(a.u[i], delta);
+  return r.e;
+}
+
+/*
+ * Exact operators (all 32 lanes call it): lane i reads tile next - i, so one round trip covers
+ * 32 predecessors; tiles before 0 read as an inclusive prefix equal to the seed. The ready lanes
+ * before the first silent one (through the nearest inclusive prefix, if it comes first) are
+ * reduced as a tree into lane 0 and combined onto lb->acc, which is meaningful in lane 0; the
+ * result is the left fold's bits, since the operator is exact. Returns LOOKBACK_DONE, or
+ * LOOKBACK_FALLBACK when tile lb->next stayed silent for CLSCAN_SPIN rounds.
+ */
+ALWAYS_INLINE int warp_lookback_run(__global ulong *status, ulong epoch, warp_lookback *lb,
+                                    elem_t seed) {
+  const uint lane = get_local_id(0);
+  for (;;) {
+    const long t = lb->next - (long)lane;
+    elem_t v = seed;
+    ulong state = STATE_PREFIX;
+    if (t >= 0)
+      state = status_read(status, (ulong)t, epoch, &v);
+    const uint silent = ballot(state == 0), done = ballot(state == STATE_PREFIX);
+    const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
+    const uint count = p < x ? p + 1 : x;
+    if (count > 0) {
+      elem_t w = lane < count ? v : IDENTITY;
+#pragma unroll
+      for (uint d = 1; d < 32; d <<= 1)
+        w = combine(shfl_down(w, d), w);
+      lb->acc = combine(w, lb->acc);
+      lb->next -= (long)count;
+      lb->spins = 0;
+    }
+    if (p < x)
+      return LOOKBACK_DONE;
+    if (count == 0) {
+      if (++lb->spins >= CLSCAN_SPIN) {
+        lb->spins = 0;
+        return LOOKBACK_FALLBACK;
+      }
+      backoff(lb->spins);
+    }
+  }
+}
+
+/* Takes tile lb->next's aggregate v from a fallback (all lanes, the same v). */
+ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
+  lb->acc = combine(v, lb->acc);
+  lb->next--;
+}
+
+#else
 
 /*
  * Searching (all 32 lanes call it): lane i reads tile next - i, so one round trip covers 32
@@ -98,9 +227,13 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
     const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
     if (p < x) {
       // The prefix of tile next - p, then the aggregates of tiles next - p + 1 .. next.
-      elem_t acc = shfl_idx(v, p);
-      for (uint i = p; i-- > 0;)
-        acc = combine(acc, shfl_idx(v, i));
+      elem_t acc = shfl_idx(v, p), mine = IDENTITY;
+      if (p > 0)
+        acc = fold_lanes_down(acc, v, p - 1, 0, &mine);
+      // Each fold step is the inclusive prefix of its tile (the strict left fold through it):
+      // publish it, so that later look-backs stop sooner (its owner publishes the same bits).
+      if (CLSCAN_FOLD_PUBLISH && lane < p)
+        status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
       lb->acc = acc;
       lb->folding = 1;
       lb->next++;
@@ -149,14 +282,14 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
     const uint count = (uint)min((long)x, lb->top - lb->next + 1);
     const uint done = ballot(state == STATE_PREFIX) & (count < 32 ? (1u << count) - 1u : ~0u);
     uint i = 0;
-    elem_t acc = lb->acc;
+    elem_t acc = lb->acc, mine = IDENTITY;
     if (done) {
       i = 31u - clz(done);
       acc = shfl_idx(v, i++);
     }
-    for (; i < count; i++)
-      acc = combine(acc, shfl_idx(v, i));
-    lb->acc = acc;
+    lb->acc = fold_lanes_up(acc, v, i, count, &mine);
+    if (CLSCAN_FOLD_PUBLISH && lane >= i && lane < count)
+      status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
     lb->next += (long)count;
     if (count > 0) {
       lb->spins = 0;
@@ -190,6 +323,8 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
     lb->next--;
   }
 }
+
+#endif /* CLSCAN_LOOKBACK_TREE */
 
 #endif
 
@@ -243,31 +378,26 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
  * CLSCAN_WG work-items. aux (from byte aux_off * AUX_SIZE) holds a segmented scan's flags or keys.
  * temp holds the ticket counter (a uint at byte 0) and, from byte 64, the status words.
  * ticket_base is the counter's value before this launch; epoch is this launch's epoch (>= 1).
- * seed is the initial value (or the identity); in_place is 1 when in == out, and 2 for the
- * finishing launch of an in-place scan (ceil(ceil(n / TILE) / CLSCAN_WG) work-groups; see above).
+ * seed is the initial value (or the identity); in_place is 1 when in == out (then the host runs
+ * single_pass_finish right after).
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
-    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
-  __local single_pass_shared sh;
+ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
+                                    const __global uchar *aux, ulong aux_off, __global val_t *out,
+                                    ulong out_off, ulong n, __global uint *temp, uint ticket_base,
+                                    ulong epoch, val_t seed, int exclusive, const int in_place,
+                                    __local single_pass_shared *sh) {
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
-  if (in_place == 2) {
-    finish_in_place(in, aux, out, n, status, epoch, chain_seed, exclusive, seed, &sh);
-    return;
-  }
 
   // Take a ticket: tiles are numbered in the order work-groups start.
   if (lid == 0)
-    sh.tile = atomic_inc(temp) - ticket_base;
+    sh->tile = atomic_inc(temp) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong tile = sh.tile;
-  const ulong tiles = (n + TILE - 1) / TILE;
+  const ulong tile = sh->tile;
   // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
   // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
@@ -280,7 +410,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
   tile_load(in, aux, n, tile, &x);
-  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh.scratch);
+  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
@@ -303,10 +433,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
   wl.acc = IDENTITY;
 #else
   if (lid == 0)
-    lookback_begin(&sh.lb, tile);
+    lookback_begin(&sh->lb, tile);
 #endif
+  // On NVIDIA tile 0 walks too (its window reads the seed at once): a loop entered by every tile
+  // gave the compiler fewer registers to hold (64 against 68 for int32, 80 against 90 for int64).
 #if CLSCAN_TEST_NO_LOOKBACK
   const int look_back = 0;
+#elif CLSCAN_NV_PTX
+  const int look_back = 1;
 #else
   const int look_back = tile != 0;
 #endif
@@ -315,36 +449,36 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     if (lid < 32) {
       const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
       if (lid == 0) {
-        sh.command = command;
-        sh.silent = wl.next;
+        sh->command = command;
+        sh->silent = wl.next;
       }
     }
 #else
     if (lid == 0) {
-      sh.command = lookback_run(&sh.lb, status, epoch, CLSCAN_SPIN, chain_seed);
-      sh.silent = sh.lb.next;
+      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed);
+      sh->silent = sh->lb.next;
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh.command == LOOKBACK_DONE)
+    if (sh->command == LOOKBACK_DONE)
       break;
-    const ulong silent = (ulong)sh.silent;
+    const ulong silent = (ulong)sh->silent;
 
     // Fallback: reduce the silent tile from the input in its owner's order. In place only
     // after marking its gate visited; turned away, the owner's publications are complete and
     // the next walk reads them.
     if (in_place) {
       if (lid == 0)
-        sh.entered = gate_enter(status, tiles, silent, epoch);
+        sh->entered = gate_enter(status, (n + TILE - 1) / TILE, silent, epoch);
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (!sh.entered)
+      if (!sh->entered)
         continue;
     }
-    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh.scratch);
+    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh->scratch);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh.lb, fagg);
+      lookback_take(&sh->lb, fagg);
 #endif
     }
 #if CLSCAN_NV_PTX
@@ -363,24 +497,59 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 #elif CLSCAN_NV_PTX
       prefix = wl.acc;
 #else
-      prefix = sh.lb.acc;
+      prefix = sh->lb.acc;
 #endif
       if (!withheld)
         status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
       if (withheld && in_place)
         status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
-    sh.prefix = prefix;
+    sh->prefix = prefix;
     // In place: store only if no fallback read the tile; else hand its prefix to the finishing
     // launch (as tile - 1's inclusive prefix).
-    sh.write = 1;
-    if (in_place && gate_close(status, tiles, tile, epoch)) {
-      sh.write = 0;
+    sh->write = 1;
+    if (in_place && gate_close(status, (n + TILE - 1) / TILE, tile, epoch)) {
+      sh->write = 0;
       if (tile > 0)
         status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (sh.write)
-    tile_store(out, n, tile, &x, pre, combine(sh.prefix, group_prefix), exclusive, seed);
+  if (!in_place || sh->write)
+    tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix), exclusive, seed);
+}
+
+/* The scan's two kernels: single_pass_scan for out-of-place launches, single_pass_scan_in_place
+ * for in == out (the host picks by its in_place argument). Out of place, the gates compile away,
+ * which keeps their code out of the registers of the common case. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local single_pass_shared sh;
+  single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
+                   exclusive, 0, &sh);
+}
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan_in_place(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local single_pass_shared sh;
+  single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
+                   exclusive, 1, &sh);
+}
+
+/*
+ * The finishing launch of an in-place scan (see "In place" above): ceil(ceil(n / TILE) /
+ * CLSCAN_WG) work-groups of CLSCAN_WG work-items, with the scan's arguments. It is a kernel of its
+ * own so that its code does not add to the registers of single_pass_scan.
+ */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_finish(
+    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
+    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
+    val_t seed, int exclusive, int in_place) {
+  __local single_pass_shared sh;
+  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  finish_in_place(in + in_off, aux + aux_off * AUX_SIZE, out + out_off, n, status, epoch,
+                  CHAIN_SEED(seed), exclusive, seed, &sh);
 }

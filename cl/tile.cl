@@ -18,9 +18,19 @@
  * vector, a lane-group scan of the vector totals, and a carry from j to j + 1. Lane-group totals
  * are combined through local memory. Every combination is "earlier op later".
  *
+ * Narrow types (CLSCAN_NARROW in common.cl, with CLSCAN_VECTOR_IO) take the packed path instead:
+ * a work-item keeps each 16-byte vector as four 32-bit words (16 int8 or 8 int16 elements,
+ * loaded and stored with one 16-byte access) and computes on the words: a vector's total, then
+ * after the lane-group scan its serial scan seeded with its prefix, in 32-bit lanes (common.cl)
+ * or several elements per operation (add of bytes in 16-bit halves, bitwise operators on whole
+ * words). Lane-group scans then combine lanes (uint) too, for add of bytes and bitwise operators
+ * several vectors' totals per word. The combinations are the generic path's, in its order: each
+ * vector's total, the lane-group scans, each vector's prefix; for integers any order gives the
+ * same bits, and the results are those of val_t arithmetic (integers wrap).
+ *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
- * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX. Needs common.cl
- * first.
+ * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
+ * CLSCAN_NARROW_PRMT (see prmt()). Needs common.cl first.
  */
 
 #ifndef CLSCAN_WG
@@ -45,6 +55,39 @@
 #define SEGMENT (SG * CLSCAN_VPT)
 #define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
 
+/* The packed path (see above). */
+#if CLSCAN_NARROW && CLSCAN_VECTOR_IO
+#define TILE_PACKED 1
+#else
+#define TILE_PACKED 0
+#endif
+
+/* How the packed path moves bytes within words. CLSCAN_NARROW_PRMT 1: with PTX prmt (the default
+ * under CLSCAN_NV_PTX); 2: with the same selectors through prmt()'s C version (so that tests check
+ * them on any device); 0: with shifts and masks. */
+#ifndef CLSCAN_NARROW_PRMT
+#define CLSCAN_NARROW_PRMT CLSCAN_NV_PTX
+#endif
+
+/* Byte permutation, as PTX prmt.b32 in its default mode with selector nibbles 0..7: byte i of
+ * the result is byte s_i of the eight bytes of a then b (a's bytes are 0..3), where s_i is
+ * nibble i of s. */
+#if CLSCAN_NARROW_PRMT == 1
+ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
+  uint r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+  return r;
+}
+#else
+ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
+  const ulong x = (ulong)b << 32 | a;
+  uint r = 0;
+#pragma unroll
+  for (uint i = 0; i < 4; i++) r |= (uint)(x >> (8 * ((s >> (4 * i)) & 7u)) & 0xFFu) << (8 * i);
+  return r;
+}
+#endif
+
 /* An input vector and an output vector seen as their elements. */
 typedef union in_elems {
   in_vec_t v;
@@ -59,10 +102,20 @@ typedef union out_elems {
 typedef struct tile_scratch {
 #if !CLSCAN_NV_PTX
   elem_t lanes[CLSCAN_WG];
+#if TILE_PACKED
+  uint words[CLSCAN_WG]; /* the packed path's lanes (see narrow_group_scan) */
+#endif
 #endif
   elem_t group_total[NUM_GROUPS];
 } tile_scratch;
 
+#if TILE_PACKED
+/* A work-item's loaded vectors, each as four words (element k of a vector in bits
+ * NARROW_BITS * (k % NARROW_PER_WORD) and up of word k / NARROW_PER_WORD). */
+typedef struct tile_items {
+  uint4 w[CLSCAN_VPT];
+} tile_items;
+#else
 /* A work-item's loaded elements. Segmented, the values and the head flags are kept apart (one
  * bit per element): a (value, flag) state per element would double the registers a tile needs,
  * and registers bound how many work-groups share a compute unit. item_state() rebuilds a state. */
@@ -81,6 +134,7 @@ ALWAYS_INLINE elem_t item_state(const tile_items *x, uint j, uint k) {
   return x->v[j][k];
 #endif
 }
+#endif
 
 /* ---------------------------------------------------------------------------------------------
  * Lane-group scans.
@@ -146,6 +200,40 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 
 #endif
 
+#if TILE_PACKED && CLSCAN_NV_PTX
+/* group_scan() on narrow lanes (common.cl), or on words of several lanes of bitwise operators or
+ * of 16-bit sums (see tile_scan_local); identity is the word's. */
+ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
+                                     uint *excl, uint *total) {
+#pragma unroll
+  for (uint d = 1; d < 32; d <<= 1) {
+    const uint y = shfl_up_u32(x, d);
+    if (lane >= d) x = narrow_op(y, x);
+  }
+  const uint up = shfl_up_u32(x, 1);
+  *excl = lane > 0 ? up : identity;
+  *total = shfl_idx_u32(x, 31);
+}
+#elif TILE_PACKED
+/* As above, in local memory. */
+ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
+                                     uint *excl, uint *total) {
+  s->words[lane] = x;
+#pragma unroll
+  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint y = lane >= d ? s->words[lane - d] : identity;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane >= d) x = narrow_op(y, x);
+    s->words[lane] = x;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *excl = lane > 0 ? s->words[lane - 1] : identity;
+  *total = s->words[CLSCAN_WG - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 /* ---------------------------------------------------------------------------------------------
  * Tile load, local scan and store.
  * ------------------------------------------------------------------------------------------- */
@@ -156,6 +244,411 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 ALWAYS_INLINE uint vector_index(uint lid, uint j) {
   return (lid / SG) * SEGMENT + j * SG + lid % SG;
 }
+
+/* Combines the lane groups' segment totals: *group_prefix receives the total of the groups before
+ * the caller's; returns the tile's total. Every work-item of the group must call it. */
+ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
+                                 __local tile_scratch *s) {
+#if NUM_GROUPS > 1
+  // Lane-group totals meet in local memory; each work-item folds them in order.
+  const uint lid = get_local_id(0);
+  if (lid % SG == 0) s->group_total[lid / SG] = segment_total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint g = lid / SG;
+  elem_t before = IDENTITY, all = IDENTITY;
+#pragma unroll
+  for (uint i = 0; i < NUM_GROUPS; i++) {
+    const elem_t v = s->group_total[i];
+    if (i < g) before = combine(before, v);
+    all = combine(all, v);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *group_prefix = before;
+  return all;
+#else
+  *group_prefix = IDENTITY;
+  return segment_total;
+#endif
+}
+
+#if TILE_PACKED
+
+/* ---------------------------------------------------------------------------------------------
+ * The packed path: words of narrow elements (common.cl's narrow lanes).
+ * ------------------------------------------------------------------------------------------- */
+
+/* A vector's words, one by one. */
+typedef union narrow_words {
+  uint4 v;
+  uint u[4];
+} narrow_words;
+
+/* Packs the low NARROW_BITS bits of lanes p[0, NARROW_PER_WORD) into a word, p[0] lowest. */
+ALWAYS_INLINE uint narrow_pack(const uint *p) {
+#if VAL_SIZE == 1 && CLSCAN_NARROW_PRMT
+  return prmt(prmt(p[0], p[1], 0x0040u), prmt(p[2], p[3], 0x0040u), 0x5410u);
+#elif VAL_SIZE == 1
+  return (p[0] & 0xFFu) | (p[1] & 0xFFu) << 8 | (p[2] & 0xFFu) << 16 | p[3] << 24;
+#elif CLSCAN_NARROW_PRMT
+  return prmt(p[0], p[1], 0x5410u);
+#else
+  return (p[0] & 0xFFFFu) | p[1] << 16;
+#endif
+}
+
+/*
+ * How a vector is scanned depends on the operator (NARROW_SCHEME). Each scheme has a running
+ * state (narrow_state() makes it from a prefix lane), a word scan that returns the inclusive or
+ * exclusive results of one word and advances the state past it, and a vector total (a lane).
+ *   0  lanes: element by element in 32-bit lanes (mul, min, max, and add of 16-bit types);
+ *   1  add of bytes in the 16-bit halves of a word, two elements per addition;
+ *   2  bitwise operators on whole words, with the word's in-word prefix in two steps.
+ */
+#if CLSCAN_OP == 0 && VAL_SIZE == 1
+#define NARROW_SCHEME 1
+#elif CLSCAN_OP >= 4
+#define NARROW_SCHEME 2
+#else
+#define NARROW_SCHEME 0
+#endif
+
+#if NARROW_SCHEME == 0
+
+/* The state is the running lane. */
+ALWAYS_INLINE uint narrow_state(uint r) { return r; }
+
+/* Scans word w seeded with *state, one lane after another. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint b = narrow_bias(w);
+  uint p[NARROW_PER_WORD + 1];
+  p[0] = *state;
+#pragma unroll
+  for (uint k = 0; k < NARROW_PER_WORD; k++) p[k + 1] = narrow_op(p[k], narrow_get(b, k));
+  *state = p[NARROW_PER_WORD];
+  return narrow_bias(narrow_pack(exclusive ? p : p + 1));
+}
+
+/*
+ * The total of a vector's elements. Its expressions differ from narrow_word_scan()'s on purpose:
+ * the compiler would otherwise keep the values they share (every extracted lane, for min and
+ * max) alive from the totals to the stores, where recomputing them is cheaper than the registers.
+ */
+#if NARROW_EXACT
+/* Min or max of each lane of two biased words, several lanes per operation: the top bit of
+ * d = (x | H) - (y & ~H) tells, in each lane, whether x's lower bits are at least y's. */
+ALWAYS_INLINE uint narrow_lanewise(uint x, uint y) {
+  const uint high = (1u << (NARROW_BITS - 1)) * NARROW_ONES;
+  const uint d = (x | high) - (y & ~high);
+  const uint ge = ((x & ~y) | (~(x ^ y) & d)) & high; /* x >= y, at each lane's top bit */
+  const uint m = (ge >> (NARROW_BITS - 1)) * NARROW_MASK;
+#if CLSCAN_OP == 2
+  return (x & ~m) | (y & m);
+#else
+  return (x & m) | (y & ~m);
+#endif
+}
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint w = narrow_lanewise(narrow_lanewise(narrow_bias(x.u[0]), narrow_bias(x.u[1])),
+                                 narrow_lanewise(narrow_bias(x.u[2]), narrow_bias(x.u[3])));
+  uint t = narrow_get(w, 0);
+#pragma unroll
+  for (uint k = 1; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(w, k));
+  return t;
+}
+#elif CLSCAN_OP == 0
+/* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
+ * halves' sum is (W - L) >> 16. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint w = x.u[0] + x.u[1] + x.u[2] + x.u[3];
+  const uint l = (x.u[0] & 0xFFFFu) + (x.u[1] & 0xFFFFu) + (x.u[2] & 0xFFFFu) + (x.u[3] & 0xFFFFu);
+  return l + ((w - l) >> 16);
+}
+#else
+/* Mul: each word's lanes multiplied through rotations of the word (lane k of a rotation by
+ * NARROW_BITS * k is the word's lane k at the bottom), then the words' products. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  uint t = 1;
+#pragma unroll
+  for (uint i = 0; i < 4; i++) {
+#pragma unroll
+    for (uint k = 0; k < NARROW_PER_WORD; k++) t *= rotate(x.u[i], (uint)(32 - NARROW_BITS * k));
+  }
+  return t;
+}
+#endif
+
+#elif NARROW_SCHEME == 1
+
+/*
+ * Bytes b0..b3 of a word are added as two 16-bit halves, [b0, b2] and [b1, b3] (low half
+ * first): a half never exceeds 16 * 255 + 255, so no carry crosses into the next half, and the
+ * low byte of each half is the sum modulo 256. The state is the running prefix R (a byte) in
+ * both halves, [R, R].
+ */
+ALWAYS_INLINE uint narrow_state(uint r) { return (r & 0xFFu) * 0x00010001u; }
+
+/* The word whose bytes are byte 0 of lo's halves and byte 0 of hi's, interleaved:
+ * [lo.b0, hi.b0, lo.b2, hi.b2]. */
+ALWAYS_INLINE uint narrow_interleave(uint lo, uint hi) {
+#if CLSCAN_NARROW_PRMT
+  return prmt(lo, hi, 0x6240u);
+#else
+  return (lo & 0x00FF00FFu) | (hi & 0x00FF00FFu) << 8;
+#endif
+}
+
+/* Scans word w seeded with *state: with P_k = R + b0 + ... + bk, the odd results [P1, P3] are
+ * the pair sums [b0 + b1, b2 + b3] scanned across the halves, plus R; the even ones [P0, P2] are
+ * the odd ones less [b1, b3]. Exclusive results are [R, P0, P1, P2]: [R, P1] = R + [0, b0 + b1],
+ * and [P0, P2]. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint r = *state;
+  const uint even_bytes = w & 0x00FF00FFu;
+#if CLSCAN_NARROW_PRMT
+  const uint odd_bytes = prmt(w, 0u, 0x4341u);
+#else
+  const uint odd_bytes = w >> 8 & 0x00FF00FFu;
+#endif
+  const uint pairs = even_bytes + odd_bytes;
+  const uint odd = pairs * 0x00010001u + r;
+  const uint even = odd - odd_bytes;
+#if CLSCAN_NARROW_PRMT
+  *state = prmt(odd, 0u, 0x4242u);
+#else
+  *state = (odd >> 16 & 0xFFu) * 0x00010001u;
+#endif
+  return exclusive ? narrow_interleave(r + (pairs << 16), even) : narrow_interleave(even, odd);
+}
+
+/* The total of a vector's bytes (its low byte). With W the words' sum and O the sum of their odd
+ * bytes' halves, W - 255 O is the sum of the even and odd halves, exact in each half. (Not the
+ * halves added directly: see the lane scheme's totals.) */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint w = x.u[0] + x.u[1] + x.u[2] + x.u[3];
+  const uint o = (x.u[0] >> 8 & 0x00FF00FFu) + (x.u[1] >> 8 & 0x00FF00FFu) +
+                 (x.u[2] >> 8 & 0x00FF00FFu) + (x.u[3] >> 8 & 0x00FF00FFu);
+  const uint halves = w - 255u * o;
+  return halves + (halves >> 16);
+}
+
+#else /* NARROW_SCHEME == 2 */
+
+/* What a shift fills in: the identity's bits (all ones for and). */
+#if CLSCAN_OP == 4
+#define NARROW_FILL(bits) ((1u << (bits)) - 1u)
+#else
+#define NARROW_FILL(bits) 0u
+#endif
+
+/* The state is the running prefix in every lane. */
+ALWAYS_INLINE uint narrow_state(uint r) { return (r & NARROW_MASK) * NARROW_ONES; }
+
+/* Copies the top lane of a word to every lane. */
+ALWAYS_INLINE uint narrow_broadcast_top(uint w) {
+#if CLSCAN_NARROW_PRMT
+  return prmt(w, 0u, VAL_SIZE == 1 ? 0x3333u : 0x3232u);
+#else
+  return (w >> (32 - NARROW_BITS)) * NARROW_ONES;
+#endif
+}
+
+/* Scans word w seeded with *state: each lane combines itself with the lane below, then (bytes)
+ * each pair with the pair below, then the state; the exclusive results are the inclusive ones a
+ * lane up, with the state's lane below them. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint before = *state;
+  uint x = narrow_op(w, (w << NARROW_BITS) | NARROW_FILL(NARROW_BITS));
+#if VAL_SIZE == 1
+  x = narrow_op(x, (x << 16) | NARROW_FILL(16));
+#endif
+  x = narrow_op(before, x);
+  *state = narrow_broadcast_top(x);
+  return exclusive ? (x << NARROW_BITS) | (before >> (32 - NARROW_BITS)) : x;
+}
+
+/* The total of a vector's elements (its low lane): the words combined, then their lanes. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  uint t = narrow_op(narrow_op(x.u[0], x.u[1]), narrow_op(x.u[2], x.u[3]));
+  t = narrow_op(t, t >> 16);
+#if VAL_SIZE == 1
+  t = narrow_op(t, t >> 8);
+#endif
+  return t;
+}
+
+#endif /* NARROW_SCHEME */
+
+/*
+ * Lane-group scans take several vector totals per word where the operator keeps fields apart:
+ * bitwise operators a total per lane; add of bytes two totals of 8 bits in 16-bit fields, whose
+ * sums over a lane group (at most 32 * 255 on NVIDIA, CLSCAN_WG * 255 elsewhere) stay below
+ * 2^16. Fewer shuffles per vector (or local-memory rounds) is what this buys.
+ */
+#if NARROW_SCHEME == 2
+#define NARROW_TOTALS_PER_SCAN NARROW_PER_WORD
+#define NARROW_FIELD_BITS NARROW_BITS
+#elif NARROW_SCHEME == 1 && SG <= 256
+#define NARROW_TOTALS_PER_SCAN 2
+#define NARROW_FIELD_BITS 16
+#else
+#define NARROW_TOTALS_PER_SCAN 1
+#define NARROW_FIELD_BITS 32
+#endif
+#if NARROW_TOTALS_PER_SCAN > 1
+#if CLSCAN_OP == 4
+#define NARROW_FIELD_IDENTITY 0xFFFFFFFFu
+#else
+#define NARROW_FIELD_IDENTITY 0u
+#endif
+#else
+#define NARROW_FIELD_IDENTITY NARROW_IDENTITY
+#endif
+
+/* Scans a vector seeded with prefix lane r: its inclusive or exclusive results, as words. */
+ALWAYS_INLINE narrow_words narrow_vector_scan(narrow_words x, uint r, const int exclusive) {
+  uint state = narrow_state(r);
+  narrow_words y;
+#pragma unroll
+  for (uint i = 0; i < 4; i++) y.u[i] = narrow_word_scan(x.u[i], &state, exclusive);
+  return y;
+}
+
+/* Loads the vector from index e (a multiple of VEC) of in[0, n) as words; elements past n read as
+ * the identity. full says that the whole tile lies inside the range (then one 16-byte load). */
+ALWAYS_INLINE uint4 narrow_load(const __global in_t *in, ulong n, ulong e, int full) {
+  if (full) return ((const __global uint4 *)in)[e / VEC];
+  narrow_words x;
+#pragma unroll
+  for (uint i = 0; i < 4; i++) {
+    uint w = 0;
+#pragma unroll
+    for (uint k = 0; k < NARROW_PER_WORD; k++) {
+      const ulong at = e + i * NARROW_PER_WORD + k;
+      const val_t v = at < n ? in[at] : VAL_IDENTITY;
+      w |= (uint)(uval_t)v << (NARROW_BITS * k);
+    }
+    x.u[i] = w;
+  }
+  return x.v;
+}
+
+/* Stores the vector u of results at index e of out[0, n) (as narrow_load reads). */
+ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full, narrow_words u) {
+  if (full) {
+    ((__global uint4 *)out)[e / VEC] = u.v;
+    return;
+  }
+#pragma unroll
+  for (uint i = 0; i < 4; i++) {
+#pragma unroll
+    for (uint k = 0; k < NARROW_PER_WORD; k++) {
+      const ulong at = e + i * NARROW_PER_WORD + k;
+      if (at < n) out[at] = AS_VAL((uval_t)(u.u[i] >> (NARROW_BITS * k)));
+    }
+  }
+}
+
+/* Loads a work-item's vectors of tile t from in[0, n) (aux is unused: the packed path has no
+ * segments); elements past n read as the identity. Every load is issued before any is used. */
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
+                             tile_items *x) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+  (void)aux;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++)
+    x->w[j] = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
+}
+
+/*
+ * Scans a loaded tile locally. pre[j] receives the exclusive prefix of vector j within its lane
+ * group's segment, *group_prefix the total of the earlier lane groups; returns the tile's total.
+ * Every work-item of the group must call it (it contains barriers).
+ */
+ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT],
+                                     elem_t *group_prefix, __local tile_scratch *s) {
+  const uint lane = get_local_id(0) % SG;
+  uint vt[CLSCAN_VPT];
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    narrow_words u;
+    u.v = x->w[j];
+    vt[j] = narrow_vector_total(u);
+  }
+  // Lane-group scans of the vector totals, NARROW_TOTALS_PER_SCAN vector indices at a time (in
+  // the fields of a word), carried from j to j + 1.
+  uint carry = NARROW_IDENTITY;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j += NARROW_TOTALS_PER_SCAN) {
+    uint word = 0, excl, total;
+#pragma unroll
+    for (uint g = 0; g < NARROW_TOTALS_PER_SCAN; g++) {
+      const uint v = j + g < CLSCAN_VPT ? vt[j + g] : NARROW_IDENTITY;
+      word |= NARROW_TOTALS_PER_SCAN > 1 ? (v & NARROW_MASK) << (NARROW_FIELD_BITS * g) : v;
+    }
+    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, &excl, &total);
+#pragma unroll
+    for (uint g = 0; g < NARROW_TOTALS_PER_SCAN && j + g < CLSCAN_VPT; g++) {
+      pre[j + g] = narrow_value(narrow_op(carry, excl >> (NARROW_FIELD_BITS * g)));
+      carry = narrow_op(carry, total >> (NARROW_FIELD_BITS * g));
+    }
+  }
+  return tile_totals(narrow_value(carry), group_prefix, s);
+}
+
+/*
+ * Returns the total of tile t of in[0, n), combined in the same order as tile_load and
+ * tile_scan_local combine it, while holding one vector at a time (the single pass's fallback).
+ * Every work-item must call it.
+ */
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
+                                 ulong t, __local tile_scratch *s) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+  uint carry = NARROW_IDENTITY;
+  (void)aux;
+#pragma unroll 1
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    narrow_words u;
+    uint excl, total;
+    u.v = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
+    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, &excl, &total);
+    carry = narrow_op(carry, total);
+  }
+  elem_t group_prefix;
+  return tile_totals(narrow_value(carry), &group_prefix, s);
+}
+
+/* tile_store() for inclusive (exclusive 0) or exclusive (1) results, a constant. */
+ALWAYS_INLINE void narrow_tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
+                                     elem_t pre[CLSCAN_VPT], elem_t lead, const int exclusive) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+    narrow_words u;
+    u.v = x->w[j];
+    const narrow_words y = narrow_vector_scan(u, narrow_lane(combine(lead, pre[j])), exclusive);
+    narrow_store(out, n, base + (ulong)vector_index(lid, j) * VEC, full, y);
+  }
+}
+
+/* Writes a work-item's results of tile t: for each element the prefix within the tile, lead op
+ * pre[j] first (seed is for segmented scans, which take the generic path). */
+ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
+                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive, val_t seed) {
+  (void)seed;
+  if (exclusive) {
+    narrow_tile_store(out, n, t, x, pre, lead, 1);
+  } else {
+    narrow_tile_store(out, n, t, x, pre, lead, 0);
+  }
+}
+
+#else /* !TILE_PACKED: the generic path */
 
 /* Aux vectors of a full tile (CLSCAN_VECTOR_IO: the host guarantees that aux_off, like in_off
  * and out_off, is a multiple of VEC, so these loads are aligned). */
@@ -236,32 +729,6 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux,
     for (uint k = 0; k < VEC; k++) x->v[j][k] = xs[k];
 #endif
   }
-}
-
-/* Combines the lane groups' segment totals: *group_prefix receives the total of the groups before
- * the caller's; returns the tile's total. Every work-item of the group must call it. */
-ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
-                                 __local tile_scratch *s) {
-#if NUM_GROUPS > 1
-  // Lane-group totals meet in local memory; each work-item folds them in order.
-  const uint lid = get_local_id(0);
-  if (lid % SG == 0) s->group_total[lid / SG] = segment_total;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint g = lid / SG;
-  elem_t before = IDENTITY, all = IDENTITY;
-#pragma unroll
-  for (uint i = 0; i < NUM_GROUPS; i++) {
-    const elem_t v = s->group_total[i];
-    if (i < g) before = combine(before, v);
-    all = combine(all, v);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  *group_prefix = before;
-  return all;
-#else
-  *group_prefix = IDENTITY;
-  return segment_total;
-#endif
 }
 
 /*
@@ -349,7 +816,11 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
   }
 }
 
-/* A kernel that only exercises the inline PTX, so the host can test-compile it. */
+#endif /* TILE_PACKED */
+
+#if CLSCAN_NV_PTX
+/* A kernel that only exercises the inline PTX, so the host can test-compile it (built only with
+ * it: elsewhere it would double the programs' compile time for nothing). */
 __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
   __local tile_scratch s;
   tile_items x;
@@ -358,3 +829,10 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
   const elem_t total = tile_scan_local(&x, pre, &gp, &s);
   tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
 }
+#endif
+
+#if CLSCAN_NARROW_PRMT == 1
+/* A kernel that only exercises the packed path's inline PTX, which the probe's int32 tile does
+ * not compile otherwise. */
+__kernel void tile_probe_prmt(__global uint *p) { p[0] = prmt(p[1], p[2], p[3]); }
+#endif

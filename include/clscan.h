@@ -200,10 +200,18 @@ typedef enum clscan_op {
  * - HILLIS_STEELE: the same three phases with a double-buffered Hillis-Steele work-group scan
  *   (O(n log n) work).
  * - REDUCE_THEN_SCAN: reduce tiles, scan the tile totals, scan the tiles seeded with their
- *   offsets. About 3n traffic; deterministic.
+ *   offsets. About 3n traffic.
  * - SINGLE_PASS: chained scan with decoupled look-back and decoupled fallback (terminates without
- *   forward-progress guarantees). About 2n traffic. Needs 64-bit global atomics.
- * - AUTO: the library picks per device, type and n (see the README's tuning table).
+ *   forward-progress guarantees). About 2n traffic. Needs 64-bit global atomics. Every published
+ *   inclusive prefix is the left fold of the tile aggregates in tile order, whichever predecessor
+ *   a look-back stops at, and a tile reduced by a fallback combines in its owner's order.
+ * - AUTO: the library picks per device, type and n (docs/tuning.md).
+ *
+ * Determinism: every algorithm gives the same bits run to run on one device for a fixed n,
+ * descriptor and tuning, whatever the timing (in place or not, under concurrency, with the
+ * fallback taken or not). Integer scans with built-in operators are exact, so they agree
+ * everywhere. Floating-point and user operators that are not exactly associative may differ in
+ * the last bits between algorithms, devices and tunings, which group the elements differently.
  */
 typedef enum clscan_algorithm {
   CLSCAN_ALGO_AUTO = 0,
@@ -473,7 +481,8 @@ typedef struct clscan_tuning {
   unsigned tile_vpt;          /**< 16-byte vectors per work-item of the tile kernels, 1 to 16. */
   unsigned rts_groups_per_cu; /**< Reduce-then-scan work-groups per compute unit, >= 1. */
   unsigned cpu_tile;          /**< CPU-shaped single pass: elements per tile, 1 to 2^24. */
-  clscan_shape single_pass_shape; /**< Which single-pass kernel runs. */
+  clscan_shape single_pass_shape; /**< Which single-pass kernel runs (and which reduction
+                                       shape, see clscan_plan_enqueue_reduce()). */
 } clscan_tuning;
 
 /**
@@ -560,9 +569,14 @@ CLSCAN_API void clscan_plan_release(clscan_plan *plan);
  * output type, init op v[0] op v[1] op ... op v[n-1], where v[i] is in[in_offset + i] (or its map)
  * and init is the descriptor's init (the identity when NULL); n == 0 gives init. The result is
  * written to out[out_offset] (offsets in elements of the input and output types). The plan must
- * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` does not matter. The same bits come back
- * run to run on one device for a fixed n, descriptor and tuning. Arguments otherwise as for
- * clscan_plan_enqueue(); the output may not overlap the input.
+ * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` and `algorithm` do not matter. The same
+ * bits come back run to run on one device for a fixed n, descriptor and tuning: a fixed number of
+ * work-groups (tuning.rts_groups_per_cu per compute unit) each reduce a contiguous part, and one
+ * work-group combines their partials in order; no atomics. The plan's single_pass_shape picks the
+ * GPU shape (tile_wg x tile_vpt vector tiles) or the CPU shape (one loop per part).
+ * Arguments otherwise as for clscan_plan_enqueue(): `out` must hold out_offset + 1 elements
+ * (else CLSCAN_BUFFER_TOO_SMALL, also for n == 0) and the output element must not overlap the
+ * input range (CLSCAN_OVERLAP); on any error nothing is enqueued and `out` is untouched.
  */
 CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue,
                                                     cl_mem in, size_t in_offset, cl_mem out,
@@ -570,8 +584,14 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_comman
                                                     const cl_event *wait_list, cl_event *done);
 
 /**
- * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan).
- * @param[out] result receives one element of the output type.
+ * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan; desc's
+ * init is read at the call).
+ * @param[in] in n elements of the input type; not NULL, also for n == 0.
+ * @param[out] result receives one element of the output type; it must not overlap `in`
+ *   (CLSCAN_OVERLAP). It is written only on success.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; the descriptor statuses of clscan_plan_create();
+ *   CLSCAN_INVALID_VALUE for a segmented desc; CLSCAN_OVERLAP; CLSCAN_SIZE_OVERFLOW;
+ *   CLSCAN_OUT_OF_HOST_MEMORY, CLSCAN_OUT_OF_DEVICE_MEMORY, CLSCAN_OPENCL_ERROR.
  */
 CLSCAN_API clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *desc,
                                             const void *in, size_t n, void *result);

@@ -3,18 +3,23 @@
 # builds from scratch, then runs the steps named on the command line, each under its own time
 # limit, with line-buffered output so that a limit never swallows finished rows.
 #
-#   scripts/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI)
+#   scripts/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI),
+#                                  then on the machine's POCL (its 16 cores interleave work-groups
+#                                  unlike CI's 2; with the no-hang matrix, not huge)
 #   scripts/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
 #   scripts/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
-#                                    variants (map, segmented, by-key, uint8 -> uint32); CUB
+#                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
-#                                    kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
+#                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
-# Environment: CLSCAN_DEVICE (default NVIDIA), CMOCKA_ROOT (an unpacked libcmocka prefix, for the
-# suite), CLSCAN_BUILD_DIR (default /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default
-# 300). Results go to stdout and, when OUT is set, to files under $OUT.
+# Environment: CLSCAN_DEVICE (default NVIDIA), CLSCAN_POCL_DEVICE (the POCL selector of the suite
+# step, default "Portable Computing Language", its platform name; empty skips the POCL run),
+# CMOCKA_ROOT (an unpacked libcmocka prefix, for the suite), CLSCAN_BUILD_DIR (default
+# /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default 300), SUITE_ARGS (extra ctest
+# arguments of the suite step, e.g. "-R errors"). Results go to stdout and, when OUT is set, to
+# files under $OUT (suite.txt, suite-pocl.txt, ...).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,6 +27,7 @@ B=${CLSCAN_BUILD_DIR:-/tmp/clscan-gpu}
 LIMIT=${STEP_LIMIT:-300}
 OUT=${OUT:-/tmp}
 export CLSCAN_DEVICE=${CLSCAN_DEVICE:-NVIDIA}
+POCL_DEVICE=${CLSCAN_POCL_DEVICE-Portable Computing Language}
 
 # step NAME: prints a banner with the time so far.
 step() { printf '\n==> [%4d s] %s\n' "$SECONDS" "$1"; }
@@ -40,7 +46,21 @@ for s in "$@"; do
   case $s in
     suite)
       step "ctest on $CLSCAN_DEVICE"
-      (cd "$B" && run ctest -j6 --timeout 250 -E "huge|oclgrind|nohang|install|mpi") | tee "$OUT/suite.txt"
+      # SUITE_ARGS is split on spaces on purpose.
+      # shellcheck disable=SC2086
+      (cd "$B" && run ctest -j6 --timeout 250 -E "huge|oclgrind|nohang|install|mpi" ${SUITE_ARGS:-}) |
+        tee "$OUT/suite.txt"
+      if [[ -z $POCL_DEVICE ]]; then
+        :
+      elif ! CLSCAN_DEVICE=$POCL_DEVICE "$B/clscan" devices 2>/dev/null | grep -Eq '^\* [0-9]+:[0-9]+ '; then
+        echo "no OpenCL device matches CLSCAN_DEVICE=$POCL_DEVICE: the POCL run is skipped" |
+          tee "$OUT/suite-pocl.txt"
+      else
+        step "ctest on POCL (CLSCAN_DEVICE=$POCL_DEVICE, $(nproc) cores)"
+        # shellcheck disable=SC2086
+        (cd "$B" && CLSCAN_DEVICE=$POCL_DEVICE run ctest -j4 --timeout 250 \
+          -E "huge|oclgrind|install|mpi" ${SUITE_ARGS:-}) | tee "$OUT/suite-pocl.txt"
+      fi
       ;;
     huge)
       step "test_huge --all-algorithms"

@@ -24,6 +24,8 @@ static const clscan__program multi_program = {
     .files = {"common", "select_common", "select_multi", NULL},
 };
 
+static const clscan__program *const programs[] = {&multi_program, NULL};
+
 static const clscan__kernel_names multi_kernels = {{[EMPTY] = "select_empty",
                                                     [MARK] = "select_mark",
                                                     [SCATTER] = "select_scatter",
@@ -132,10 +134,10 @@ static clscan_status enqueue(const clscan__select_launch *l) {
                             local);
 }
 
-#define MULTI_PASS(NAME, ID)                                                             \
-  {                                                                                      \
-    .name = NAME, .id = ID, .config = config, .temp_bytes = temp_bytes, .tickets = NULL, \
-    .enqueue = enqueue,                                                                  \
+#define MULTI_PASS(NAME, ID)                                                                  \
+  {                                                                                           \
+    .name = NAME, .id = ID, .programs = programs, .config = config, .temp_bytes = temp_bytes, \
+    .tickets = NULL, .enqueue = enqueue,                                                      \
   }
 
 const clscan__select_algorithm clscan__select_blelloch =

@@ -29,6 +29,8 @@ static const clscan__program cpu_program = {
     .files = {"common", "select_common", "status", "select_cpu", NULL},
 };
 
+static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NULL};
+
 static const clscan__kernel_names gpu_kernels = {{[EMPTY] = "select_empty",
                                                   [PASS] = "select_single_pass",
                                                   [COUNT_TILES] = "select_count_tiles",
@@ -128,6 +130,7 @@ static clscan_status enqueue(const clscan__select_launch *l) {
 const clscan__select_algorithm clscan__select_single_pass = {
     .name = "single-pass",
     .id = CLSCAN_ALGO_SINGLE_PASS,
+    .programs = programs,
     .config = config,
     .temp_bytes = temp_bytes,
     .tickets = tickets,

@@ -13,8 +13,9 @@
  */
 #include "internal.h"
 
-/* Kernel index. */
-enum { SCAN };
+/* Kernel indices: the scan out of place and in place, and the finishing launch of an in-place
+ * scan (the CPU shape's one kernel does all three, told apart by its in_place argument). */
+enum { SCAN, SCAN_IN_PLACE, FINISH };
 
 /* Byte offset of the status words in the temporary buffer (after the ticket counter). */
 #define STATUS_OFFSET 64
@@ -31,8 +32,12 @@ static const clscan__program cpu_program = {
     .vector_io_option = 1, /* always 0 here; kept so its build options stay as they were */
 };
 
-static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan"}};
-static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu"}};
+static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan",
+                                                  [SCAN_IN_PLACE] = "single_pass_scan_in_place",
+                                                  [FINISH] = "single_pass_finish"}};
+static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu",
+                                                  [SCAN_IN_PLACE] = "single_pass_scan_cpu",
+                                                  [FINISH] = "single_pass_scan_cpu"}};
 
 static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NULL};
 
@@ -87,11 +92,12 @@ static clscan_status enqueue(const clscan__launch *l) {
                                CLSCAN__ARG(n),       CLSCAN__ARG(temp),   CLSCAN__ARG(ticket_base),
                                CLSCAN__ARG(epoch),   {v, l->seed},        CLSCAN__ARG(excl),
                                CLSCAN__ARG(in_place)};
-  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, tiles, local));
+  cl_kernel scan = l->kernels->k[in_place ? SCAN_IN_PLACE : SCAN];
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, scan, args, 13, tiles, local));
   if (!in_place)
     return CLSCAN_SUCCESS;
   in_place = 2;
-  return clscan__chain_call(l->chain, l->kernels->k[SCAN], args, 13, clscan__div_up(tiles, local),
+  return clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13, clscan__div_up(tiles, local),
                             local);
 }
 

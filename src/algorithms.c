@@ -10,7 +10,8 @@
   X(clscan__algo_blelloch)         \
   X(clscan__algo_hillis_steele)    \
   X(clscan__algo_reduce_then_scan) \
-  X(clscan__algo_single_pass)
+  X(clscan__algo_single_pass)      \
+  X(clscan__algo_reduce)
 
 #define DECLARE_(descriptor) extern const clscan__algorithm descriptor;
 CLSCAN__ALGORITHMS(DECLARE_)
@@ -61,3 +62,51 @@ size_t clscan__temp_align(const clscan_plan *plan, size_t bytes) {
     a += 16;
   return clscan__div_up(bytes, a) * a;
 }
+
+#ifdef CLSCAN_FAULT_INJECTION
+/* Returns 1 if an earlier algorithm of the registry (before index `a`) has the program. */
+static int listed_before(size_t a, const clscan__program *program) {
+  for (size_t e = 0; e < a; e++) {
+    for (const clscan__program *const *p = registry[e]->programs; *p; p++) {
+      if (*p == program)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Returns 1 if an earlier selection algorithm (before index `a`) has the program. */
+static int select_listed_before(size_t a, const clscan__program *program) {
+  for (size_t e = 0; e < a; e++) {
+    for (const clscan__program *const *p = select_registry[e]->programs; *p; p++) {
+      if (*p == program)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+int clscan_test_program(size_t i, clscan_test_program_info *out) {
+  size_t seen = 0;
+  for (size_t a = 0; a < sizeof registry / sizeof registry[0]; a++) {
+    for (const clscan__program *const *p = registry[a]->programs; *p; p++) {
+      if (listed_before(a, *p) || seen++ != i)
+        continue;
+      *out = (clscan_test_program_info){(*p)->name, (*p)->files, (int)registry[a]->family,
+                                        registry[a]->id};
+      return 1;
+    }
+  }
+  // Then the selection family's programs.
+  for (size_t a = 0; a < sizeof select_registry / sizeof select_registry[0]; a++) {
+    for (const clscan__program *const *p = select_registry[a]->programs; *p; p++) {
+      if (select_listed_before(a, *p) || seen++ != i)
+        continue;
+      *out = (clscan_test_program_info){(*p)->name, (*p)->files, (int)CLSCAN__FAMILY_SELECT,
+                                        select_registry[a]->id};
+      return 1;
+    }
+  }
+  return 0;
+}
+#endif

@@ -84,7 +84,8 @@ void clscan_plan_release(clscan_plan *plan) {
 
 /* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
 static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
-  const clscan__sizes sizes = {plan->in_size, plan->out_size, clscan__aux_size(&plan->desc)};
+  const clscan__sizes sizes = {
+      .in = plan->in_size, .out = plan->out_size, .aux = clscan__aux_size(&plan->desc)};
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
   return clscan__dispatch(plan, r);
 }
@@ -158,8 +159,8 @@ static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
-  const clscan__sizes sizes = {clscan__in_size(desc), clscan__out_size(desc),
-                               clscan__aux_size(desc)};
+  const clscan__sizes sizes = {
+      .in = clscan__in_size(desc), .out = clscan__out_size(desc), .aux = clscan__aux_size(desc)};
   r->init_override = 1;
   r->init = desc->init;
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(ctx, &sizes, r));
@@ -367,4 +368,109 @@ clscan_status clscan_segmented_scan_host(clscan_context *ctx, const clscan_scan_
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS");
   return host_scan(ctx, desc, segments, in, out, n);
+}
+
+/* ============================================================================================== */
+/* Reductions                                                                                     */
+/* ============================================================================================== */
+
+/* Rejects segmented descriptors: a reduction has no segments. */
+static clscan_status check_unsegmented(const clscan_scan_desc *desc) {
+  if (desc->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a reduction is not segmented (desc.segments must be "
+                        "CLSCAN_SEGMENTS_NONE)");
+  return CLSCAN_SUCCESS;
+}
+
+/* Validates a reduction request on a plan (n input elements, one output element) and
+ * dispatches it. */
+static clscan_status reduce_request(clscan_plan *plan, clscan__request *r) {
+  const clscan__sizes sizes = {.in = plan->in_size, .out = plan->out_size, .out_one = 1};
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
+  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, r);
+}
+
+clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                         cl_uint num_wait, const cl_event *wait_list,
+                                         cl_event *done) {
+  clscan__clear_error();
+  if (done)
+    *done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
+  clscan__request r = {
+      .queue = queue,
+      .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
+      .n = n,
+      .num_wait = num_wait,
+      .wait_list = wait_list,
+      .done = done};
+  return reduce_request(plan, &r);
+}
+
+/* The byte layout of a host reduction's device buffer: the input, then the result at a whole
+ * output element's offset. */
+static clscan_status reduce_host_layout(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                        const void *in, const void *result, size_t n,
+                                        host_layout *h) {
+  size_t ei = clscan__in_size(desc), eo = clscan__out_size(desc);
+  if (n > (SIZE_MAX - 2 * eo) / ei)
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n * element size overflows");
+  h->in_bytes = n * ei;
+  h->out_bytes = eo;
+  h->eo = eo;
+  const char *a = in, *b = result;
+  if (n && a < b + eo && b < a + h->in_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "the host result overlaps the input");
+  h->out_at = (h->in_bytes + eo - 1) / eo * eo;
+  h->bytes = h->out_at + eo;
+  if (h->bytes > ctx->info.max_alloc)
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%zu bytes exceed the device's largest allocation",
+                        h->bytes);
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *desc, const void *in,
+                                 size_t n, void *result) {
+  clscan__clear_error();
+  clscan_status st = CLSCAN_SUCCESS;
+  cl_mem buf = NULL;
+  host_layout h = {0};
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
+  CLSCAN_RETURN_IF_ERROR(check_unsegmented(desc));
+  if (!in || !result)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or result is NULL");
+  CLSCAN_RETURN_IF_ERROR(reduce_host_layout(ctx, desc, in, result, n, &h));
+  clscan_plan *plan = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__plan_cache_get(ctx, desc, &plan));
+
+  CLSCAN_TRY(device_buffer(ctx, h.bytes, &buf));
+  if (n)
+    CLSCAN_TRY(write_start(ctx, buf, in, h.in_bytes));
+  cl_event done = NULL;
+  clscan__request r = {
+      .queue = ctx->queue,
+      .buf = {[CLSCAN__BUF_IN] = {buf, 0}, [CLSCAN__BUF_OUT] = {buf, h.out_at / h.eo}},
+      .n = n,
+      .init_override = 1,
+      .init = desc->init,
+      .done = &done};
+  CLSCAN_TRY(clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, &r));
+  clReleaseEvent(done);
+  CLSCAN_CL(CLSCAN_FAULT(
+      CL_OUT_OF_RESOURCES,
+      clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, h.out_at, h.eo, result, 0, NULL, NULL)));
+  clReleaseMemObject(buf);
+  return CLSCAN_SUCCESS;
+fail:
+  // A write already enqueued reads the caller's array: it finishes before the buffer goes.
+  clFinish(ctx->queue);
+  if (buf)
+    clReleaseMemObject(buf);
+  return st;
 }

@@ -44,6 +44,8 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
   // Names and versions identify the device in the tuning table and in reports.
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL));
+  CLSCAN_CL(
+      clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof info->driver - 1, info->driver, NULL));
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
   CLSCAN_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform - 1, info->platform,
                               NULL));

@@ -21,10 +21,11 @@ static int aligned(const clscan_plan *plan, const clscan__request *r) {
          (!b[CLSCAN__BUF_AUX].mem || b[CLSCAN__BUF_AUX].off % plan->vec == 0);
 }
 
-/* Enqueues the commands: an empty scan is a marker; a fresh temporary buffer is zeroed first. */
+/* Enqueues the commands: an empty request is a marker (unless the algorithm runs for n == 0 too,
+ * as a reduction does); a fresh temporary buffer is zeroed first. */
 static clscan_status enqueue_locked(const clscan__algorithm *algo, const clscan__launch *l,
                                     const clscan__temp_lease *lease) {
-  if (l->req->n == 0)
+  if (l->req->n == 0 && !algo->enqueue_empty)
     return clscan__chain_marker(l->chain);
   if (lease->needs_zero)
     CLSCAN_RETURN_IF_ERROR(clscan__chain_zero(l->chain, lease->buf, lease->size));
@@ -41,6 +42,11 @@ static clscan_status enqueue(clscan_plan *plan, const clscan__algorithm *algo,
 }
 
 clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
+  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, r->n), r);
+}
+
+clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family family, int id,
+                                         const clscan__request *r) {
   clscan_status st = CLSCAN_SUCCESS;
   clscan__chain c = {0};
   clscan__temp_lease lease = {.slot = -1};
@@ -49,11 +55,10 @@ clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
   const void *init = r->init_override ? r->init : plan->desc.init;
   l.seed = init ? init : plan->identity;
 
-  const clscan__algorithm *algo =
-      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, r->n));
+  const clscan__algorithm *algo = clscan__algorithm_find(family, id);
   if (!algo)
     return clscan__fail(CLSCAN_INTERNAL_ERROR, "unresolved algorithm");
-  if (r->n > 0) {
+  if (r->n > 0 || algo->enqueue_empty) {
     clscan__algo_kernels *ak = NULL;
     CLSCAN_RETURN_IF_ERROR(clscan__plan_prepare(plan, algo, aligned(plan, r), &ak));
     l.kernels = ak;

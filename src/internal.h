@@ -9,7 +9,8 @@
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c: one file per algorithm, each exporting one descriptor.
+ *              algo_single_pass.c, algo_reduce.c: one file per algorithm, each exporting one
+ *              descriptor.
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
@@ -174,6 +175,7 @@ typedef struct clscan__device_info {
   char name[256];
   char vendor[256];
   char platform[256];
+  char driver[128]; /* CL_DRIVER_VERSION (driver workarounds, validate.c) */
   cl_uint compute_units;
   size_t max_wg;
   cl_ulong local_mem;
@@ -450,7 +452,7 @@ struct clscan_context {
 /* ============================================================================================== */
 
 /* Buffer roles of a request. Every family names its own roles within CLSCAN__MAX_BUFFERS; the
- * scan family's are these. */
+ * scan family's are these. The reduce family uses IN (n elements) and OUT (one element). */
 enum {
   CLSCAN__BUF_IN = 0,
   CLSCAN__BUF_OUT = 1,
@@ -485,9 +487,14 @@ struct clscan__request {
  * scan family's ids are clscan_algorithm values. */
 typedef enum clscan__family {
   CLSCAN__FAMILY_SCAN = 0,
+  CLSCAN__FAMILY_REDUCE,
   CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
   CLSCAN__FAMILY_COUNT
 } clscan__family;
+
+/* The reduce family's algorithms (ids within CLSCAN__FAMILY_REDUCE; internal: the public API has
+ * one reduction). */
+enum { CLSCAN__REDUCE_TWO_PASS = 0, CLSCAN__REDUCE_ALGORITHM_COUNT };
 
 /* Kernels of one algorithm for one plan and I/O variant. */
 typedef struct clscan__algo_kernels {
@@ -520,6 +527,8 @@ typedef struct clscan__algorithm {
   int id;                                 /* its public value within the family */
   const clscan__program *const *programs; /* NULL-terminated: every program config may pick */
   int vector_variants; /* 1: aligned (vector I/O) and unaligned kernel sets; 0: one */
+  int enqueue_empty;   /* 1: its enqueue runs for n == 0 too (a reduction writes init); 0: an
+                          empty request is one marker */
   /* Fills the algorithm's part of a kernel configuration: program, geometry, build switches. */
   clscan_status (*config)(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg);
   /* Bytes of temporary storage for n elements. */
@@ -559,6 +568,7 @@ struct clscan_plan {
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
+  clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
 };
 
 /* Creates a plan for a validated descriptor, without clearing the error detail; `tuning` (may
@@ -584,6 +594,11 @@ void clscan__plan_release(clscan_plan *plan);
 /* Enqueues the plan's scan for a validated request. */
 clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *req);
 
+/* Enqueues a validated request through the algorithm of a family with a given id (the scan
+ * family resolves it from the plan, see clscan__dispatch()). */
+clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family family, int id,
+                                         const clscan__request *req);
+
 /* Initialises and clears the one-shot plan cache. */
 clscan_status clscan__plan_cache_init(clscan__plan_cache *cache);
 void clscan__plan_cache_clear(clscan__plan_cache *cache);
@@ -603,6 +618,8 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
 /* The element sizes of an enqueue's buffers. */
 typedef struct clscan__sizes {
   size_t in, out, aux;
+  int out_one; /* 1: the output is one element (a reduction), whatever n, and must not overlap
+                  the input at all */
 } clscan__sizes;
 
 /* Checks the request's queue, buffers, ranges and wait list; resolves a NULL queue and sets
@@ -673,7 +690,8 @@ typedef struct clscan__select_launch {
  * algorithm is the empty selection's (it writes a zero count). */
 struct clscan__select_algorithm {
   const char *name;
-  int id; /* the clscan_algorithm value that selects it */
+  int id;                                 /* the clscan_algorithm value that selects it */
+  const clscan__program *const *programs; /* NULL-terminated: every program config may pick */
   /* Fills the program, kernels, geometry and switches of the plan's configuration. */
   clscan_status (*config)(const clscan_select_plan *plan, clscan__kernel_config *cfg);
   size_t (*temp_bytes)(const clscan_select_plan *plan, size_t n);

@@ -143,7 +143,7 @@ clscan_status clscan__plan_create(clscan_context *ctx, const clscan_scan_desc *d
 
   // Build what the plan's algorithm needs now, so the first enqueue does not compile.
   const clscan__algorithm *algo =
-      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, (size_t)1 << 24));
+      clscan__algorithm_find(CLSCAN__FAMILY_SCAN, (int)clscan__plan_resolve(plan, (size_t)1 << 24));
   clscan__algo_kernels *unused;
   CLSCAN_TRY(clscan__plan_prepare(plan, algo, algo->vector_variants, &unused));
   *out = plan;
@@ -195,12 +195,29 @@ static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program
   return CLSCAN_SUCCESS;
 }
 
+/* The plan's kernel set of an algorithm (its family's table, by id) and I/O variant. */
+static clscan__algo_kernels *kernel_set(clscan_plan *plan, const clscan__algorithm *algo, int v) {
+  if (algo->family == CLSCAN__FAMILY_REDUCE)
+    return &plan->reductions[algo->id][v];
+  return &plan->algos[algo->id][v];
+}
+
+/* Releases the kernels of a table of kernel sets. */
+static void release_kernels(clscan__algo_kernels *sets, size_t count) {
+  for (size_t a = 0; a < count; a++) {
+    for (int i = 0; i < CLSCAN__MAX_KERNELS; i++) {
+      if (sets[a].k[i])
+        clReleaseKernel(sets[a].k[i]);
+    }
+  }
+}
+
 clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *algo, int vector_io,
                                    clscan__algo_kernels **out) {
   // Algorithms without vector I/O have one kernel set.
   if (!algo->vector_variants)
     vector_io = 0;
-  clscan__algo_kernels *ak = &plan->algos[algo->id][vector_io ? 1 : 0];
+  clscan__algo_kernels *ak = kernel_set(plan, algo, vector_io ? 1 : 0);
   *out = ak;
   pthread_mutex_lock(&plan->lock);
   int ready = ak->ready;
@@ -230,14 +247,8 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
 void clscan__plan_release(clscan_plan *plan) {
   if (!plan)
     return;
-  for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++) {
-    for (int v = 0; v < CLSCAN__IO_VARIANTS; v++) {
-      for (int i = 0; i < CLSCAN__MAX_KERNELS; i++) {
-        if (plan->algos[a][v].k[i])
-          clReleaseKernel(plan->algos[a][v].k[i]);
-      }
-    }
-  }
+  release_kernels(&plan->algos[0][0], CLSCAN_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
+  release_kernels(&plan->reductions[0][0], CLSCAN__REDUCE_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
   pthread_mutex_destroy(&plan->lock);
   // The descriptor's pointers are the plan's own copies (see copy_desc).
   free((void *)plan->desc.init);

@@ -27,6 +27,12 @@ static const clscan__kernel_source *find_source(const char *name) {
   return NULL;
 }
 
+#ifdef CLSCAN_FAULT_INJECTION
+const clscan__kernel_source *clscan_test_kernel_sources(void) {
+  return clscan__kernel_sources;
+}
+#endif
+
 /* ============================================================================================== */
 /* Build options                                                                                  */
 /* ============================================================================================== */

@@ -3,6 +3,7 @@
  * bad input has its own status.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -68,6 +69,22 @@ static clscan_status check_segments(const clscan_scan_desc *d) {
   return CLSCAN_SUCCESS;
 }
 
+/*
+ * Returns 1 for a scan that Mesa 22.3's rusticl cannot compile: its LLVM JIT crashes (inside
+ * clEnqueueNDRangeKernel's launch_grid) on a signed 8-bit value carried through a loop with a
+ * barrier when the value may be a non-zero constant, as the identity of int8 mul, min, max and
+ * and is (tests/rusticl/int8_identity.c, docs/testing-drivers.md). Such scans are refused there.
+ */
+static int rusticl_int8_crash(const clscan_context *ctx, const clscan_scan_desc *desc) {
+  if (strcmp(ctx->info.platform, "rusticl") != 0 || strncmp(ctx->info.driver, "22.", 3) != 0 ||
+      clscan__out_type(desc) != CLSCAN_INT8)
+    return 0;
+  if (desc->op == CLSCAN_USER_OP)
+    return !desc->identity || *(const signed char *)desc->identity != 0;
+  return desc->op == CLSCAN_MUL || desc->op == CLSCAN_MIN || desc->op == CLSCAN_MAX ||
+         desc->op == CLSCAN_AND;
+}
+
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
   if (!desc)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
@@ -88,6 +105,10 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
                         "the single-pass scan needs cl_khr_int64_base_atomics and "
                         "cl_khr_int64_extended_atomics, which device %s lacks",
                         ctx->info.name);
+  if (rusticl_int8_crash(ctx, desc))
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
+                        "int8 %s scans crash the LLVM JIT of Mesa %s's rusticl (device %s)",
+                        clscan_op_name(desc->op), ctx->info.driver, ctx->info.name);
   return CLSCAN_SUCCESS;
 }
 
@@ -167,9 +188,9 @@ static int ranges_overlap(const byte_range *a, const byte_range *b) {
   return a->root == b->root && a->begin < b->end && b->begin < a->end;
 }
 
-/* Rejects input and output byte ranges that overlap without being identical, and an output that
- * overlaps the segment flags or keys. Sets req->in_place when input and output are the same
- * bytes. */
+/* Rejects input and output byte ranges that overlap without being identical (a reduction's one
+ * output element: that overlap at all), and an output that overlaps the segment flags or keys.
+ * Sets req->in_place when input and output are the same bytes. */
 static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *req) {
   const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN], *out = &req->buf[CLSCAN__BUF_OUT];
   const clscan__buffer *aux = &req->buf[CLSCAN__BUF_AUX];
@@ -178,8 +199,9 @@ static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *
   if (req->n == 0)
     return CLSCAN_SUCCESS;
   CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, sizes->in, &ri));
-  CLSCAN_RETURN_IF_ERROR(range_of(out->mem, out->off, req->n, sizes->out, &ro));
-  if (ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
+  CLSCAN_RETURN_IF_ERROR(
+      range_of(out->mem, out->off, sizes->out_one ? 1 : req->n, sizes->out, &ro));
+  if (!sizes->out_one && ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
     req->in_place = 1;
   } else if (ranges_overlap(&ri, &ro)) {
     return clscan__fail(CLSCAN_OVERLAP,
@@ -223,8 +245,8 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
     req->queue = ctx->queue;
   CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, in->mem, in->off, req->n, sizes->in, 0, "input buffer"));
-  CLSCAN_RETURN_IF_ERROR(
-      check_buffer(ctx, out->mem, out->off, req->n, sizes->out, 1, "output buffer"));
+  CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, out->mem, out->off, sizes->out_one ? 1 : req->n,
+                                      sizes->out, 1, "output buffer"));
   if (sizes->aux)
     CLSCAN_RETURN_IF_ERROR(
         check_buffer(ctx, aux->mem, aux->off, req->n, sizes->aux, 0, "flags or keys buffer"));

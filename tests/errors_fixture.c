@@ -92,3 +92,29 @@ clscan_plan *fixture_plan(void) {
   assert_int_equal(clscan_plan_create(tu_context(), &g_desc, &plan), CLSCAN_SUCCESS);
   return plan;
 }
+
+/*
+ * The count is asked first: a device of many compute units (POCL on 16 cores) makes more
+ * sub-devices than a fixed array would hold, and a conformant driver then refuses the whole call.
+ * A device that reports no partitioning is not asked: Mesa 22.3's rusticl has no
+ * clCreateSubDevices entry point, so the ICD loader calls a null pointer
+ * (tests/rusticl/sub_devices.c, docs/testing.md).
+ */
+cl_device_id first_sub_device(cl_device_id dev) {
+  cl_uint max_sub = 0, count = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max_sub, &max_sub, NULL) !=
+          CL_SUCCESS ||
+      max_sub < 2)
+    return NULL;
+  const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  if (clCreateSubDevices(dev, props, 0, NULL, &count) != CL_SUCCESS || count == 0)
+    return NULL;
+  cl_device_id *sub = calloc(count, sizeof *sub), first = NULL;
+  if (sub && clCreateSubDevices(dev, props, count, sub, NULL) == CL_SUCCESS) {
+    first = sub[0];
+    for (cl_uint i = 1; i < count; i++)
+      clReleaseDevice(sub[i]);
+  }
+  free(sub);
+  return first;
+}

@@ -11,6 +11,7 @@ if [[ $# -ne 1 || ! -x $1 ]]; then
   exit 2
 fi
 CLSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/clscan-cli-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -72,11 +73,36 @@ scanned() {
   expect_eq "$name" "$got" "$want"
 }
 
+# scanned_fp64 NAME NUMBERS WANT ARGS...: as scanned, where the device has fp64; elsewhere the scan
+# must fail (exit status 1) and say so.
+scanned_fp64() {
+  if [[ $HAS_FP64 == yes ]]; then
+    scanned "$@"
+    return
+  fi
+  local name=$1 input=$2
+  shift 3
+  got=$(scan_text "$input" "$@" 2>stderr.txt) || got="(exit status $?)"
+  expect_eq "$name: refused without fp64" "$got" "(exit status 1)"
+  expect_stderr "$name: says why" "no fp64"
+}
+
 # ---------------------------------------------------------------------------------------------
 echo "# devices, version, help, usage errors"
 run "$CLSCAN" devices
 expect_status "devices succeeds" 0
 check "devices marks a default" "no '* P:D' line" grep -Eq '^\* [0-9]+:[0-9]+ ' stdout.txt
+check "devices reports the library's tuning" "no tuning line" \
+  grep -Eq '^      int32 tuning +seed_wg=[0-9]+ tile_wg=[0-9]+ ' stdout.txt
+# What the default device lacks: without fp64 double scans are refused; without 64-bit atomics
+# the single pass is (the checks below expect the refusals, and bench variants use
+# reduce-then-scan instead).
+HAS_FP64=$(awk '/^\* /{d=1} d && $1 == "fp64" {print $2; exit}' stdout.txt)
+HAS_SP=$(awk '/^\* /{d=1} d && $1 == "algorithms" {print /single-pass/ ? "yes" : "no"; exit}' \
+  stdout.txt)
+echo "default device: fp64 ${HAS_FP64:-?}, single pass ${HAS_SP:-?}"
+SP=single-pass
+[[ $HAS_SP == yes ]] || SP=reduce-then-scan
 run "$CLSCAN" --version
 expect_status "--version succeeds" 0
 check "--version prints it" "$(cat stdout.txt)" \
@@ -128,7 +154,12 @@ want=$(awk '{ s += $1; print s }' big.txt | paste -sd' ' -)
 for algo in auto blelloch hillis-steele reduce-then-scan single-pass; do
   got=$("$CLSCAN" scan --algorithm "$algo" big.txt 2>stderr.txt | paste -sd' ' -) ||
     got="(exit status $?)"
-  check "3000 elements with $algo" "results differ" test "$got" == "$want"
+  if [[ $algo == single-pass && $HAS_SP != yes ]]; then
+    expect_eq "3000 elements with $algo: refused" "$got" "(exit status 1)"
+    expect_stderr "3000 elements with $algo: says why" "single-pass scan needs"
+  else
+    check "3000 elements with $algo" "results differ" test "$got" == "$want"
+  fi
 done
 
 echo "# scan: every type (wrapping at the limits)"
@@ -141,7 +172,7 @@ scanned "uint32" "4294967295 2" "4294967295 1" --type uint32
 scanned "int64" "9223372036854775807 1" "9223372036854775807 -9223372036854775808" --type int64
 scanned "uint64" "18446744073709551615 1" "18446744073709551615 0" --type uint64
 scanned "float" "0.5 0.25 1.125" "0.5 0.75 1.875" --type float
-scanned "double (%.17g)" "0.1 0.2" "0.10000000000000001 0.30000000000000004" --type double
+scanned_fp64 "double (%.17g)" "0.1 0.2" "0.10000000000000001 0.30000000000000004" --type double
 
 echo "# scan: binary"
 printf '\003\000\000\000\001\000\000\000\004\000\000\000\001\000\000\000\005\000\000\000' >in.bin
@@ -243,7 +274,7 @@ printf '%01000d\n' 7 >long_line.txt
 scanned "a 1000-digit 7 with leading zeros is 7" "$(cat long_line.txt)" "7"
 printf '9%01000d\n' 0 >long_number.txt
 rejected long_number.txt "a 1001-digit number" "is out of range for int32" 1
-scanned "denormal underflow to 0 is accepted" "1e-999" "0" --type double
+scanned_fp64 "denormal underflow to 0 is accepted" "1e-999" "0" --type double
 scanned "+5 and -0 are numbers" "+5 -0" "5 5"
 scanned "nan and inf are floats" "inf 1" "inf inf" --type float
 printf '\001\002\003\004\005\006\007\010\011\012\013\014' >trunc64.bin
@@ -284,7 +315,7 @@ scanned "--init is of the output type" "200 100" "-5 195" --type uint8 --out-typ
   --init -5 --exclusive
 scanned "int8 input converted to int16" "-100 -100 -100" "-100 -200 -300" --type int8 \
   --out-type int16
-scanned "int32 summed in double" "1 2 3" "1 3 6" --type int32 --out-type double
+scanned_fp64 "int32 summed in double" "1 2 3" "1 3 6" --type int32 --out-type double
 scanned "uint32 narrowed to uint8 (wraps)" "257 255" "1 0" --type uint32 --out-type uint8
 printf '\310\144\001' >u8.bin
 run "$CLSCAN" scan --format binary --type uint8 --out-type uint32 u8.bin u32.bin
@@ -418,6 +449,85 @@ check "no temporary files left after the bad combinations" "$(find . -name '.cls
   test -z "$(find . -name '.clscan-*')"
 
 # ---------------------------------------------------------------------------------------------
+echo "# reduce: results, options, files"
+# reduced NAME "NUMBERS" "WANT" ARGS...: checks a text reduction's one result.
+reduced() {
+  local name=$1 input=$2 want=$3 got
+  shift 3
+  got=$(tr ' ' '\n' <<<"$input" | "$CLSCAN" reduce "$@" 2>stderr.txt | paste -sd' ' -) ||
+    got="(exit status $?)"
+  expect_eq "reduce: $name" "$got" "$want"
+}
+run "$CLSCAN" reduce --help
+expect_status "reduce --help succeeds" 0
+check "reduce --help prints its usage" "no usage" grep -q "^Usage: clscan reduce" stdout.txt
+reduced "add" "3 1 4 1 5" "14"
+reduced "--init" "3 1 4 1 5" "24" --init 10
+reduced "min" "3 1 4 1 5" "1" --op min
+reduced "max with --init above" "3 1 4" "10" --op max --init 10
+reduced "mul" "3 1 4 1 5" "60" --op mul
+reduced "xor" "12 10 6" "0" --op xor
+reduced "int8 wraps" "100 100" "-56" --type int8
+reduced "uint8 into uint32" "200 100 1" "301" --type uint8 --out-type uint32
+reduced "float" "1.5 2.25 -0.5" "3.25" --type float
+reduced "--map-source" "1 2 3" "14" --map-source 'x * x'
+reduced "--map-source with i" "5 5 5" "18" --map-source 'x + (int)i'
+reduced "--op-source" "3 9 4" "9" --op-source 'a > b ? a : b' --identity -2147483648
+got=$("$CLSCAN" reduce </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty input gives the identity" "$got" "0"
+got=$("$CLSCAN" reduce --op min </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty min gives its identity" "$got" "2147483647"
+got=$("$CLSCAN" reduce --init 7 </dev/null 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: empty input gives --init" "$got" "7"
+seq 1 100000 >hundred_k.txt
+got=$("$CLSCAN" reduce --type int64 hundred_k.txt 2>stderr.txt) || got="(exit status $?)"
+expect_eq "reduce: 100000 elements" "$got" "5000050000"
+"$CLSCAN" reduce hundred_k.txt r.txt 2>stderr.txt
+expect_eq "reduce: OUT file" "$(cat r.txt)" "705082704"
+printf '\001\000\002\000\003\000' >three16.bin
+run "$CLSCAN" reduce --format binary --type uint16 three16.bin r16.bin
+expect_status "reduce: binary succeeds" 0
+check "reduce: binary OUT is one little-endian element" "$(od -An -tx1 r16.bin)" \
+  test "$(od -An -tx1 r16.bin | tr -d ' \n')" = "0600"
+
+echo "# reduce: bad input (message, exit status, no OUT, an existing OUT unchanged)"
+printf 'precious\n' >kept.txt
+cp kept.txt kept.orig
+# reduce_refused INPUT NAME PATTERN STATUS ARGS...: the reduction fails with STATUS and a message
+# matching PATTERN, creates no OUT, and leaves an existing OUT byte-identical.
+reduce_refused() {
+  local input=$1 name=$2 pattern=$3 want=$4
+  shift 4
+  rm -f new.txt
+  run "$CLSCAN" reduce "$@" "$input" new.txt
+  expect_status "reduce: $name: exit $want" "$want"
+  expect_stderr "reduce: $name: message" "$pattern"
+  check "reduce: $name: no OUT" "new.txt exists" test ! -e new.txt
+  run "$CLSCAN" reduce "$@" "$input" kept.txt
+  expect_status "reduce: $name (existing OUT): exit $want" "$want"
+  check "reduce: $name: existing OUT unchanged" "kept.txt changed" cmp -s kept.txt kept.orig
+}
+printf '1\n2\nabc\n4\n' >bad.txt
+printf '3\n1\n4\n1\n5\n' >five.txt
+reduce_refused bad.txt "malformed text" "input line 3: 'abc' is not a valid int32" 1
+reduce_refused five.txt "--exclusive" "--exclusive is a scan option" 2 --exclusive
+reduce_refused five.txt "--flags" "--flags is a scan option" 2 --flags five.txt
+reduce_refused five.txt "--keys" "--keys is a scan option" 2 --keys five.txt
+reduce_refused five.txt "--algorithm" "--algorithm is a scan option" 2 --algorithm blelloch
+reduce_refused five.txt "xor on float" "not defined on float" 2 --type float --op xor
+reduce_refused five.txt "--init out of range" "--init: '300'" 2 --type int8 --init 300
+reduce_refused five.txt "--op-source without --identity" "--op-source needs --identity" 2 \
+  --op-source 'a + b'
+reduce_refused five.txt "bad --op-source" "failed to compile|USER_SOURCE|user OpenCL C" 1 \
+  --op-source 'a +* b' --identity 0
+printf '\001\002\003' >three.bin
+reduce_refused three.bin "binary of wrong length" "3 bytes" 1 --format binary --type int16
+run "$CLSCAN" reduce missing.txt
+expect_status "reduce: missing input fails" 1
+expect_stderr "reduce: missing input is named" "missing.txt"
+check "reduce: no temporary files left" "$(find . -name '.clscan-*')" \
+  test -z "$(find . -name '.clscan-*')"
+
 echo "# bench and tune"
 run "$CLSCAN" bench --min-log2 10 --max-log2 12 --reps 3 --csv f.csv --plot f.svg
 expect_status "tiny bench succeeds" 0
@@ -462,13 +572,18 @@ bench_variant() {
   expect_eq "bench $name CSV rows" "$(grep -c ",${name%% *},$bytes," v.csv || true)" "$want"
 }
 bench_variant "map" "uint8->uint32" 5 2 --variant map --types uint8 --out-type uint32 \
-  --algorithms single-pass --min-log2 10 --max-log2 11
+  --algorithms "$SP" --min-log2 10 --max-log2 11
 check "CSV has the new columns at the end" "header differs" \
   grep -q '^device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,bytes_per_element,copy_bytes$' v.csv
-bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
-  --min-log2 11 --max-log2 12
+if [[ $HAS_SP == yes ]]; then
+  bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
+    --min-log2 11 --max-log2 12
+else
+  bench_variant "segmented" "int32" 9 2 --variant segmented --algorithms reduce-then-scan \
+    --min-log2 11 --max-log2 12
+fi
 bench_variant "by-key" "int32->int64" 16 1 --variant by-key --out-type int64 \
-  --algorithms single-pass --min-log2 12 --max-log2 12 --plot k.svg
+  --algorithms "$SP" --min-log2 12 --max-log2 12 --plot k.svg
 if command -v python3 >/dev/null; then
   check "SVG of a variant is well-formed XML" "parse error" \
     python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" k.svg
@@ -476,7 +591,29 @@ fi
 
 run "$CLSCAN" tune --log2 12 --reps 3
 expect_status "tiny tune succeeds" 0
-check "tune suggests a table row" "none" grep -q '^    {"' stdout.txt
+check "tune suggests a table row" "none" grep -q '^    {\.vendor = "' stdout.txt
+check "tune's row names its values" "no .t = {.seed_wg = N, ...}" \
+  grep -Eq '\.t = \{\.seed_wg = [0-9]+,' stdout.txt
+
+# The suggested rows are C that the table in src/tuning.c takes: paste them into a copy of the
+# file, at the top of the table, and compile it (where a C compiler and the build's generated
+# headers are at hand).
+gen_dir=$(dirname "$CLSCAN")/generated/include
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null && [[ -f $gen_dir/clscan_version.h && -f $SRC_DIR/src/tuning.c ]]; then
+  sed -n '/^Suggested rows/,$p' stdout.txt | tail -n +2 >rows.txt
+  awk -v rows=rows.txt '{ print } /^static const tuning_row table\[\] = \{$/ {
+    while ((getline line < rows) > 0) print line }' "$SRC_DIR/src/tuning.c" >tuning_pasted.c
+  expect_eq "the rows go into the table" \
+    "$(($(grep -c '\.vendor = ' "$SRC_DIR/src/tuning.c") + $(grep -c '\.vendor = ' rows.txt)))" \
+    "$(grep -c '\.vendor = ' tuning_pasted.c)"
+  check "tune's rows compile in src/tuning.c" "compile errors (above)" \
+    "$cc" -std=c11 -fsyntax-only -Wall -Wextra -Werror -Wno-unused-parameter -I"$SRC_DIR/include" \
+    -I"$gen_dir" -I"$SRC_DIR/src" -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
+    tuning_pasted.c
+else
+  echo "skip compiling tune's rows: no C compiler ($cc) or no generated headers in $gen_dir"
+fi
 
 echo
 if [[ $failures -ne 0 ]]; then

@@ -111,16 +111,10 @@ static void test_build_log(void **state) {
 
 /* Finds a device that is not `dev`: a sub-device of it, or another device of any platform. */
 static cl_device_id other_device(cl_device_id dev, int *is_sub) {
-  cl_device_id sub[4], devices[16];
-  cl_uint count = 0;
-  const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
-  *is_sub = 0;
-  if (clCreateSubDevices(dev, props, 4, sub, &count) == CL_SUCCESS && count > 0) {
-    for (cl_uint i = 1; i < count; i++)
-      clReleaseDevice(sub[i]);
-    *is_sub = 1;
-    return sub[0];
-  }
+  cl_device_id sub = first_sub_device(dev), devices[16];
+  *is_sub = sub != NULL;
+  if (sub)
+    return sub;
   cl_platform_id platforms[8];
   cl_uint np = 0;
   clGetPlatformIDs(8, platforms, &np);

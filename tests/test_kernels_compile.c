@@ -1,11 +1,14 @@
 /*
  * clscan tests: the kernels compile, on their own and through the library.
  *
- * First the cl/ files are built straight from the source tree, in the combinations the library
- * concatenates, with no -D options at all: every parameter must have a working default. Then
- * one type goes through every program kind the library builds (seed, reduce-then-scan, both
- * single-pass shapes, aligned and unaligned I/O), each checked by a small scan, and the build
- * log can be read after each. This is the quick smoke test that runs first.
+ * First every program of the registered algorithms is built from the library's embedded cl/
+ * files (the test hooks of src/kernels.h: the programs and files come from the library, so a new
+ * cl/ file or program is covered without a change here), with no -D options at all: every
+ * parameter must have a working default. Each leading part of a program's file list builds too,
+ * so that a file needing a later one is caught, and every embedded file must belong to a
+ * program. Then one type goes through every algorithm (both single-pass shapes, aligned and
+ * unaligned I/O), each checked by a small scan, and the build log can be read after each. This
+ * is the quick smoke test that runs first.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -20,50 +23,27 @@
 
 #include "test_util.h"
 
-#ifndef CLSCAN_TEST_CL_DIR
-#define CLSCAN_TEST_CL_DIR "cl"
-#endif
+#ifdef CLSCAN_FAULT_INJECTION
+#include "kernels.h"
 
-/* The file lists of the library's programs; those from index 5 on need 64-bit atomics. */
-static const char *const programs[][5] = {
-    {"common", NULL},
-    {"common", "seed", NULL},
-    {"common", "tile", NULL},
-    {"common", "tile", "reduce_then_scan", NULL},
-    {"common", "select_common", "select_multi", NULL},
-    {"common", "tile", "status", "single_pass", NULL},
-    {"common", "status", "single_pass_cpu", NULL},
-    {"common", "select_common", "status", "select", NULL},
-    {"common", "select_common", "status", "select_cpu", NULL},
-};
-#define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
-#define NEEDS_ATOMICS(i) ((i) >= 5)
+/* The most files a program concatenates, and the most distinct file lists built. */
+#define MAX_FILES 8
+#define MAX_LISTS 64
 
-/* Reads a file into a NUL-terminated buffer, or returns NULL. */
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-  if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
-    free(text);
-    text = NULL;
+/* The file lists built so far, as "a b c" strings, so that shared leading parts build once. */
+typedef struct built_lists {
+  char names[MAX_LISTS][256];
+  size_t count;
+} built_lists;
+
+/* Finds an embedded file by name; fails the test if there is none. */
+static const clscan__kernel_source *find_source(const char *name) {
+  for (const clscan__kernel_source *s = clscan_test_kernel_sources(); s->name; s++) {
+    if (strcmp(s->name, name) == 0)
+      return s;
   }
-  if (text)
-    text[size] = '\0';
-  fclose(f);
-  return text;
-}
-
-/* Returns 1 if the device lists an extension. */
-static int has_extension(const char *name) {
-  char ext[8192] = "";
-  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
-                  NULL);
-  return strstr(ext, name) != NULL;
+  fail_msg("a program names cl/%s.cl, which the library does not embed", name);
+  return NULL;
 }
 
 /* Prints a program's build log (warnings), if it has one. */
@@ -75,25 +55,30 @@ static void print_log(cl_program p, cl_device_id dev) {
     printf("  build log:\n%s\n", log);
 }
 
-/* Builds one list of cl/ files with no options; fails with the build log. */
-static void build_raw(const char *const *files) {
-  clscan_context *ctx = tu_context();
-  char *texts[5] = {NULL};
-  char names[128] = "";
-  cl_uint count = 0;
-  for (; count < 5 && files[count]; count++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.cl", CLSCAN_TEST_CL_DIR, files[count]);
-    texts[count] = read_file(path);
-    if (!texts[count])
-      fail_msg("cannot read %s", path);
-    strncat(names, files[count], sizeof names - strlen(names) - 2);
-    strncat(names, " ", sizeof names - strlen(names) - 1);
+/* Builds the first `count` embedded files of a list, in order, with no options, unless that
+ * list was built before; fails with the build log. */
+static void build_raw(const char *const *files, cl_uint count, built_lists *built) {
+  const char *texts[MAX_FILES];
+  size_t lengths[MAX_FILES];
+  char names[256] = "";
+  for (cl_uint i = 0; i < count; i++) {
+    const clscan__kernel_source *src = find_source(files[i]);
+    texts[i] = src->text;
+    lengths[i] = src->length;
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? " " : "", files[i]);
   }
+  for (size_t i = 0; i < built->count; i++) {
+    if (strcmp(built->names[i], names) == 0)
+      return;
+  }
+  assert_true(built->count < MAX_LISTS);
+  snprintf(built->names[built->count++], sizeof built->names[0], "%s", names);
+
+  clscan_context *ctx = tu_context();
   cl_int err;
   cl_device_id dev = clscan_context_device(ctx);
-  cl_program p = clCreateProgramWithSource(clscan_context_cl_context(ctx), count,
-                                           (const char **)texts, NULL, &err);
+  cl_program p =
+      clCreateProgramWithSource(clscan_context_cl_context(ctx), count, texts, lengths, &err);
   assert_int_equal(err, CL_SUCCESS);
   tu_progress(names);
   err = clBuildProgram(p, 1, &dev, "", NULL, NULL);
@@ -108,41 +93,82 @@ static void build_raw(const char *const *files) {
   printf("  [%s] builds with defaults (%u kernels)\n", names, kernels);
   print_log(p, dev);
   clReleaseProgram(p);
-  for (cl_uint i = 0; i < count; i++)
-    free(texts[i]);
+}
+
+/* Returns 1 if the device runs the algorithm that builds a program. Scan algorithms are asked
+ * through clscan_context_supports(); other families are built everywhere. */
+static int program_supported(const clscan_test_program_info *info) {
+  clscan_scan_desc desc = {
+      .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = (clscan_algorithm)info->id};
+  if (info->family != 0) {
+    // Other families: a program with the status words (cl/status.cl) needs 64-bit atomics, as
+    // the single pass does.
+    int status_words = 0;
+    for (const char *const *f = info->files; *f; f++)
+      status_words |= strcmp(*f, "status") == 0;
+    if (!status_words)
+      return 1;
+    desc.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+  }
+  return clscan_context_supports(tu_context(), &desc) == CLSCAN_SUCCESS;
+}
+
+/* Returns 1 if some program of the registry concatenates the embedded file `name`. */
+static int used_by_a_program(const char *name) {
+  clscan_test_program_info info;
+  for (size_t i = 0; clscan_test_program(i, &info); i++) {
+    for (const char *const *f = info.files; *f; f++) {
+      if (strcmp(*f, name) == 0)
+        return 1;
+    }
+  }
+  return 0;
 }
 
 static void test_sources_build_alone(void **state) {
   (void)state;
-  char probe[1024];
-  snprintf(probe, sizeof probe, "%s/common.cl", CLSCAN_TEST_CL_DIR);
-  char *text = read_file(probe);
-  if (!text) {
-    printf("  %s is not readable (tests run away from the source tree): skipped\n", probe);
-    skip();
+  for (const clscan__kernel_source *s = clscan_test_kernel_sources(); s->name; s++) {
+    if (!used_by_a_program(s->name))
+      fail_msg("cl/%s.cl is embedded, but no registered algorithm's program uses it", s->name);
   }
-  free(text);
-  int atomics =
-      has_extension("cl_khr_int64_base_atomics") && has_extension("cl_khr_int64_extended_atomics");
-  for (size_t i = 0; i < PROGRAM_COUNT; i++) {
-    if (NEEDS_ATOMICS(i) && !atomics)
+  static built_lists built;
+  built.count = 0;
+  clscan_test_program_info info;
+  size_t programs = 0;
+  for (size_t i = 0; clscan_test_program(i, &info); i++, programs++) {
+    if (!program_supported(&info)) {
+      printf("  program %s: its algorithm is unsupported by the device, not built\n", info.name);
       continue;
-    build_raw(programs[i]);
+    }
+    cl_uint count = 0;
+    while (info.files[count]) {
+      assert_true(count < MAX_FILES);
+      count++;
+    }
+    for (cl_uint part = 1; part <= count; part++)
+      build_raw(info.files, part, &built);
   }
+  assert_true(programs > 0);
+  printf("  %zu programs, %zu file lists built\n", programs, built.count);
 }
+#else
+static void test_sources_build_alone(void **state) {
+  (void)state;
+  printf(
+      "  the library is built without its test hooks (-DCLSCAN_FAULT_INJECTION=ON), which\n"
+      "  list its programs and embedded files: skipped\n");
+  skip();
+}
+#endif
 
 /* Builds one algorithm's programs through a plan (under a single-pass shape, if given) and
  * checks them with small scans at aligned and unaligned offsets, then reads the build log. */
-static void through_plan(clscan_algorithm algo, const char *shape) {
+static void through_plan(clscan_algorithm algo, clscan_shape shape) {
   clscan_context *ctx = tu_context();
   clscan_scan_desc desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = algo};
+  const clscan_tuning tuning = {.single_pass_shape = shape};
   clscan_plan *plan = NULL;
-  tu_env_saved saved;
-  if (shape)
-    tu_env_set("CLSCAN_SINGLE_PASS_CPU", shape, &saved);
-  clscan_status st = clscan_plan_create(ctx, &desc, &plan);
-  if (shape)
-    tu_env_restore(&saved);
+  clscan_status st = clscan_plan_create_tuned(ctx, &desc, &tuning, &plan);
   if (st == CLSCAN_UNSUPPORTED_BY_DEVICE) {
     printf("  %s: unsupported by the device\n", clscan_algorithm_name(algo));
     return;
@@ -176,18 +202,18 @@ static void through_plan(clscan_algorithm algo, const char *shape) {
   if (needed > 2)
     printf("  build log of the last build:\n%s\n", log);
   free(log);
-  printf("  %s%s%s: built (resolves to %s), build log %zu bytes\n", clscan_algorithm_name(algo),
-         shape ? ", CLSCAN_SINGLE_PASS_CPU=" : "", shape ? shape : "",
-         clscan_algorithm_name(resolved), needed);
+  static const char *const shapes[] = {"", ", GPU shape", ", CPU shape"};
+  printf("  %s%s: built (resolves to %s), build log %zu bytes\n", clscan_algorithm_name(algo),
+         shapes[shape], clscan_algorithm_name(resolved), needed);
   clscan_plan_release(plan);
 }
 
 static void test_programs_through_plans(void **state) {
   (void)state;
   for (int a = 0; a < CLSCAN_ALGORITHM_COUNT; a++)
-    through_plan((clscan_algorithm)a, NULL);
-  through_plan(CLSCAN_ALGO_SINGLE_PASS, "1");
-  through_plan(CLSCAN_ALGO_SINGLE_PASS, "0");
+    through_plan((clscan_algorithm)a, CLSCAN_SHAPE_DEFAULT);
+  through_plan(CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_CPU);
+  through_plan(CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_GPU);
 }
 
 int main(void) {

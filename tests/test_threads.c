@@ -57,6 +57,24 @@ static const clscan_type types[] = {CLSCAN_INT32, CLSCAN_INT64, CLSCAN_FLOAT, CL
 static const clscan_algorithm algos[] = {CLSCAN_ALGO_AUTO, CLSCAN_ALGO_BLELLOCH,
                                          CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_ALGO_REDUCE_THEN_SCAN,
                                          CLSCAN_ALGO_SINGLE_PASS};
+/* The last index of algos the mix draws, and the shared plan's algorithm: without the single pass
+ * (a device without 64-bit atomics) the mix leaves it out and the shared plan is AUTO's. */
+static size_t g_last_algo = 4;
+static clscan_algorithm g_plan_algo = CLSCAN_ALGO_SINGLE_PASS;
+
+/* Leaves the single pass out of the mix where the device refuses it, and says so. */
+static void fit_mix_to_device(void) {
+  clscan_scan_desc desc = {
+      .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  clscan_status st = clscan_context_supports(tu_context(), &desc);
+  if (st == CLSCAN_SUCCESS)
+    return;
+  assert_int_equal(st, CLSCAN_UNSUPPORTED_BY_DEVICE);
+  printf("  the single pass is not supported by this device (%s): the mix leaves it out\n",
+         clscan_last_error_detail());
+  g_last_algo = 3;
+  g_plan_algo = CLSCAN_ALGO_AUTO;
+}
 
 /* Draws a size: mostly moderate, sometimes a boundary, now and then a large one. */
 static size_t draw_size(uint64_t *s) {
@@ -74,7 +92,7 @@ static void draw_case(worker *w, uint64_t *s, int i, tu_case *c) {
   memset(c, 0, sizeof *c);
   c->type = types[tu_random_size(s, 0, 3)];
   c->op = c->type == CLSCAN_INT32 && tu_random_size(s, 0, 3) == 0 ? CLSCAN_MAX : CLSCAN_ADD;
-  c->algorithm = algos[tu_random_size(s, 0, 4)];
+  c->algorithm = algos[tu_random_size(s, 0, g_last_algo)];
   c->exclusive = (int)tu_random_size(s, 0, 1);
   if (tu_random_size(s, 0, 1))
     tu_case_set_init(c, tu_mix(w->seed, 7));
@@ -100,7 +118,7 @@ static int run_segmented(worker *w, uint64_t *s, int i, char *msg, size_t cap) {
   c.spec = affine ? &uc_spec_affine : &spec_int32_add;
   c.segments = affine ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_HEAD_FLAGS;
   c.key_type = CLSCAN_UINT64;
-  c.algorithm = algos[tu_random_size(s, 0, 4)];
+  c.algorithm = algos[tu_random_size(s, 0, g_last_algo)];
   c.exclusive = (int)tu_random_size(s, 0, 1);
   c.pattern = UC_PATTERN_RANDOM;
   c.n = draw_size(s);
@@ -134,7 +152,7 @@ static void *worker_main(void *arg) {
       // The shared plan's descriptor: int32 add, inclusive, no init, single pass.
       c.type = CLSCAN_INT32;
       c.op = CLSCAN_ADD;
-      c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+      c.algorithm = g_plan_algo;
       c.exclusive = c.has_init = 0;
       c.path = i % 3 ? TU_PATH_PLAN : TU_PATH_PLAN_TIMED;
       c.plan = w->plan;
@@ -158,9 +176,9 @@ static void run_workers(mode m, uint64_t salt) {
   worker w[THREADS];
   pthread_t threads[THREADS];
   clscan_plan *plan = NULL;
+  fit_mix_to_device();
   if (m == SHARED_PLAN) {
-    clscan_scan_desc desc = {
-        .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+    clscan_scan_desc desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = g_plan_algo};
     assert_int_equal(clscan_plan_create(tu_context(), &desc, &plan), CLSCAN_SUCCESS);
   }
   for (int i = 0; i < THREADS; i++) {

@@ -2,18 +2,19 @@
  * clscan tools: tile_sweep, the measurements behind the tuning table's GPU rows.
  *
  * For each configuration KIND:WG:VPT[:OPTIONS] it creates a single-pass plan with the tile
- * work-group size WG and VPT 16-byte vectors per work-item (0: the table's value; both through
- * CLSCAN_TILE_WG and CLSCAN_TILE_VPT) and the extra build options OPTIONS (CLSCAN_BUILD_OPTIONS,
- * e.g. -cl-nv-maxrregcount=64), scans 2^LOG2N elements (exclusive add) REPS times after two
- * warm-ups, and prints the median scan time (first kernel's start to last kernel's end) against
- * clEnqueueCopyBuffer of the same bytes (half of what the scan reads and writes), each copy run
- * just before a scan. The output of the last run is verified exactly against a host scan before
- * the line is printed. All configurations share one context, one queue and one input per kind,
- * so their ratios are comparable. `clscan tune` covers plain same-type scans; this program also
- * covers mixed types, maps and segments. The buffers are sized for the kinds named, so that
- * `tile_sweep 28 20 i32:0:0` (the library's own tuning, 2 x 1 GiB of device memory) also measures
- * the single pass against a copy between the same two buffers where `clscan bench` caps n because
- * its separate copy buffers would not fit (POCL at 2^28).
+ * work-group size WG and VPT 16-byte vectors per work-item (clscan_plan_create_tuned with
+ * tile_wg and tile_vpt; 0 leaves a field to the table) and the extra build options OPTIONS
+ * (CLSCAN_BUILD_OPTIONS, which has no API: it is a debugging aid; e.g. -cl-nv-maxrregcount=64),
+ * scans 2^LOG2N elements (exclusive add) REPS times after two warm-ups, and prints the median scan
+ * time (first kernel's start to last kernel's end) against clEnqueueCopyBuffer of the same bytes
+ * (half of what the scan reads and writes), each copy run just before a scan. The output of the
+ * last run is verified exactly against a host scan before the line is printed. All configurations
+ * share one context, one queue and one input per kind, so their ratios are comparable. `clscan
+ * tune` covers plain same-type scans; this program also covers mixed types, maps and segments. The
+ * buffers are sized for the kinds named, so that `tile_sweep 28 20 i32:0:0` (the library's own
+ * tuning, 2 x 1 GiB of device memory) also measures the single pass against a copy between the same
+ * two buffers where `clscan bench` caps n because its separate copy buffers would not fit (POCL at
+ * 2^28).
  *
  * KIND: i8, i16, i32, i64, f32 (integers in [-8, 8]: partial sums of a random walk stay far
  * below 2^24, so every order of addition is exact), f64 (integers in [-1000, 1000], exact for the
@@ -184,16 +185,6 @@ static int load_input(sweep *s, const kind *k) {
   return err == CL_SUCCESS ? 0 : 2;
 }
 
-/* Sets or clears a tuning override. */
-static void set_override(const char *name, unsigned value) {
-  char text[16];
-  snprintf(text, sizeof text, "%u", value);
-  if (value)
-    setenv(name, text, 1);
-  else
-    unsetenv(name);
-}
-
 /* Times one scan and the copy before it; returns 0 or 2. */
 static int time_once(sweep *s, clscan_plan *plan, const kind *k, double *scan_ms, double *copy_ms) {
   cl_event first = NULL, last = NULL;
@@ -239,8 +230,6 @@ static int parse_config(const char *text, config *c) {
 static int run_config(sweep *s, const config *c) {
   const kind *k = c->k;
   setenv("CLSCAN_BUILD_OPTIONS", c->options, 1);
-  set_override("CLSCAN_TILE_WG", c->wg);
-  set_override("CLSCAN_TILE_VPT", c->vpt);
   if (s->loaded != k && load_input(s, k))
     return 2;
 
@@ -252,10 +241,11 @@ static int run_config(sweep *s, const config *c) {
                         .map_source = k->map,
                         .segments = k->segments,
                         .key_type = CLSCAN_INT32};
+  const clscan_tuning tuning = {.tile_wg = c->wg, .tile_vpt = c->vpt};
   clscan_plan *plan;
-  clscan_status st = clscan_plan_create(s->ctx, &d, &plan);
+  clscan_status st = clscan_plan_create_tuned(s->ctx, &d, &tuning, &plan);
   if (st != CLSCAN_SUCCESS) {
-    printf("%-40s plan: %s\n", c->text, clscan_status_string(st));
+    printf("%-40s plan: %s (%s)\n", c->text, clscan_status_string(st), clscan_last_error_detail());
     return 2;
   }
   double *scan = malloc(sizeof(double) * (size_t)s->reps);

@@ -9,11 +9,12 @@
  *   cli_elements.c  reading and writing element files (text or binary)
  *   cli_output.c    output files replaced atomically
  *   cli_devices.c   the devices command and the device helpers
- *   cli_scan.c      the scan command
+ *   cli_scan.c      the scan command (its parser is the reduce command's too)
+ *   cli_reduce.c    the reduce command
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
- *   cli_tuning.c    the one place that knows how the library tunes itself
+ *   cli_tuning.c    the library's tuning: defaults, descriptions, rows of src/tuning.c
  * The program uses the library's public API only; bench and tune verify against the host
  * reference of the tests (tests/reference, library clscan_reference).
  */
@@ -153,27 +154,30 @@ void cli_print_build_log(const clscan_context *ctx);
 /* The library's tuning (cli_tuning.c)                                                            */
 /* ============================================================================================== */
 
-/* Tile parameters of a plan: 0 (or -1 for single_pass_cpu) leaves one to the library. wg and
- * vpt: the GPU tile's work-group size and 16-byte vectors per work-item; cpu_tile: the CPU
- * kernel's elements per work-group; single_pass_cpu: 1 or 0 picks the single pass's CPU or GPU
- * shape. */
-typedef struct cli_tile_params {
-  unsigned wg, vpt, cpu_tile;
-  int single_pass_cpu;
-} cli_tile_params;
+/* Stores in *t the tuning clscan_plan_create() would give desc on the context's device
+ * (clscan_context_default_tuning). Prints the failure, zeroes *t and returns 0 if it cannot. */
+int cli_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc, clscan_tuning *t);
 
-/* Returns the work-group size of the seed kernels (Blelloch, Hillis-Steele) as the library
- * derives it: CLSCAN_SEED_WG or 256, halved until the device allows it (the API does not
- * report it). */
-unsigned cli_seed_wg(cl_device_id device);
+/* Removes the tuning environment variables (CLSCAN_SEED_WG, CLSCAN_TILE_WG, ...) from the
+ * program's environment, printing a note for each that was set: they fill the fields a
+ * clscan_tuning leaves zero, and a sweep compares candidates against the table's own values. */
+void cli_tuning_drop_inherited(void);
 
-/* Creates a plan of desc with the given tile parameters (through the library's environment
- * overrides, set for the call only). Returns the library's status. */
-clscan_status cli_plan_create_with_tiles(clscan_context *ctx, const clscan_scan_desc *desc,
-                                         const cli_tile_params *tiles, clscan_plan **plan);
+/* Describes the fields a tuning sets ("tile_wg=128 tile_vpt=4", "cpu_tile=8192 shape=cpu"), or
+ * "the table's values" when it sets none. */
+void cli_describe_tuning(const clscan_tuning *t, char *buf, size_t cap);
 
-/* Clears tile overrides set in the program's environment, printing a note for each. */
-void cli_tiles_drop_inherited(void);
+/* A row of the tuning table in src/tuning.c: what it applies to (0 matches any) and the values. */
+typedef struct cli_tuning_row {
+  const char *vendor, *device;
+  unsigned elem_bytes, in_bytes;
+  int segmented;
+  clscan_tuning t; /* every field resolved, as clscan_plan_get_tuning() reports them */
+} cli_tuning_row;
+
+/* Prints a row in the table's format (designated initialisers, laid out as clang-format lays
+ * them out), to paste into src/tuning.c. The only function that prints that format. */
+void cli_print_tuning_row(FILE *f, const cli_tuning_row *row);
 
 /* ============================================================================================== */
 /* The scan command (cli_scan.c)                                                                  */
@@ -186,6 +190,7 @@ typedef struct cli_scan_request {
   unsigned char init[8], identity[8];
   const char *init_text, *identity_text;
   const char *device, *in_path, *out_path, *segments_path;
+  const char *command; /* NULL: "scan"; else the command reusing the parser (messages, --help) */
 } cli_scan_request;
 
 /* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
@@ -235,6 +240,12 @@ void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
 /* Writes n elements as text, one a line, or as raw little-endian bytes (binary: data is
  * converted in place). Returns 0 if writing failed. */
 int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *data, size_t n);
+
+/* Reads a whole file (cli_scan.c) (path NULL or "-": standard input) of elements of `type` into b,
+ * as text or binary as r says; `what` names it in messages ("input", "flags", "keys"). Prints the
+ * failure and returns 0 if it cannot be read. */
+int cli_read_element_file(const cli_scan_request *r, const char *path, const char *what,
+                          clscan_type type, cli_byte_buf *b);
 
 /* ============================================================================================== */
 /* Output files (cli_output.c)                                                                    */
@@ -390,6 +401,7 @@ int cli_write_svg(FILE *f, const char *device, const cli_bench_row *rows, size_t
  * status. */
 int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_scan(int argc, char **argv);
+int cli_cmd_reduce(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
 

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "measure.h"
+#include "ref_scan.h"
 
 /* ============================================================================================== */
 /* The bench command: options                                                                     */
@@ -23,6 +25,7 @@ typedef struct bench_request {
   clscan_type out_type; /* with has_out_type; else each input type */
   cli_variant variant;
   int algo_count, type_count, has_out_type, min_log2, max_log2, reps;
+  int reduce; /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
   uint64_t seed;
 } bench_request;
 
@@ -37,7 +40,8 @@ enum {
   OPT_MIN,
   OPT_MAX,
   OPT_REPS,
-  OPT_SEED
+  OPT_SEED,
+  OPT_NO_REDUCE
 };
 
 /* Applies a numeric option; returns 0 after a usage error. */
@@ -91,6 +95,9 @@ static int bench_option(bench_request *r, int id, const char *v) {
     case OPT_PLOT:
       r->plot_path = v;
       return 1;
+    case OPT_NO_REDUCE:
+      r->reduce = 0;
+      return 1;
     default:
       return bench_number(r, id, v);
   }
@@ -98,13 +105,19 @@ static int bench_option(bench_request *r, int id, const char *v) {
 
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int bench_parse(int argc, char **argv, bench_request *r) {
-  static const cli_option options[] = {
-      {"device", 1, OPT_DEVICE},   {"algorithms", 1, OPT_ALGORITHMS},
-      {"types", 1, OPT_TYPES},     {"out-type", 1, OPT_OUT_TYPE},
-      {"variant", 1, OPT_VARIANT}, {"min-log2", 1, OPT_MIN},
-      {"max-log2", 1, OPT_MAX},    {"reps", 1, OPT_REPS},
-      {"seed", 1, OPT_SEED},       {"csv", 1, OPT_CSV},
-      {"plot", 1, OPT_PLOT},       {NULL, 0, 0}};
+  static const cli_option options[] = {{"device", 1, OPT_DEVICE},
+                                       {"algorithms", 1, OPT_ALGORITHMS},
+                                       {"types", 1, OPT_TYPES},
+                                       {"out-type", 1, OPT_OUT_TYPE},
+                                       {"variant", 1, OPT_VARIANT},
+                                       {"min-log2", 1, OPT_MIN},
+                                       {"max-log2", 1, OPT_MAX},
+                                       {"reps", 1, OPT_REPS},
+                                       {"seed", 1, OPT_SEED},
+                                       {"csv", 1, OPT_CSV},
+                                       {"plot", 1, OPT_PLOT},
+                                       {"no-reduce", 0, OPT_NO_REDUCE},
+                                       {NULL, 0, 0}};
   cli_parser p;
   const char *v;
   cli_parser_init(&p, "bench", argc, argv, options);
@@ -191,6 +204,131 @@ static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *ro
   }
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The reduce row (plain variant): clscan_plan_enqueue_reduce of the same input, an add into the
+ * output type, against a copy of the bytes it must move (n inputs read, one element written).
+ * The API gives a reduction no first event, so it is timed from a marker enqueued just before it
+ * to its end: the launch gap counts against it.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Reduces d's input into d->out[0]; with ms, times it. Returns 0 after printing a failure. */
+static int reduce_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  cl_event marker = NULL, done = NULL;
+  if (clEnqueueMarkerWithWaitList(q, 0, NULL, &marker) != CL_SUCCESS) {
+    cli_error("%s: clEnqueueMarkerWithWaitList failed", label);
+    return 0;
+  }
+  clscan_status st =
+      clscan_plan_enqueue_reduce(plan, q, d->in, 0, d->out, 0, d->n, 1, &marker, &done);
+  int ok = st == CLSCAN_SUCCESS;
+  if (!ok)
+    cli_lib_error(st, "%s: enqueue failed", label);
+  ok = ok && clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(marker, done, ms));
+  if (st == CLSCAN_SUCCESS && !ok)
+    cli_error("%s: waiting for the reduction or reading its profiling times failed", label);
+  clReleaseEvent(marker);
+  if (done)
+    clReleaseEvent(done);
+  return ok;
+}
+
+/* Reads the reduction's result and checks it: against the host reference (the last element of
+ * the inclusive scan, floats within its tolerance) when `want` is NULL, else bit for bit against
+ * `want` (the same plan and input give the same bits). Stores the result in got. */
+static cli_timing reduce_verify(const clscan_scan_desc *desc, cli_bench_data *d, const char *label,
+                                const void *want, unsigned char got[8]) {
+  size_t eo = clscan_type_size(cli_out_type(desc));
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  if (clEnqueueReadBuffer(q, d->out, CL_TRUE, 0, eo, got, 0, NULL, NULL) != CL_SUCCESS) {
+    cli_error("%s: reading the result back failed", label);
+    return CLI_FAILED;
+  }
+  if (want) {
+    if (memcmp(want, got, eo) == 0)
+      return CLI_TIMED;
+    cli_error("%s: WRONG RESULT after timing: other bits than before", label);
+    return CLI_WRONG;
+  }
+  clscan_ref_scan(desc, d->host_in, d->host_out, d->n);
+  memcpy((unsigned char *)d->host_out + (d->n - 1) * eo, got, eo);
+  clscan_ref_mismatch m;
+  if (clscan_ref_check(desc, d->host_in, d->host_out, d->n, &m))
+    return CLI_TIMED;
+  cli_error("%s: WRONG RESULT before timing: %s", label, m.detail);
+  return CLI_WRONG;
+}
+
+/* Verifies, times (median of reps after warm-ups) and verifies again a reduction of d. */
+static cli_timing reduce_time(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
+                              int reps, const char *label, double *ms) {
+  unsigned char first[8], last[8];
+  const unsigned char poison = 0x5a;
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  if (clEnqueueFillBuffer(q, d->out, &poison, 1, 0, 8, 0, NULL, NULL) != CL_SUCCESS) {
+    cli_error("%s: clearing the output failed", label);
+    return CLI_FAILED;
+  }
+  if (!reduce_once(plan, d, label, NULL))
+    return CLI_FAILED;
+  cli_timing t = reduce_verify(desc, d, label, NULL, first);
+  double *times = t == CLI_TIMED ? malloc((size_t)reps * sizeof *times) : NULL;
+  if (t == CLI_TIMED && !times)
+    t = CLI_FAILED;
+  for (int i = 0; i < CLI_WARMUPS + reps && t == CLI_TIMED; i++) {
+    if (!reduce_once(plan, d, label, i < CLI_WARMUPS ? NULL : &times[i - CLI_WARMUPS]))
+      t = CLI_FAILED;
+  }
+  if (t == CLI_TIMED)
+    t = reduce_verify(desc, d, label, first, last);
+  if (t == CLI_TIMED)
+    *ms = measure_median(times, (size_t)reps);
+  free(times);
+  return t;
+}
+
+/* Measures the reduce row of one size: a plain variant's input, an add into the output type. */
+static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row *scan_row) {
+  clscan_scan_desc desc = {
+      .type = d->spec.type, .op = CLSCAN_ADD, .out_type = CLSCAN_OUT_TYPE(d->spec.out_type)};
+  char types[32], label[96];
+  cli_row_types(scan_row, types, sizeof types);
+  snprintf(label, sizeof label, "reduce %s n=2^%d", types, scan_row->log2n);
+  size_t in = clscan_type_size(d->spec.type), out = clscan_type_size(d->spec.out_type);
+  double bytes = (double)d->n * (double)in + (double)out, ms = 0, copy_ms = 0;
+  size_t copy_bytes = (size_t)(bytes + 1) / 2;
+  clscan_plan *plan = NULL;
+  clscan_status st = clscan_plan_create(s->ctx, &desc, &plan);
+  if (st != CLSCAN_SUCCESS) {
+    cli_lib_error(st, "%s: cannot create the plan", label);
+    s->failed = 1;
+    return;
+  }
+  cli_timing t = reduce_time(plan, &desc, d, s->req->reps, label, &ms);
+  double *copies = t == CLI_TIMED ? malloc((size_t)s->req->reps * sizeof *copies) : NULL;
+  for (int i = 0; copies && i < CLI_WARMUPS + s->req->reps; i++) {
+    double c = 0;
+    if (!measure_copy_ms(clscan_context_queue(s->ctx), d->in, d->copy, copy_bytes, &c))
+      t = CLI_FAILED;
+    if (i >= CLI_WARMUPS)
+      copies[i - CLI_WARMUPS] = c;
+  }
+  if (t == CLI_TIMED && copies)
+    copy_ms = measure_median(copies, (size_t)s->req->reps);
+  if (t == CLI_TIMED && copies) {
+    printf("%-17s %-*s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10s\n", "reduce", s->type_width, types,
+           scan_row->log2n, ms, ms > 0 ? cli_gbps_bytes(bytes, ms) : 0.0,
+           ms > 0 ? copy_ms / ms : 0.0, copy_ms, "-");
+  } else {
+    printf("%-17s %-*s 2^%-3d %s\n", "reduce", s->type_width, types, scan_row->log2n,
+           t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
+    s->failed = 1;
+  }
+  fflush(stdout);
+  free(copies);
+  clscan_plan_release(plan);
+}
+
 /* Measures every planned algorithm on n = 2^k elements of one type. */
 static void bench_size(bench_state *s, clscan_type type, int k) {
   cli_bench_data d;
@@ -211,6 +349,8 @@ static void bench_size(bench_state *s, clscan_type type, int k) {
     if (s->plans[row.algo])
       bench_algorithm(s, &d, &row);
   }
+  if (ok && s->req->reduce && spec.variant == CLI_VARIANT_PLAIN)
+    bench_reduce(s, &d, &row);
   cli_bench_data_free(&d);
 }
 
@@ -280,9 +420,15 @@ static double row_ms(const bench_state *s, clscan_algorithm a, clscan_type t, in
   return 0;
 }
 
-/* Prints where Blelloch's O(n) work starts to beat Hillis-Steele's O(n log B), per type. */
+/* Prints where Blelloch's O(n) work starts to beat Hillis-Steele's O(n log B), per type. B is
+ * the library's seed work-group size for the first type (clscan_context_default_tuning). */
 static void print_lesson(const bench_state *s) {
-  unsigned b = cli_seed_wg(s->device), log2b = 0;
+  clscan_scan_desc seed = {
+      .type = s->req->types[0], .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_BLELLOCH};
+  clscan_tuning tuning;
+  if (!cli_default_tuning(s->ctx, &seed, &tuning))
+    return;
+  unsigned b = tuning.seed_wg, log2b = 0;
   while ((1u << (log2b + 1)) <= b)
     log2b++;
   printf("\nThe seed's lesson (seed work-group size B = %u):\n", b);
@@ -410,6 +556,7 @@ int cli_cmd_bench(int argc, char **argv) {
                      .min_log2 = 10,
                      .max_log2 = -1,
                      .reps = 20,
+                     .reduce = 1,
                      .seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)};
   int status = bench_parse(argc, argv, &r);
   if (status >= 0)

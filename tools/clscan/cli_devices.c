@@ -1,7 +1,7 @@
 /*
  * The clscan program's `devices` command, which lists every OpenCL platform and device with
- * what clscan can run on it, and the device helpers the other commands share (opening a
- * context on a selected device, device queries, build logs).
+ * what clscan can run on it and the tuning it would use, and the device helpers the other
+ * commands share (opening a context on a selected device, device queries, build logs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +136,20 @@ static void algorithm_words(const clscan_context *ctx, clscan_type type, char *b
     snprintf(buf, cap, "none");
 }
 
+/* Prints the tuning a default int32 plan gets on the context's device, as the library reports
+ * it (clscan_context_default_tuning). */
+static void print_tuning(const clscan_context *ctx) {
+  char words[256];
+  clscan_scan_desc desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD};
+  clscan_tuning t;
+  clscan_status st = clscan_context_default_tuning(ctx, &desc, &t);
+  if (st == CLSCAN_SUCCESS)
+    cli_describe_tuning(&t, words, sizeof words);
+  else
+    snprintf(words, sizeof words, "unknown (%s)", clscan_status_string(st));
+  printf("      int32 tuning    %s\n", words);
+}
+
 /* Prints the algorithm lines of a device, from a clscan context of its own. */
 static void print_algorithms(cl_device_id device) {
   char words[256];
@@ -152,6 +166,7 @@ static void print_algorithms(cl_device_id device) {
     printf("      algorithms      %s\n", words);
     algorithm_words(ctx, CLSCAN_DOUBLE, words, sizeof words);
     printf("      for double      %s\n", words);
+    print_tuning(ctx);
   }
   clscan_context_release(ctx);
   if (cl_ctx)

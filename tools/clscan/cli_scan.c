@@ -48,6 +48,11 @@ static const cli_option scan_options[] = {{"format", 1, OPT_FORMAT},
                                           {"device", 1, OPT_DEVICE},
                                           {NULL, 0, 0}};
 
+/* The command whose options are parsed: "scan", or the one that reuses the parser. */
+static const char *cmd_name(const cli_scan_request *r) {
+  return r->command ? r->command : "scan";
+}
+
 /* Returns the name of an option by its id. */
 static const char *scan_option_name(int id) {
   const cli_option *o = scan_options;
@@ -86,7 +91,7 @@ static int scan_named_option(cli_scan_request *r, int id, const char *v) {
 static int scan_segments_option(cli_scan_request *r, int id, const char *v) {
   clscan_segments kind = id == OPT_FLAGS ? CLSCAN_SEGMENTS_HEAD_FLAGS : CLSCAN_SEGMENTS_KEYS;
   if (r->desc.segments != CLSCAN_SEGMENTS_NONE && r->desc.segments != kind) {
-    cli_usage_error("scan", "--flags and --keys cannot be combined");
+    cli_usage_error(cmd_name(r), "--flags and --keys cannot be combined");
     return 0;
   }
   r->desc.segments = kind;
@@ -124,9 +129,10 @@ static int scan_option(cli_scan_request *r, int id, const char *v) {
   if (scan_named_option(r, id, v))
     return 1;
   if (id == OPT_KEY_TYPE)
-    cli_usage_error("scan", "--key-type: '%s' is not a key type (int32, uint32, int64, uint64)", v);
+    cli_usage_error(cmd_name(r),
+                    "--key-type: '%s' is not a key type (int32, uint32, int64, uint64)", v);
   else
-    cli_usage_error("scan", "--%s: unknown value '%s'", scan_option_name(id), v);
+    cli_usage_error(cmd_name(r), "--%s: unknown value '%s'", scan_option_name(id), v);
   return 0;
 }
 
@@ -136,7 +142,7 @@ static int scan_value(const cli_scan_request *r, const char *name, const char *t
   char why[96];
   if (cli_parse_element(cli_out_type(&r->desc), text, out, why, sizeof why))
     return 1;
-  cli_usage_error("scan", "%s: '%s' %s", name, text, why);
+  cli_usage_error(cmd_name(r), "%s: '%s' %s", name, text, why);
   return 0;
 }
 
@@ -145,11 +151,11 @@ static int scan_check_op(cli_scan_request *r) {
   clscan_type out = cli_out_type(&r->desc);
   if (r->desc.op_source) {
     if (r->op_given) {
-      cli_usage_error("scan", "--op and --op-source cannot be combined");
+      cli_usage_error(cmd_name(r), "--op and --op-source cannot be combined");
       return 0;
     }
     if (!r->identity_text) {
-      cli_usage_error("scan", "--op-source needs --identity (the operator's identity, of %s)",
+      cli_usage_error(cmd_name(r), "--op-source needs --identity (the operator's identity, of %s)",
                       clscan_type_name(out));
       return 0;
     }
@@ -158,11 +164,11 @@ static int scan_check_op(cli_scan_request *r) {
     return scan_value(r, "--identity", r->identity_text, r->identity);
   }
   if (r->identity_text) {
-    cli_usage_error("scan", "--identity is only used with --op-source");
+    cli_usage_error(cmd_name(r), "--identity is only used with --op-source");
     return 0;
   }
   if (cli_type_is_float(out) && r->desc.op >= CLSCAN_AND) {
-    cli_usage_error("scan", "--op %s is not defined on %s", clscan_op_name(r->desc.op),
+    cli_usage_error(cmd_name(r), "--op %s is not defined on %s", clscan_op_name(r->desc.op),
                     clscan_type_name(out));
     return 0;
   }
@@ -179,12 +185,12 @@ static int scan_check(cli_scan_request *r) {
   if (!scan_check_op(r))
     return 0;
   if (r->key_type_given && r->desc.segments != CLSCAN_SEGMENTS_KEYS) {
-    cli_usage_error("scan", "--key-type is only used with --keys");
+    cli_usage_error(cmd_name(r), "--key-type is only used with --keys");
     return 0;
   }
   if (r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path) &&
       is_stdin(r->in_path)) {
-    cli_usage_error("scan", "the input and the %s cannot both be standard input",
+    cli_usage_error(cmd_name(r), "the input and the %s cannot both be standard input",
                     r->desc.segments == CLSCAN_SEGMENTS_KEYS ? "keys" : "flags");
     return 0;
   }
@@ -198,17 +204,17 @@ int cli_scan_parse(int argc, char **argv, cli_scan_request *r) {
   cli_parser p;
   const char *v;
   int positional = 0;
-  cli_parser_init(&p, "scan", argc, argv, scan_options);
+  cli_parser_init(&p, cmd_name(r), argc, argv, scan_options);
   for (int id; (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
     if (id == CLI_OPT_ERROR)
       return CLI_EXIT_USAGE;
     if (id == CLI_OPT_HELP) {
-      cli_print_usage(stdout, "scan");
+      cli_print_usage(stdout, cmd_name(r));
       return CLI_EXIT_OK;
     }
     if (id == CLI_OPT_POSITIONAL) {
       if (positional == 2)
-        return cli_usage_error("scan", "unexpected argument '%s'", v);
+        return cli_usage_error(cmd_name(r), "unexpected argument '%s'", v);
       *(positional++ ? &r->out_path : &r->in_path) = v;
     } else if (!scan_option(r, id, v)) {
       return CLI_EXIT_USAGE;
@@ -242,10 +248,8 @@ int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const voi
 /* The scan command: running                                                                      */
 /* ============================================================================================== */
 
-/* Reads a whole file (or standard input) of elements of `type` into b; `what` names it in
- * messages. */
-static int read_elements(const cli_scan_request *r, const char *path, const char *what,
-                         clscan_type type, cli_byte_buf *b) {
+int cli_read_element_file(const cli_scan_request *r, const char *path, const char *what,
+                          clscan_type type, cli_byte_buf *b) {
   int from_stdin = is_stdin(path);
   const char *name = from_stdin ? "standard input" : path;
   FILE *f = from_stdin ? stdin : fopen(path, "rb");
@@ -266,7 +270,7 @@ static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
   int flags = r->desc.segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
   const char *what = flags ? "flags" : "keys";
   clscan_type type = flags ? CLSCAN_UINT8 : r->desc.key_type;
-  if (!read_elements(r, r->segments_path, what, type, s))
+  if (!cli_read_element_file(r, r->segments_path, what, type, s))
     return 0;
   // Text flags are 0 or 1; binary flags are bytes, and any non-zero byte starts a segment.
   for (size_t i = 0; flags && !r->binary && i < s->len; i++) {
@@ -286,7 +290,7 @@ static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
 
 /* Reads the input, and the flags or keys, completely. */
 static int scan_read(const cli_scan_request *r, cli_byte_buf *in, cli_byte_buf *segments) {
-  if (!read_elements(r, r->in_path, "input", r->desc.type, in))
+  if (!cli_read_element_file(r, r->in_path, "input", r->desc.type, in))
     return 0;
   size_t n = in->len / clscan_type_size(r->desc.type);
   return r->desc.segments == CLSCAN_SEGMENTS_NONE || read_segments(r, n, segments);

@@ -1,7 +1,8 @@
 /*
  * The clscan program's `tune` command: sweeps the tile parameters of the single-pass and
- * reduce-then-scan algorithms (set through cli_tuning.c), verifies and times
- * every candidate, ranks them, and prints rows in the format of src/tuning.c's table.
+ * reduce-then-scan algorithms (plans created with clscan_plan_create_tuned), verifies and times
+ * every candidate, ranks them, and prints rows in the format of src/tuning.c's table (through
+ * cli_print_tuning_row, with the values clscan_plan_get_tuning reports for the winner).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,45 +14,41 @@ static const unsigned cpu_tiles[] = {8192, 16384, 32768, 65536, 131072};
 static const unsigned gpu_wgs[] = {128, 256, 512};
 static const unsigned gpu_vpts[] = {2, 3, 4, 6, 8};
 
-/* Defaults for what a sweep does not cover (the global default row of src/tuning.c). */
-#define DEFAULT_TILE_WG 256
-#define DEFAULT_TILE_VPT 2
-#define DEFAULT_RTS_GROUPS_PER_CU 4
-#define DEFAULT_CPU_TILE 32768
-
 /* ============================================================================================== */
 /* Candidates                                                                                     */
 /* ============================================================================================== */
 
-/* One candidate: an algorithm and the tile parameters it runs with. */
+/* One candidate: an algorithm and the tuning it is created with (zero fields: the table's). */
 typedef struct candidate {
   clscan_algorithm algo;
-  cli_tile_params t;
+  clscan_tuning t;
 } candidate;
 
-/* A measured candidate. */
+/* A measured candidate, with the tuning its plan resolved to (every field set). */
 typedef struct result {
   candidate c;
+  clscan_tuning resolved;
   clscan_type type;
   double ms, gbps;
 } result;
 
-/* Describes a candidate's overrides ("CLSCAN_CPU_TILE=8192", or "library defaults"). */
+/* Describes a candidate's tuning ("cpu_tile=8192 shape=cpu", or "the table's values"). */
 static void describe(const candidate *c, char *buf, size_t cap) {
-  int len = 0;
-  buf[0] = '\0';
-  if (c->t.wg)
-    len += snprintf(buf + len, cap - (size_t)len, "WG=%u ", c->t.wg);
-  if (c->t.vpt)
-    len += snprintf(buf + len, cap - (size_t)len, "VPT=%u ", c->t.vpt);
-  if (c->t.cpu_tile)
-    len += snprintf(buf + len, cap - (size_t)len, "CPU_TILE=%u ", c->t.cpu_tile);
-  if (c->t.single_pass_cpu >= 0)
-    len += snprintf(buf + len, cap - (size_t)len, "SINGLE_PASS_CPU=%d ", c->t.single_pass_cpu);
-  if (len > 0)
-    buf[len - 1] = '\0';
-  else
-    snprintf(buf, cap, "library defaults");
+  cli_describe_tuning(&c->t, buf, cap);
+}
+
+/* A single-pass candidate of the CPU shape with a CPU tile. */
+static candidate cpu_candidate(unsigned cpu_tile) {
+  return (candidate){CLSCAN_ALGO_SINGLE_PASS,
+                     {.cpu_tile = cpu_tile, .single_pass_shape = CLSCAN_SHAPE_CPU}};
+}
+
+/* A tile candidate: the GPU-shaped single pass, or reduce-then-scan. */
+static candidate tile_candidate(clscan_algorithm algo, unsigned wg, unsigned vpt) {
+  candidate c = {algo, {.tile_wg = wg, .tile_vpt = vpt}};
+  if (algo == CLSCAN_ALGO_SINGLE_PASS)
+    c.t.single_pass_shape = CLSCAN_SHAPE_GPU;
+  return c;
 }
 
 /* Lists the candidates for a device: CPU tiles on a CPU, work-group x vectors elsewhere.
@@ -60,16 +57,16 @@ static int list_candidates(cl_device_id device, int single_pass, candidate *out,
   int count = 0;
   if (cli_device_ulong(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) {
     for (size_t i = 0; single_pass && i < sizeof cpu_tiles / sizeof cpu_tiles[0]; i++)
-      out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, {0, 0, cpu_tiles[i], 1}};
-    // Reduce-then-scan at the library's defaults, for comparison.
-    out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, {0, 0, 0, -1}};
+      out[count++] = cpu_candidate(cpu_tiles[i]);
+    // Reduce-then-scan at the table's values, for comparison.
+    out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, {0}};
     return count;
   }
   for (size_t w = 0; w < sizeof gpu_wgs / sizeof gpu_wgs[0]; w++) {
     for (size_t v = 0; v < sizeof gpu_vpts / sizeof gpu_vpts[0] && count + 2 <= cap; v++) {
       if (single_pass)
-        out[count++] = (candidate){CLSCAN_ALGO_SINGLE_PASS, {gpu_wgs[w], gpu_vpts[v], 0, 0}};
-      out[count++] = (candidate){CLSCAN_ALGO_REDUCE_THEN_SCAN, {gpu_wgs[w], gpu_vpts[v], 0, -1}};
+        out[count++] = tile_candidate(CLSCAN_ALGO_SINGLE_PASS, gpu_wgs[w], gpu_vpts[v]);
+      out[count++] = tile_candidate(CLSCAN_ALGO_REDUCE_THEN_SCAN, gpu_wgs[w], gpu_vpts[v]);
     }
   }
   return count;
@@ -89,20 +86,22 @@ typedef struct tune_state {
   size_t count;
 } tune_state;
 
-/* Creates the candidate's plan under its overrides, then verifies and times it. Returns 1 and
- * stores the result when it was measured. */
+/* Creates the candidate's plan with its tuning, then verifies and times it. Returns 1 and stores
+ * the result, with the plan's resolved tuning, when it was measured. */
 static int measure(tune_state *s, const candidate *c, cli_bench_data *d, result *out) {
   char params[96], label[160];
   describe(c, params, sizeof params);
   snprintf(label, sizeof label, "%s %s [%s]", clscan_algorithm_name(c->algo),
            clscan_type_name(d->type), params);
-  if (c->t.wg > s->max_wg) {
+  if (c->t.tile_wg > s->max_wg) {
     printf("  skipped  %s: the device allows work-groups of at most %zu\n", label, s->max_wg);
     return 0;
   }
   clscan_scan_desc desc = {.type = d->type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = c->algo};
   clscan_plan *plan = NULL;
-  clscan_status st = cli_plan_create_with_tiles(s->ctx, &desc, &c->t, &plan);
+  clscan_status st = clscan_plan_create_tuned(s->ctx, &desc, &c->t, &plan);
+  if (st == CLSCAN_SUCCESS)
+    st = clscan_plan_get_tuning(plan, &out->resolved);
   cli_timing t = CLI_FAILED;
   if (st != CLSCAN_SUCCESS) {
     printf("  skipped  %s: plan creation failed: %s (%s)\n", label, clscan_status_string(st),
@@ -161,8 +160,8 @@ static void print_ranking(tune_state *s, clscan_type type, clscan_algorithm algo
   if (n) {
     qsort(r, n, sizeof *r, by_time);
     printf("\n%s, %s (fastest first):\n%4s  %-40s %10s %9s %8s\n", clscan_type_name(type),
-           clscan_algorithm_name(algo), "rank", "overrides (CLSCAN_...)", "median ms", "GB/s",
-           "of best");
+           clscan_algorithm_name(algo), "rank", "tuning (clscan_tuning fields)", "median ms",
+           "GB/s", "of best");
   }
   for (size_t i = 0; i < n; i++) {
     char params[96];
@@ -184,36 +183,28 @@ static const result *best(const tune_state *s, clscan_type type, clscan_algorith
   return b;
 }
 
-/* Writes text as the inside of a C string literal. */
-static void c_string(const char *text) {
-  for (const char *p = text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      putchar('\\');
-    putchar(*p);
-  }
-}
-
 /* Finds the result of a type and algorithm with given work-group size and vectors, or NULL. */
 static const result *find(const tune_state *s, clscan_type type, clscan_algorithm algo, unsigned wg,
                           unsigned vpt) {
   for (size_t i = 0; i < s->count; i++) {
     const result *r = &s->results[i];
-    if (r->type == type && r->c.algo == algo && r->c.t.wg == wg && r->c.t.vpt == vpt)
+    if (r->type == type && r->c.algo == algo && r->c.t.tile_wg == wg && r->c.t.tile_vpt == vpt)
       return r;
   }
   return NULL;
 }
 
 /* Prints the comment of a suggested row: device, size and measured speeds. */
-static void print_row_comment(const tune_state *s, clscan_type type, int log2n, const result *lead,
-                              int is_cpu) {
+static void print_row_comment(const tune_state *s, clscan_type type, int log2n,
+                              const result *lead) {
   char name[256], driver[256], params[96];
   cli_device_string(s->device, CL_DEVICE_NAME, name, sizeof name);
   cli_device_string(s->device, CL_DRIVER_VERSION, driver, sizeof driver);
   const result *sp = best(s, type, CLSCAN_ALGO_SINGLE_PASS);
   const result *rts = best(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN);
-  const result *rts_here = find(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN, lead->c.t.wg, lead->c.t.vpt);
-  printf("    /* %s, driver %s: measured by `clscan tune`, %s, n = 2^%d:\n     *", name, driver,
+  const result *rts_here =
+      find(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN, lead->c.t.tile_wg, lead->c.t.tile_vpt);
+  printf("    /* %s, driver %s.\n     * `clscan tune`, %s, n = 2^%d:", name, driver,
          clscan_type_name(type), log2n);
   if (sp)
     printf(" single-pass %.2f GB/s%s", sp->gbps, rts_here ? "," : ".");
@@ -223,10 +214,8 @@ static void print_row_comment(const tune_state *s, clscan_type type, int log2n, 
     describe(&rts->c, params, sizeof params);
     printf(" (Reduce-then-scan's best: %.2f GB/s with %s.)", rts->gbps, params);
   }
-  printf(
-      "\n     * Not tuned here (library defaults shown): seed_wg, rts_groups_per_cu, "
-      "auto_seed_below%s. */\n",
-      is_cpu ? ", tile_wg, tile_vpt" : "");
+  describe(&lead->c, params, sizeof params);
+  printf("\n     * Swept: %s; the other fields are the table's. */\n", params);
 }
 
 /* Prints a suggested tuning-table row for the element size of `type`. */
@@ -236,32 +225,22 @@ static void print_row(const tune_state *s, clscan_type type, int log2n) {
     lead = best(s, type, CLSCAN_ALGO_REDUCE_THEN_SCAN);
   if (!lead)
     return;
-  int is_cpu = (cli_device_ulong(s->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
-  unsigned wg = lead->c.t.wg ? lead->c.t.wg : DEFAULT_TILE_WG;
-  unsigned vpt = lead->c.t.vpt ? lead->c.t.vpt : DEFAULT_TILE_VPT;
-  unsigned cpu_tile = lead->c.t.cpu_tile ? lead->c.t.cpu_tile : DEFAULT_CPU_TILE;
-  size_t e = clscan_type_size(type);
   char vendor[256], name[256];
   cli_device_string(s->device, CL_DEVICE_VENDOR, vendor, sizeof vendor);
   cli_device_string(s->device, CL_DEVICE_NAME, name, sizeof name);
-
-  print_row_comment(s, type, log2n, lead, is_cpu);
-  printf("    {\"");
-  c_string(vendor);
-  printf("\", \"");
-  c_string(name);
-  printf("\", %zu, 0, 0,\n     {%u, %u, %u, %u, %u, %d, 0, \"", e, cli_seed_wg(s->device), wg, vpt,
-         DEFAULT_RTS_GROUPS_PER_CU, cpu_tile, is_cpu);
-  c_string(name);
-  printf(", %zu-byte\"}},\n", e);
+  cli_tuning_row row = {.vendor = vendor,
+                        .device = name,
+                        .elem_bytes = (unsigned)clscan_type_size(type),
+                        .t = lead->resolved};
+  print_row_comment(s, type, log2n, lead);
+  cli_print_tuning_row(stdout, &row);
 }
 
 /* Prints one suggested row per element size (from the first listed type of that size). */
 static void print_rows(const tune_state *s, const clscan_type *types, const int *log2n, int count) {
   printf(
-      "\nSuggested rows for the table in src/tuning.c (fields: vendor, device, elem_bytes, "
-      "in_bytes, segmented, then seed_wg, tile_wg, tile_vpt, rts_groups_per_cu, cpu_tile, "
-      "single_pass_cpu, auto_seed_below, source):\n");
+      "\nSuggested rows for the table in src/tuning.c (device rows: paste them above the "
+      "vendor's default row):\n");
   for (int i = 0; i < count; i++) {
     int first = 1;
     for (int j = 0; j < i; j++)
@@ -344,7 +323,7 @@ int cli_cmd_tune(int argc, char **argv) {
     return status;
 
   tune_state s = {.reps = r.reps};
-  cli_tiles_drop_inherited();
+  cli_tuning_drop_inherited();
   if (!cli_open_context(r.device, &s.ctx))
     return CLI_EXIT_FAIL;
   s.device = clscan_context_device(s.ctx);

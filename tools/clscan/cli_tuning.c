@@ -1,74 +1,112 @@
 /*
- * The clscan program's access to the library's tuning, in one place.
- *
- * The library does not yet report a plan's tuning or take one at plan creation, so this file is
- * the only one that knows how the library tunes itself:
- * - cli_seed_wg() re-derives the seed kernels' work-group size the way src/tuning.c computes it
- *   (CLSCAN_SEED_WG, else 256, halved until the device allows it);
- * - cli_plan_create_with_tiles() creates a plan under tile parameters given through the
- *   environment overrides the library reads at plan creation (setenv, then unsetenv);
- * - cli_tiles_drop_inherited() clears those overrides where the user's environment set them.
- * When the library offers a query of a plan's tuning and a plan creation with explicit tuning,
- * these three functions are what changes; their callers (bench and tune) stay as they are.
+ * The clscan program's view of the library's tuning, in one place: the defaults a plan would get
+ * (clscan_context_default_tuning), the tuning environment variables a sweep must not inherit, and
+ * the one function that prints a tuning as a row of the table in src/tuning.c. Plans with explicit
+ * tuning are created with clscan_plan_create_tuned() by their callers (bench and tune).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
-/* The environment overrides of tile parameters, in the order of cli_tile_params' fields. */
-static const char *const tile_vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_CPU_TILE",
-                                        "CLSCAN_SINGLE_PASS_CPU"};
-#define TILE_VAR_COUNT (sizeof tile_vars / sizeof tile_vars[0])
+/* The environment variables that fill the tuning fields a caller leaves zero (docs/tuning.md). */
+static const char *const tuning_vars[] = {"CLSCAN_SEED_WG", "CLSCAN_TILE_WG", "CLSCAN_TILE_VPT",
+                                          "CLSCAN_CPU_TILE", "CLSCAN_SINGLE_PASS_CPU"};
 
-unsigned cli_seed_wg(cl_device_id device) {
-  size_t max_wg = 0;
-  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-  const char *env = getenv("CLSCAN_SEED_WG");
-  unsigned wg = env && atoi(env) > 0 ? (unsigned)atoi(env) : 256;
-  while (max_wg && wg > max_wg)
-    wg /= 2;
-  return wg;
+int cli_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc, clscan_tuning *t) {
+  clscan_status st = clscan_context_default_tuning(ctx, desc, t);
+  if (st == CLSCAN_SUCCESS)
+    return 1;
+  memset(t, 0, sizeof *t);
+  cli_lib_error(st, "cannot read the library's default tuning");
+  return 0;
 }
 
-/* Removes every tile override from the environment. */
-static void clear_tiles(void) {
-  for (size_t i = 0; i < TILE_VAR_COUNT; i++)
-    unsetenv(tile_vars[i]);
-}
-
-/* Sets the overrides of the parameters that are not the library's own (0, or -1). */
-static int set_tiles(const cli_tile_params *t) {
-  char v[32];
-  const unsigned values[] = {t->wg, t->vpt, t->cpu_tile};
-  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-    if (!values[i])
-      continue;
-    snprintf(v, sizeof v, "%u", values[i]);
-    if (setenv(tile_vars[i], v, 1) != 0)
-      return 0;
-  }
-  return t->single_pass_cpu < 0 || setenv(tile_vars[3], t->single_pass_cpu ? "1" : "0", 1) == 0;
-}
-
-clscan_status cli_plan_create_with_tiles(clscan_context *ctx, const clscan_scan_desc *desc,
-                                         const cli_tile_params *tiles, clscan_plan **plan) {
-  *plan = NULL;
-  if (!set_tiles(tiles)) {
-    clear_tiles();
-    cli_error("cannot set the tile overrides in the environment");
-    return CLSCAN_OUT_OF_HOST_MEMORY;
-  }
-  clscan_status st = clscan_plan_create(ctx, desc, plan);
-  clear_tiles();
-  return st;
-}
-
-void cli_tiles_drop_inherited(void) {
-  for (size_t i = 0; i < TILE_VAR_COUNT; i++) {
-    const char *v = getenv(tile_vars[i]);
+void cli_tuning_drop_inherited(void) {
+  for (size_t i = 0; i < sizeof tuning_vars / sizeof tuning_vars[0]; i++) {
+    const char *v = getenv(tuning_vars[i]);
     if (v)
-      printf("note: ignoring %s=%s from the environment during the sweep\n", tile_vars[i], v);
+      printf("note: ignoring %s=%s from the environment during the sweep\n", tuning_vars[i], v);
+    unsetenv(tuning_vars[i]);
   }
-  clear_tiles();
+}
+
+void cli_describe_tuning(const clscan_tuning *t, char *buf, size_t cap) {
+  static const char *const shapes[] = {"default", "gpu", "cpu"};
+  const struct {
+    const char *name;
+    unsigned value;
+  } fields[] = {{"seed_wg", t->seed_wg},
+                {"tile_wg", t->tile_wg},
+                {"tile_vpt", t->tile_vpt},
+                {"rts_groups_per_cu", t->rts_groups_per_cu},
+                {"cpu_tile", t->cpu_tile}};
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0] && len < cap; i++) {
+    if (fields[i].value)
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s=%u", len ? " " : "", fields[i].name,
+                              fields[i].value);
+  }
+  unsigned shape = (unsigned)t->single_pass_shape;
+  if (shape != CLSCAN_SHAPE_DEFAULT && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, "%sshape=%s", len ? " " : "",
+                            shape < 3 ? shapes[shape] : "?");
+  if (len == 0)
+    snprintf(buf, cap, "the table's values");
+}
+
+/* Writes text as the inside of a C string literal. */
+static void c_string(FILE *f, const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fputc('\\', f);
+    fputc(*p, f);
+  }
+}
+
+/* Formats the `.t = {...}` part of a row on one line. The CPU tile and the CPU shape appear only
+ * where the CPU-shaped single pass runs: the GPU-shaped kernels do not use them. */
+static void format_params(const clscan_tuning *t, char *buf, size_t cap) {
+  int len = snprintf(buf, cap,
+                     ".t = {.seed_wg = %u, .tile_wg = %u, .tile_vpt = %u, "
+                     ".rts_groups_per_cu = %u",
+                     t->seed_wg, t->tile_wg, t->tile_vpt, t->rts_groups_per_cu);
+  if (t->single_pass_shape == CLSCAN_SHAPE_CPU && len > 0 && (size_t)len < cap)
+    len += snprintf(buf + len, cap - (size_t)len, ", .cpu_tile = %u, .single_pass_cpu = 1",
+                    t->cpu_tile);
+  if (len > 0 && (size_t)len < cap)
+    snprintf(buf + len, cap - (size_t)len, "}},");
+}
+
+void cli_print_tuning_row(FILE *f, const cli_tuning_row *row) {
+  fputs("    {.vendor = \"", f);
+  c_string(f, row->vendor);
+  fputs("\",\n     .device = \"", f);
+  c_string(f, row->device);
+  fputs("\",\n", f);
+  if (row->elem_bytes)
+    fprintf(f, "     .elem_bytes = %u,\n", row->elem_bytes);
+  if (row->in_bytes)
+    fprintf(f, "     .in_bytes = %u,\n", row->in_bytes);
+  if (row->segmented)
+    fputs("     .segmented = 1,\n", f);
+  char params[256];
+  format_params(&row->t, params, sizeof params);
+  // The table's lines end by column 100 (.clang-format): a longer `.t` takes a field a line, in
+  // the layout clang-format gives it.
+  if (5 + strlen(params) <= 100) {
+    fprintf(f, "     %s\n", params);
+    return;
+  }
+  fputs("     .t = {", f);
+  for (const char *p = params + strlen(".t = {"); *p; p++) {
+    fputc(*p, f);
+    if (*p == ',' && p[1] == ' ' && p[2] == '.') {
+      fputs("\n           ", f);
+      p++; /* the space after the comma becomes the indentation */
+    }
+  }
+  fputc('\n', f);
 }

@@ -54,6 +54,20 @@ static const cli_command commands[] = {
      "Element 0 always starts a segment. User-defined types (clscan_scan_desc.type_source)\n"
      "are available through the library only; user operators and maps here work on the\n"
      "built-in types above. A source that fails to compile prints the compiler's log.\n"},
+    {"reduce", cli_cmd_reduce, "reduce a file of numbers to one (text or binary)",
+     "Usage: clscan reduce [options] [IN [OUT]]\n"
+     "\n"
+     "Reduces IN (default or '-': standard input) to one element of the output type,\n"
+     "init op x[0] op x[1] op ..., written to OUT (default or '-': standard output). OUT is\n"
+     "replaced only when the whole reduction succeeded. An empty IN gives --init (or the\n"
+     "identity).\n"
+     "\n"
+     "Options: those of clscan scan (see clscan scan --help) except --exclusive, --flags,\n"
+     "--keys, --key-type and --algorithm:\n"
+     "  --format text|binary, --type T, --out-type T, --op OP, --op-source SRC,\n"
+     "  --identity V, --map-source SRC, --init VALUE, --device SEL\n"
+     "\n"
+     "The result is deterministic: the same input, options and device give the same bits.\n"},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"
@@ -76,15 +90,19 @@ static const cli_command commands[] = {
      "  --seed S               seed of the random input and segments (default: from the clock)\n"
      "  --csv FILE             write every row as CSV\n"
      "  --plot FILE.svg        write an SVG chart of GB/s against n\n"
+     "  --no-reduce            no reduce row (plain variant: each size also times\n"
+     "                         clscan_plan_enqueue_reduce, an add of the input into the\n"
+     "                         output type, against a copy of n inputs + one output; table\n"
+     "                         only, not in the CSV or SVG)\n"
      "\n"
      "GB/s counts the bytes a scan must move: n * (input + output [+ flag or key]) element\n"
      "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"},
     {"tune", cli_cmd_tune, "measure tile parameters and suggest tuning-table rows",
      "Usage: clscan tune [options]\n"
      "\n"
-     "Sweeps the single-pass and reduce-then-scan tile parameters through the library's\n"
-     "environment overrides (CLSCAN_CPU_TILE on a CPU; CLSCAN_TILE_WG x CLSCAN_TILE_VPT on a\n"
-     "GPU), verifies and times each candidate, and prints rows for src/tuning.c.\n"
+     "Sweeps the single-pass and reduce-then-scan tile parameters through plans with explicit\n"
+     "tuning (clscan_tuning's cpu_tile on a CPU; tile_wg x tile_vpt on a GPU), verifies and\n"
+     "times each candidate, and prints rows for the table in src/tuning.c.\n"
      "\n"
      "Options:\n"
      "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"

@@ -1,0 +1,156 @@
+/*
+ * clscan: the reduction (family CLSCAN__FAMILY_REDUCE; cl/reduce.cl).
+ *
+ * Two kernels, no atomics and no waiting between work-groups, so the result is deterministic for
+ * a fixed n, descriptor and tuning, and needs no forward-progress guarantee. A fixed partition
+ * into G work-groups each reduce one contiguous part of the input to a partial; then one
+ * work-group combines the G partials in order with the initial value and writes the result.
+ * The partials come from reduce-then-scan's rts_reduce in the GPU shape (G = rts_groups_per_cu
+ * per compute unit, at most one per tile; 16-byte vector loads; cl/reduce_then_scan.cl), or from
+ * reduce_strided for built-in operators on integer values, where any order gives the same bits
+ * (each work-item folds its vectors of all the group's tiles in a register), and
+ * from reduce_chunks in the CPU shape (G single-work-item groups folding their chunk in a loop),
+ * chosen by the plan's single_pass_shape like the single pass's shapes. About n elements of
+ * traffic: the input is read once. Temporary layout: the G partials. An empty reduction runs the
+ * final kernel alone, which writes the initial value.
+ */
+#include "internal.h"
+
+/* Kernel indices. */
+enum { PARTIALS, FINAL };
+
+static const clscan__program gpu_program = {
+    .name = "reduce",
+    .files = {"common", "tile", "reduce_then_scan", "reduce"},
+    .vector_io_option = 1,
+};
+
+static const clscan__program cpu_program = {
+    .name = "reduce_cpu",
+    .files = {"common", "reduce", NULL},
+    .vector_io_option = 0,
+};
+
+/* GPU shape: the ordered tile reduction of reduce-then-scan, or, where every order gives the
+ * same bits, the strided one of cl/reduce.cl (see exact_commutative()). */
+static const clscan__kernel_names gpu_kernels = {{
+    [PARTIALS] = "rts_reduce",
+    [FINAL] = "reduce_final",
+}};
+
+static const clscan__kernel_names gpu_strided_kernels = {{
+    [PARTIALS] = "reduce_strided",
+    [FINAL] = "reduce_final",
+}};
+
+static const clscan__kernel_names cpu_kernels = {{
+    [PARTIALS] = "reduce_chunks",
+    [FINAL] = "reduce_final",
+}};
+
+static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NULL};
+
+/* 1 when the plan reduces in the CPU shape. */
+static int cpu_shape(const clscan_plan *plan) {
+  return plan->tuning.single_pass_cpu != 0;
+}
+
+/* 1 when every order of combination gives the same bits: a built-in operator on integer values
+ * (they wrap, so add and mul are exactly associative; all seven are commutative). */
+static int exact_commutative(const clscan_plan *plan) {
+  clscan_type v = clscan__out_type(&plan->desc);
+  return plan->desc.op != CLSCAN_USER_OP && clscan__type_is_builtin(v) && !clscan__type_is_float(v);
+}
+
+/* Elements per partial's unit of work: a tile (GPU shape) or one element (CPU shape). */
+static size_t unit_elems(const clscan_plan *plan) {
+  if (cpu_shape(plan))
+    return 1;
+  return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * plan->vec;
+}
+
+/* Partials (work-groups of the first kernel) for n > 0 elements: rts_groups_per_cu per compute
+ * unit, at most one per unit of work. */
+static size_t groups_for(const clscan_plan *plan, size_t n) {
+  size_t groups = (size_t)plan->ctx->info.compute_units * plan->tuning.rts_groups_per_cu;
+  size_t units = clscan__div_up(n, unit_elems(plan));
+  if (groups < 1)
+    groups = 1;
+  return groups < units ? groups : (units ? units : 1);
+}
+
+static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg) {
+  if (cpu_shape(plan)) {
+    cfg->program = &cpu_program;
+    cfg->kernels = &cpu_kernels;
+    cfg->wg = 1;
+    return CLSCAN_SUCCESS;
+  }
+  cfg->program = &gpu_program;
+  cfg->kernels = exact_commutative(plan) ? &gpu_strided_kernels : &gpu_kernels;
+  cfg->wg = plan->tuning.tile_wg;
+  cfg->vpt = plan->tuning.tile_vpt;
+  cfg->vector_io = vector_io;
+  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
+}
+
+static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+  return clscan__temp_align(plan, (n ? groups_for(plan, n) : 1) * plan->state_size);
+}
+
+/* The partials of n > 0 elements into temp[0, groups). */
+static clscan_status enqueue_partials(const clscan__launch *l, cl_ulong groups) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  cl_kernel k = l->kernels->k[PARTIALS];
+  cl_mem in = r->buf[CLSCAN__BUF_IN].mem, temp = l->temp;
+  cl_ulong n = r->n, in_off = r->buf[CLSCAN__BUF_IN].off, partials_off = 0;
+  cl_ulong per_group = clscan__div_up(clscan__div_up(r->n, unit_elems(plan)), groups);
+  if (cpu_shape(plan)) {
+    const clscan__karg args[] = {
+        CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
+        CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+    return clscan__chain_call(l->chain, k, args, 6, groups, 1);
+  }
+  if (exact_commutative(plan)) {
+    const clscan__karg args[] = {
+        CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
+        CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+    return clscan__chain_call(l->chain, k, args, 6, groups, plan->tuning.tile_wg);
+  }
+  // rts_reduce reads no aux buffer for an unsegmented plan.
+  cl_ulong aux_off = 0;
+  const clscan__karg args[] = {CLSCAN__ARG(in),           CLSCAN__ARG(in_off),   CLSCAN__ARG(in),
+                               CLSCAN__ARG(aux_off),      CLSCAN__ARG(n),        CLSCAN__ARG(temp),
+                               CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+  return clscan__chain_call(l->chain, k, args, 8, groups, plan->tuning.tile_wg);
+}
+
+/* The partials, then their ordered combination with the initial value into the output. */
+static clscan_status enqueue(const clscan__launch *l) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  cl_ulong groups = r->n ? groups_for(plan, r->n) : 0, partials_off = 0;
+  cl_mem out = r->buf[CLSCAN__BUF_OUT].mem, temp = l->temp;
+  cl_ulong out_off = r->buf[CLSCAN__BUF_OUT].off;
+  if (groups)
+    CLSCAN_RETURN_IF_ERROR(enqueue_partials(l, groups));
+  const clscan__karg args[] = {CLSCAN__ARG(temp),    CLSCAN__ARG(partials_off),
+                               CLSCAN__ARG(groups),  CLSCAN__ARG(out),
+                               CLSCAN__ARG(out_off), {plan->out_size, l->seed}};
+  size_t wg = cpu_shape(plan) ? 1 : plan->tuning.tile_wg;
+  return clscan__chain_call(l->chain, l->kernels->k[FINAL], args, 6, 1, wg);
+}
+
+const clscan__algorithm clscan__algo_reduce = {
+    .name = "reduce",
+    .family = CLSCAN__FAMILY_REDUCE,
+    .id = CLSCAN__REDUCE_TWO_PASS,
+    .programs = programs,
+    .vector_variants = 1,
+    .enqueue_empty = 1,
+    .config = config,
+    .temp_bytes = temp_bytes,
+    .tickets = NULL,
+    .enqueue = enqueue,
+};
