@@ -1,3 +1,24 @@
+#if TILE_PACKED
+/* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
+ * inside the range. tile.cl's packed path (narrow types) keeps no load_vector of elements. */
+ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong e,
+                               int full, elem_t xs[VEC]) {
+  if (full) {
+    in_elems u;
+    u.v = ((const __global in_vec_t *)in)[e / VEC];
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      xs[k] = u.e[k];
+  } else {
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      xs[k] = load_or_identity(in, aux, e + k, n);
+  }
+}
+#else
+#define reduce_load load_vector
+#endif
+
 /*
  * clscan kernels: reductions (about n elements of memory traffic; deterministic).
  *
@@ -67,7 +88,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
     elem_t xs[CLSCAN_VPT][VEC];
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++)
-      load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
+      reduce_load(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++) {
 #pragma unroll

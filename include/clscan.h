@@ -751,6 +751,123 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
                                             void *out, void *lengths, size_t out_capacity,
                                             uint64_t *count);
 
+/* ============================================================================================== */
+/* Sorting                                                                                        */
+/* ============================================================================================== */
+
+/**
+ * Sort algorithms.
+ * - CLSCAN_SORT_AUTO: ONESWEEP on GPUs and other non-CPU devices with 64-bit global atomics,
+ *   else LSD (also on CPU devices, where it measured faster).
+ * - CLSCAN_SORT_LSD: the portable least-significant-digit radix sort built from the library's
+ *   pieces: per 8-bit digit, a histogram per tile, an exclusive scan of the counts (digit-major)
+ *   and a stable scatter in which each work-group ranks its tile's digits in local memory. About
+ *   3 reads and 1 write of the keys per digit. Needs nothing beyond OpenCL 1.2.
+ * - CLSCAN_SORT_ONESWEEP: one histogram pass over every digit, then one pass per 8-bit digit in
+ *   which each work-group ranks its tile in local memory and takes its digit offsets from a chained
+ *   scan across tiles with the scan's decoupled look-back and fallback (Onesweep, Adinets and
+ *   Merrill 2022): it terminates without forward-progress guarantees. A digit that every key
+ *   shares is skipped. About 1 read and 1 write of the keys per digit. Needs 64-bit atomics.
+ * On CPU devices both run in their CPU shape: one work-item per large tile, a sequential counting
+ * sort per tile.
+ */
+typedef enum clscan_sort_algorithm {
+  CLSCAN_SORT_AUTO = 0,
+  CLSCAN_SORT_LSD,
+  CLSCAN_SORT_ONESWEEP
+} clscan_sort_algorithm;
+
+/** Number of sort algorithms (one past the last clscan_sort_algorithm value). */
+#define CLSCAN_SORT_ALGORITHM_COUNT 3
+
+/**
+ * What to sort. A descriptor that is zero except for the fields a caller sets is valid: it
+ * describes an ascending sort of int32 keys without values, on all bits, by the automatic
+ * algorithm.
+ *
+ * Order. Sorts are stable: keys that compare equal keep their input order (with their values), in
+ * both directions. Integer keys sort by value. Floating-point keys sort in the IEEE total order by
+ * bit pattern, after the usual sign flip (every bit flipped when the sign is set, the sign bit set
+ * otherwise): -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs by payload among
+ * themselves). Descending reverses that order; equal keys still keep their input order.
+ *
+ * Bit range. With begin_bit < end_bit, keys are compared by bits [begin_bit, end_bit) of their
+ * ordered bit pattern (the key's bits with the sign flip above, inverted when descending), which
+ * is the key's order when the other bits are equal across the keys (e.g. keys known to be below
+ * 2^end_bit); 0 and 0 mean every bit. end_bit may not exceed the key's bits.
+ *
+ * Values. value_size bytes move with each key (0: keys only); any size from 1 to
+ * CLSCAN_SORT_MAX_VALUE_SIZE, e.g. 4 for a uint32 index payload, or a user struct.
+ */
+typedef struct clscan_sort_desc {
+  clscan_type key_type;            /**< int8 .. uint64, float or double (compared by their
+                                        bits, so double keys need no fp64). */
+  size_t value_size;               /**< Bytes per value; 0: keys only. */
+  int descending;                  /**< 0: ascending; else descending. */
+  unsigned begin_bit;              /**< First bit compared (see Bit range). */
+  unsigned end_bit;                /**< One past the last bit compared; 0 with begin_bit 0: all. */
+  clscan_sort_algorithm algorithm; /**< CLSCAN_SORT_AUTO unless a specific one is wanted. */
+} clscan_sort_desc;
+
+/** The largest value_size a sort accepts. */
+#define CLSCAN_SORT_MAX_VALUE_SIZE 256
+
+/** A sort compiled for one descriptor on one context (like clscan_plan for scans). A plan may be
+ * used from several threads and queues at once. */
+typedef struct clscan_sort_plan clscan_sort_plan;
+
+/**
+ * Creates a sort plan: validates the descriptor and builds its kernels.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_TYPE (key_type is not built-in);
+ *   CLSCAN_INVALID_VALUE (value_size or the bit range); CLSCAN_INVALID_ALGORITHM;
+ *   CLSCAN_UNSUPPORTED_BY_DEVICE (double keys without fp64, ONESWEEP without 64-bit atomics);
+ *   CLSCAN_BUILD_FAILED; CLSCAN_OUT_OF_HOST_MEMORY.
+ */
+CLSCAN_API clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_desc *desc,
+                                                 clscan_sort_plan **out);
+
+/** Releases a sort plan (NULL is ignored). Sorts already enqueued complete normally. */
+CLSCAN_API void clscan_sort_plan_release(clscan_sort_plan *plan);
+
+/** The algorithm a plan runs (AUTO resolved). */
+CLSCAN_API clscan_sort_algorithm clscan_sort_plan_algorithm(const clscan_sort_plan *plan);
+
+/**
+ * Enqueues a sort of n keys of `keys` (from element keys_offset) and, with a value_size, of their
+ * values in `values` (from element values_offset; NULL without values), in place: the caller's
+ * buffers hold the sorted keys and values when `done` completes. clscan holds the ping-pong
+ * buffers (from the context's temporary memory: clscan_sort_temp_bytes()). Does not block.
+ * Offsets count elements of the key type and of value_size bytes. keys and values may be the same
+ * buffer if their ranges do not overlap. n may be at most UINT32_MAX (CLSCAN_SIZE_OVERFLOW).
+ * The result is unique (a stable sort), so it is the same on every device and run.
+ * @param[in] queue a queue of the context, or NULL for the context's default queue.
+ * @param[in] num_wait, wait_list, done as for clscan_scan(); done is valid for n == 0 too.
+ * @return CLSCAN_SUCCESS or an error status; arguments are checked before anything is enqueued
+ *   (NULL buffers, ranges, overlap of keys and values, queue, wait list), and temporary memory is
+ *   allocated then too, so the buffers are untouched after such a failure. If OpenCL refuses an
+ *   enqueue midway (out of resources), the commands already enqueued are waited for and the keys
+ *   and values may be left partly permuted.
+ */
+CLSCAN_API clscan_status clscan_sort_enqueue(clscan_sort_plan *plan, cl_command_queue queue,
+                                             cl_mem keys, size_t keys_offset, cl_mem values,
+                                             size_t values_offset, size_t n, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *done);
+
+/**
+ * Returns the bytes of temporary device memory a sort of n keys takes (the ping-pong copies of
+ * keys and values, the per-tile counts or status words and the histograms), or 0 for a NULL plan.
+ * The context keeps it in its temporary slots after the sort, for the next call.
+ */
+CLSCAN_API size_t clscan_sort_temp_bytes(const clscan_sort_plan *plan, size_t n);
+
+/**
+ * Sorts host arrays in place on the context's device and waits: n keys of desc->key_type and,
+ * with a value_size, n values of value_size bytes (values NULL without values).
+ * @return CLSCAN_SUCCESS or an error status; on error the arrays are untouched.
+ */
+CLSCAN_API clscan_status clscan_sort_host(clscan_context *ctx, const clscan_sort_desc *desc,
+                                          void *keys, void *values, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

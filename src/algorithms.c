@@ -3,7 +3,7 @@
  * one const clscan__algorithm; this list is the only place that names them all. Adding an
  * algorithm (docs/architecture.md) adds one line here.
  */
-#include "internal.h"
+#include "sort_internal.h"
 
 /* Every registered algorithm, one line each: the name of its exported descriptor. */
 #define CLSCAN__ALGORITHMS(X)      \
@@ -17,10 +17,22 @@
 CLSCAN__ALGORITHMS(DECLARE_)
 #undef DECLARE_
 
+/* The sort family's algorithms: each descriptor's registry entry is its `base`. */
+#define CLSCAN__SORT_ALGORITHMS(X) \
+  X(clscan__algo_radix_sort)       \
+  X(clscan__algo_radix_sort_onesweep)
+
+#define DECLARE_SORT_(descriptor) extern const clscan__sort_algorithm descriptor;
+CLSCAN__SORT_ALGORITHMS(DECLARE_SORT_)
+#undef DECLARE_SORT_
+
 static const clscan__algorithm *const registry[] = {
 #define ENTRY_(descriptor) &descriptor,
     CLSCAN__ALGORITHMS(ENTRY_)
 #undef ENTRY_
+#define SORT_ENTRY_(descriptor) &descriptor.base,
+        CLSCAN__SORT_ALGORITHMS(SORT_ENTRY_)
+#undef SORT_ENTRY_
 };
 
 const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id) {

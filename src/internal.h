@@ -488,6 +488,7 @@ struct clscan__request {
 typedef enum clscan__family {
   CLSCAN__FAMILY_SCAN = 0,
   CLSCAN__FAMILY_REDUCE,
+  CLSCAN__FAMILY_SORT,   /* ids are clscan_sort_algorithm values (sort_internal.h) */
   CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
   CLSCAN__FAMILY_COUNT
 } clscan__family;

@@ -404,5 +404,7 @@ int cli_cmd_scan(int argc, char **argv);
 int cli_cmd_reduce(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
+int cli_cmd_sort(int argc, char **argv); /* cli_sort.c, with its usage text: */
+extern const char cli_sort_usage[];
 
 #endif /* CLSCAN_CLI_H_ */

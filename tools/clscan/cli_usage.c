@@ -68,6 +68,7 @@ static const cli_command commands[] = {
      "  --identity V, --map-source SRC, --init VALUE, --device SEL\n"
      "\n"
      "The result is deterministic: the same input, options and device give the same bits.\n"},
+    {"sort", cli_cmd_sort, "sort a file of keys (and values), or benchmark sorts", cli_sort_usage},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"

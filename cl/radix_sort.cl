@@ -1,0 +1,620 @@
+/*
+ * clscan kernels: the stable LSD radix sort (src/algo_radix_sort.c,
+ * src/algo_radix_sort_onesweep.c).
+ *
+ * Keys are sorted by their ordered bits: the key's bit pattern with the sign bit flipped for
+ * signed integers, and for floating-point keys with every bit flipped when the sign is set and
+ * the sign bit set otherwise (the IEEE total order by bit pattern: -NaN < -inf < ... < -0.0 <
+ * +0.0 < ... < +inf < +NaN); descending sorts invert the ordered bits. Each pass sorts by one
+ * digit of up to 8 bits of the ordered bits, from begin_bit upwards; keys and values move
+ * unchanged.
+ *
+ * Tiles: work-group g owns keys [g * SORT_TILE, (g + 1) * SORT_TILE), and its work-item l the
+ * SORT_ITEMS consecutive keys from g * SORT_TILE + l * SORT_ITEMS. A tile ranks its keys in local
+ * memory: rank[d * SORT_WG + l] counts work-item l's keys of digit d; its exclusive scan in that
+ * (digit-major) order is each (digit, work-item)'s first place in the tile, so every key's place
+ * follows from its digit, its work-item and its order within the work-item: the scatter is
+ * stable by construction, and no atomic decides an order.
+ *
+ * The portable path (sort_count, the three sort_scan_* kernels and sort_scatter) takes each
+ * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
+ * Onesweep path (sort_histogram, sort_passes, sort_onesweep, sort_finish) counts every pass's
+ * digits in one launch and takes each tile's digit offsets from a chained scan across tiles, one
+ * chain per digit, with the scan's status words, decoupled look-back and fallback (status.cl): a
+ * tile whose predecessor is silent counts that predecessor's digit itself, so no tile waits for
+ * another to be scheduled. A pass in which one digit holds every key is the identity and is
+ * skipped; every kernel derives from the histogram which buffer holds the keys before its pass.
+ *
+ * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
+ * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
+ * work-items that run look-backs). Needs common.cl first (with CLSCAN_TYPE uint and CLSCAN_OP
+ * add), and status.cl before it for the Onesweep kernels (SORT_ONESWEEP).
+ */
+
+#ifndef SORT_KEY_TYPE
+#define SORT_KEY_TYPE 1
+#define SORT_KEY_SIZE 4
+#endif
+#ifndef SORT_VALUE_SIZE
+#define SORT_VALUE_SIZE 0
+#endif
+#ifndef SORT_DESCENDING
+#define SORT_DESCENDING 0
+#endif
+#ifndef SORT_WG
+#define SORT_WG 32
+#endif
+#ifndef SORT_ITEMS
+#define SORT_ITEMS 32
+#endif
+#ifndef SORT_LANES
+#define SORT_LANES 1
+#endif
+#ifndef SORT_ONESWEEP
+#ifdef STATUS_EPOCH_SHIFT /* status.cl came first */
+#define SORT_ONESWEEP 1
+#else
+#define SORT_ONESWEEP 0
+#endif
+#endif
+#ifndef SORT_SPIN
+#define SORT_SPIN 1024
+#endif
+#ifndef CLSCAN_TEST_WITHHOLD
+#define CLSCAN_TEST_WITHHOLD 0
+#endif
+
+#define SORT_RADIX 256
+#define SORT_TILE (SORT_WG * SORT_ITEMS)
+#define SORT_KEY_BITS (SORT_KEY_SIZE * 8)
+
+/* The key as an unsigned word of its size. */
+#if SORT_KEY_SIZE == 1
+typedef uchar sort_bits_t;
+#elif SORT_KEY_SIZE == 2
+typedef ushort sort_bits_t;
+#elif SORT_KEY_SIZE == 4
+typedef uint sort_bits_t;
+#else
+typedef ulong sort_bits_t;
+#endif
+
+/* A value moves as an opaque block of its size, in the widest words its size allows. */
+#if SORT_VALUE_SIZE
+#if SORT_VALUE_SIZE % 8 == 0
+typedef struct sort_value_t {
+  ulong w[SORT_VALUE_SIZE / 8];
+} sort_value_t;
+#elif SORT_VALUE_SIZE % 4 == 0
+typedef struct sort_value_t {
+  uint w[SORT_VALUE_SIZE / 4];
+} sort_value_t;
+#elif SORT_VALUE_SIZE % 2 == 0
+typedef struct sort_value_t {
+  ushort w[SORT_VALUE_SIZE / 2];
+} sort_value_t;
+#else
+typedef struct sort_value_t {
+  uchar w[SORT_VALUE_SIZE];
+} sort_value_t;
+#endif
+#else
+typedef uchar sort_value_t; /* never read or written */
+#endif
+
+/* Places within a tile fit 16 bits when the tile does (halves the ranking's local memory). */
+#if SORT_TILE <= 65535
+typedef ushort sort_rank_t;
+#else
+typedef uint sort_rank_t;
+#endif
+
+/* The ordered bits of a key (see the top of the file). */
+ALWAYS_INLINE sort_bits_t sort_order(sort_bits_t k) {
+  const sort_bits_t sign = (sort_bits_t)((sort_bits_t)1 << (SORT_KEY_BITS - 1));
+#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5
+  k = (k & sign) ? (sort_bits_t)~k : (sort_bits_t)(k | sign);
+#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
+  k = (sort_bits_t)(k ^ sign);
+#endif
+#if SORT_DESCENDING
+  k = (sort_bits_t)~k;
+#endif
+  return k;
+}
+
+/* The digit of a key at `shift` (mask: the digit's width in ones). */
+ALWAYS_INLINE uint sort_digit(sort_bits_t k, uint shift, uint mask) {
+  return (uint)(sort_order(k) >> shift) & mask;
+}
+
+/* Work-item l's keys of tile t: [*begin, *end). */
+ALWAYS_INLINE void sort_item_range(ulong t, ulong n, ulong *begin, ulong *end) {
+  const ulong b = t * SORT_TILE + (ulong)get_local_id(0) * SORT_ITEMS;
+  *begin = min(b, n);
+  *end = min(b + SORT_ITEMS, n);
+}
+
+/* Exclusive scan of one value per work-item across the work-group; *total gets the sum. */
+ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
+#if SORT_WG == 1
+  *total = x;
+  return 0;
+#else
+  const uint lid = get_local_id(0);
+  s[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < SORT_WG; d <<= 1) {
+    const uint y = lid >= d ? s[lid - d] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] += y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *total = s[SORT_WG - 1];
+  const uint r = s[lid] - x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Ranking a tile in local memory.
+ * ------------------------------------------------------------------------------------------- */
+
+/*
+ * With more than one work-item per tile (the GPU shape) the tile is staged in local memory: it is
+ * loaded with consecutive work-items reading consecutive keys, ranked from there, placed in local
+ * memory in sorted order, and stored with consecutive work-items writing consecutive places of
+ * each digit's run, so that global loads and stores coalesce. Local arrays read with a stride of
+ * SORT_ITEMS or SORT_RADIX entries per work-item are padded so that the work-items of a wave
+ * fall on different banks. With one work-item per tile (the CPU shape) keys move directly.
+ */
+#if SORT_WG > 1
+#define SORT_STAGED 1
+#else
+#define SORT_STAGED 0
+#endif
+/* Padded index of a staged key (one extra entry per 32) and of a rank (one word per 256). */
+#define SORT_KEY_AT(j) ((j) + (j) / 32)
+#define SORT_RANK_AT(e) ((e) + ((e) / SORT_RADIX) * (4 / sizeof(sort_rank_t)))
+#define SORT_RANK_ENTRIES SORT_RANK_AT(SORT_RADIX *SORT_WG)
+
+/* The local memory of one tile's ranking. */
+typedef struct sort_tile_mem {
+  sort_rank_t rank[SORT_RANK_ENTRIES]; /* rank[d * SORT_WG + l] (padded), see the top */
+  uint base[SORT_RADIX];               /* destination of digit d's first key, minus its place */
+  uint count[SORT_RADIX];              /* the tile's keys of digit d */
+  uint scratch[SORT_WG];
+#if SORT_STAGED
+  sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile, in input order, then sorted */
+#if SORT_VALUE_SIZE
+  sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
+#endif
+#endif
+} sort_tile_mem;
+
+/* The number of keys of work-item l in tile t (from t * SORT_TILE + l * SORT_ITEMS). */
+ALWAYS_INLINE uint sort_item_count(ulong t, ulong n) {
+  ulong begin, end;
+  sort_item_range(t, n, &begin, &end);
+  return (uint)(end - begin);
+}
+
+/* Key e of the work-item's keys in tile t. */
+ALWAYS_INLINE sort_bits_t sort_item_key(const __global sort_bits_t *keys, ulong t,
+                                        __local sort_tile_mem *m, uint e) {
+  const uint j = get_local_id(0) * SORT_ITEMS + e;
+#if SORT_STAGED
+  return m->keys[SORT_KEY_AT(j)];
+#else
+  return keys[t * SORT_TILE + j];
+#endif
+}
+
+/* Loads the tile into local memory (staged shape only), consecutive work-items reading
+ * consecutive keys. */
+ALWAYS_INLINE void sort_load_tile(const __global sort_bits_t *keys, ulong n, ulong t,
+                                  __local sort_tile_mem *m) {
+#if SORT_STAGED
+  const ulong begin = t * SORT_TILE;
+  for (uint j = get_local_id(0); j < SORT_TILE; j += SORT_WG) {
+    if (begin + j < n)
+      m->keys[SORT_KEY_AT(j)] = keys[begin + j];
+  }
+#endif
+}
+
+/* Loads the tile (staged), counts the work-item's keys per digit, then scans the counts:
+ * afterwards m->rank holds each (digit, work-item)'s first place in the tile and m->count each
+ * digit's keys in the tile. */
+ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                  uint mask, __local sort_tile_mem *m) {
+  const uint lid = get_local_id(0);
+  for (uint e = lid; e < SORT_RANK_ENTRIES; e += SORT_WG)
+    m->rank[e] = 0;
+  sort_load_tile(keys, n, t, m);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint count = sort_item_count(t, n);
+  for (uint e = 0; e < count; e++)
+    m->rank[SORT_RANK_AT(sort_digit(sort_item_key(keys, t, m, e), shift, mask) * SORT_WG + lid)]++;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Work-item l scans entries [l * SORT_RADIX, (l + 1) * SORT_RADIX) of the SORT_RADIX * SORT_WG.
+  __local sort_rank_t *r = m->rank + SORT_RANK_AT(lid * SORT_RADIX);
+  uint sum = 0;
+  for (uint e = 0; e < SORT_RADIX; e++)
+    sum += r[e];
+  uint total;
+  uint acc = sort_wg_exclusive(sum, m->scratch, &total);
+  for (uint e = 0; e < SORT_RADIX; e++) {
+    const uint c = r[e];
+    r[e] = (sort_rank_t)acc;
+    acc += c;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG) {
+    const uint next = d + 1 < SORT_RADIX ? m->rank[SORT_RANK_AT((d + 1) * SORT_WG)] : total;
+    m->count[d] = next - m->rank[SORT_RANK_AT(d * SORT_WG)];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Digit d's first place in the tile (after sort_rank_tile). */
+ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
+  return m->rank[SORT_RANK_AT(d * SORT_WG)];
+}
+
+/* Moves the tile's keys (and values) to their places: the key at place p of the tile, of digit d,
+ * goes to m->base[d] + p. Needs m->base set for every digit (and a barrier). */
+ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
+                                     const __global sort_value_t *vals, __global sort_bits_t *dkeys,
+                                     __global sort_value_t *dvals, ulong n, ulong t, uint shift,
+                                     uint mask, __local sort_tile_mem *m) {
+  const uint lid = get_local_id(0);
+  const uint count = sort_item_count(t, n);
+#if SORT_STAGED
+  // Place the keys in local memory in sorted order (the work-item's keys first go to registers,
+  // since the places overwrite the tile).
+  sort_bits_t mine[SORT_ITEMS];
+  for (uint e = 0; e < count; e++)
+    mine[e] = sort_item_key(keys, t, m, e);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint e = 0; e < count; e++) {
+    const uint d = sort_digit(mine[e], shift, mask);
+    const uint p = m->rank[SORT_RANK_AT(d * SORT_WG + lid)]++;
+    m->keys[SORT_KEY_AT(p)] = mine[e];
+#if SORT_VALUE_SIZE
+    m->from[p] = (sort_rank_t)(lid * SORT_ITEMS + e);
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Store them: consecutive work-items write consecutive places of a digit's run.
+  const ulong begin = t * SORT_TILE;
+  const uint in_tile = (uint)(min(begin + SORT_TILE, n) - begin);
+  for (uint p = lid; p < in_tile; p += SORT_WG) {
+    const sort_bits_t k = m->keys[SORT_KEY_AT(p)];
+    const uint to = m->base[sort_digit(k, shift, mask)] + p;
+    dkeys[to] = k;
+#if SORT_VALUE_SIZE
+    dvals[to] = vals[begin + m->from[p]];
+#endif
+  }
+#else
+  const ulong begin = t * SORT_TILE + (ulong)lid * SORT_ITEMS;
+  for (uint e = 0; e < count; e++) {
+    const sort_bits_t k = keys[begin + e];
+    const uint d = sort_digit(k, shift, mask);
+    const uint to = m->base[d] + m->rank[SORT_RANK_AT(d * SORT_WG + lid)]++;
+    dkeys[to] = k;
+#if SORT_VALUE_SIZE
+    dvals[to] = vals[begin + e];
+#endif
+  }
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The portable path: per pass, sort_count, sort_scan_reduce, sort_scan_top, sort_scan_down and
+ * sort_scatter, each with one work-group of SORT_WG work-items per tile or block.
+ * ------------------------------------------------------------------------------------------- */
+
+/* counts[d * tiles + t] = tile t's keys of digit d. */
+__kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong n, uint shift,
+                         uint mask, __global uint *counts, ulong tiles) {
+  __local uint hist[SORT_RADIX];
+  const uint lid = get_local_id(0);
+  const ulong t = get_group_id(0);
+  keys += keys_off;
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    hist[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong begin, end;
+  sort_item_range(t, n, &begin, &end);
+  for (ulong i = begin; i < end; i++) {
+#if SORT_WG == 1
+    hist[sort_digit(keys[i], shift, mask)]++;
+#else
+    atomic_inc(&hist[sort_digit(keys[i], shift, mask)]);
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    counts[d * tiles + t] = hist[d];
+}
+
+/* The sum of work-item l's SORT_ITEMS consecutive entries of block b of counts[0, m). */
+ALWAYS_INLINE uint sort_block_sum(const __global uint *counts, ulong m, ulong b) {
+  const ulong begin = min(b * SORT_TILE + (ulong)get_local_id(0) * SORT_ITEMS, m);
+  const ulong end = min(begin + SORT_ITEMS, m);
+  uint s = 0;
+  for (ulong i = begin; i < end; i++)
+    s += counts[i];
+  return s;
+}
+
+/* sums[b] = the sum of block b (SORT_TILE entries) of counts[0, m). */
+__kernel void sort_scan_reduce(const __global uint *counts, ulong m, __global uint *sums,
+                               ulong sums_off) {
+  sums += sums_off;
+  __local uint scratch[SORT_WG];
+  const ulong b = get_group_id(0);
+  uint total;
+  sort_wg_exclusive(sort_block_sum(counts, m, b), scratch, &total);
+  if (get_local_id(0) == 0)
+    sums[b] = total;
+}
+
+/* The exclusive scan of sums[0, blocks) in place, by one work-group. */
+__kernel void sort_scan_top(__global uint *sums, ulong sums_off, ulong blocks) {
+  sums += sums_off;
+  __local uint scratch[SORT_WG];
+  const uint lid = get_local_id(0);
+  uint carry = 0;
+  for (ulong base = 0; base < blocks; base += SORT_WG) {
+    const ulong i = base + lid;
+    const uint x = i < blocks ? sums[i] : 0u;
+    uint total;
+    const uint ex = sort_wg_exclusive(x, scratch, &total);
+    if (i < blocks)
+      sums[i] = carry + ex;
+    carry += total;
+  }
+}
+
+/* The exclusive scan of block b of counts[0, m) in place, seeded with sums[b]. */
+__kernel void sort_scan_down(__global uint *counts, ulong m, const __global uint *sums,
+                             ulong sums_off) {
+  sums += sums_off;
+  __local uint scratch[SORT_WG];
+  const ulong b = get_group_id(0);
+  uint total;
+  uint acc = sums[b] + sort_wg_exclusive(sort_block_sum(counts, m, b), scratch, &total);
+  const ulong begin = min(b * SORT_TILE + (ulong)get_local_id(0) * SORT_ITEMS, m);
+  const ulong end = min(begin + SORT_ITEMS, m);
+  for (ulong i = begin; i < end; i++) {
+    const uint c = counts[i];
+    counts[i] = acc;
+    acc += c;
+  }
+}
+
+/* Moves tile t's keys (and values) to their places; offsets[d * tiles + t] is the place of the
+ * tile's first key of digit d (the scanned counts). */
+__kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
+                           const __global sort_value_t *vals, ulong vals_off,
+                           __global sort_bits_t *dkeys, ulong dkeys_off,
+                           __global sort_value_t *dvals, ulong dvals_off, ulong n, uint shift,
+                           uint mask, const __global uint *offsets, ulong tiles) {
+  __local sort_tile_mem m;
+  const ulong t = get_group_id(0);
+  keys += keys_off;
+  vals += vals_off;
+  dkeys += dkeys_off;
+  dvals += dvals_off;
+  sort_rank_tile(keys, n, t, shift, mask, &m);
+  for (uint d = get_local_id(0); d < SORT_RADIX; d += SORT_WG)
+    m.base[d] = offsets[d * tiles + t] - sort_digit_start(&m, d);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The Onesweep path.
+ *
+ * Temporary layout (uints from `temp`): SORT_MAX_PASSES ticket counters, then the histogram of
+ * every pass (SORT_MAX_PASSES * SORT_RADIX counts), then from SORT_STATUS_OFFSET bytes the status
+ * words, digit-major: digit d's chain of tile t is word d * tiles + t. Pass p publishes under
+ * epoch p + 1; the host zeroes counters, histogram and words before each sort.
+ * ------------------------------------------------------------------------------------------- */
+#define SORT_MAX_PASSES 8
+#define SORT_HIST_OFFSET 16 /* uints */
+#define SORT_STATUS_OFFSET ((SORT_HIST_OFFSET + SORT_MAX_PASSES * SORT_RADIX) * 4)
+
+/* The shift and mask of pass p's digit for the bit range [begin_bit, end_bit). */
+ALWAYS_INLINE void sort_pass_digit(uint p, uint begin_bit, uint end_bit, uint *shift, uint *mask) {
+  *shift = begin_bit + 8 * p;
+  const uint bits = min(8u, end_bit - *shift);
+  *mask = (1u << bits) - 1u;
+}
+
+/* Counts every pass's digits: each work-group counts its tile in local memory, then adds its
+ * counts to the histogram with atomics (sums: their order does not matter). */
+__kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, ulong n,
+                             uint begin_bit, uint end_bit, uint passes, __global uint *temp) {
+  __local uint hist[SORT_MAX_PASSES * SORT_RADIX];
+  const uint lid = get_local_id(0);
+  keys += keys_off;
+  for (uint e = lid; e < passes * SORT_RADIX; e += SORT_WG)
+    hist[e] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong begin, end;
+  sort_item_range(get_group_id(0), n, &begin, &end);
+  for (ulong i = begin; i < end; i++) {
+    const sort_bits_t k = keys[i];
+    for (uint p = 0; p < passes; p++) {
+      uint shift, mask;
+      sort_pass_digit(p, begin_bit, end_bit, &shift, &mask);
+#if SORT_WG == 1
+      hist[p * SORT_RADIX + sort_digit(k, shift, mask)]++;
+#else
+      atomic_inc(&hist[p * SORT_RADIX + sort_digit(k, shift, mask)]);
+#endif
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __global uint *ghist = temp + SORT_HIST_OFFSET;
+  for (uint e = lid; e < passes * SORT_RADIX; e += SORT_WG) {
+    if (hist[e])
+      atomic_add(&ghist[e], hist[e]);
+  }
+}
+
+/* 1 if pass p is the identity: one of its digits holds every key. */
+ALWAYS_INLINE int sort_pass_skipped(const __global uint *temp, uint p, ulong n) {
+  const __global uint *h = temp + SORT_HIST_OFFSET + p * SORT_RADIX;
+  for (uint d = 0; d < SORT_RADIX; d++) {
+    if (h[d])
+      return h[d] == n;
+  }
+  return 0;
+}
+
+/* Words SORT_RUNS and SORT_SIDES of the temporary buffer: bit p of the first says that pass p
+ * runs (it is not the identity), bit p of the second that the keys are in the temporary
+ * buffers before pass p (the parity of the passes before p that ran; bit `passes`: after the
+ * last pass). */
+#define SORT_RUNS 8
+#define SORT_SIDES 9
+
+/* Decides which passes run and where the keys are before each (one work-item, after
+ * sort_histogram). */
+__kernel void sort_passes(__global uint *temp, ulong n, uint passes) {
+  uint runs = 0, sides = 0, side = 0;
+  for (uint p = 0; p < passes; p++) {
+    sides |= side << p;
+    const uint run = (uint)!sort_pass_skipped(temp, p, n);
+    runs |= run << p;
+    side ^= run;
+  }
+  temp[SORT_RUNS] = runs;
+  temp[SORT_SIDES] = sides | side << passes;
+}
+
+#if SORT_ONESWEEP
+/* Tile t's keys of digit d (a fallback for a silent predecessor): counted by one work-item. */
+ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                    uint mask, uint d) {
+  const ulong begin = t * SORT_TILE, end = min(begin + SORT_TILE, n);
+  uint c = 0;
+  for (ulong i = begin; i < end; i++)
+    c += sort_digit(keys[i], shift, mask) == d;
+  return c;
+}
+
+/* The exclusive prefix of tile t's digit-d chain (the tile's keys of digit d before its own),
+ * with the scan's look-back; silent predecessors are counted here and published. */
+ALWAYS_INLINE uint sort_lookback(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                 uint mask, uint d, __global ulong *chain, ulong epoch,
+                                 __local lookback_state *lb) {
+  if (t == 0)
+    return 0;
+  lookback_begin(lb, t);
+  while (lookback_run(lb, chain, epoch, SORT_SPIN, 0u) == LOOKBACK_FALLBACK) {
+    const ulong silent = (ulong)lb->next;
+    const uint c = sort_count_digit(keys, n, silent, shift, mask, d);
+    status_publish(chain, silent, epoch, STATE_AGGREGATE, c);
+    lookback_take(lb, c);
+  }
+  return lb->acc;
+}
+
+/* One pass: tiles take tickets, rank their keys, publish their digit counts, look back along
+ * every digit's chain for their offsets, and scatter. `a` is the caller's buffers, `b` the
+ * temporary ones; the kernel picks its source and destination from the histogram. */
+__kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
+                            __global sort_value_t *avals, ulong avals_off,
+                            __global sort_bits_t *bkeys, ulong bkeys_off,
+                            __global sort_value_t *bvals, ulong bvals_off, ulong n, uint pass,
+                            uint begin_bit, uint end_bit, __global uint *temp, ulong tiles) {
+  __local sort_tile_mem m;
+  __local lookback_state lb[SORT_LANES];
+  __local uint tile_id;
+  const uint lid = get_local_id(0);
+  if (!((temp[SORT_RUNS] >> pass) & 1u))
+    return;
+  akeys += akeys_off;
+  avals += avals_off;
+  bkeys += bkeys_off;
+  bvals += bvals_off;
+  const uint side = (temp[SORT_SIDES] >> pass) & 1u;
+  const __global sort_bits_t *keys = side ? bkeys : akeys;
+  const __global sort_value_t *vals = side ? bvals : avals;
+  __global sort_bits_t *dkeys = side ? akeys : bkeys;
+  __global sort_value_t *dvals = side ? avals : bvals;
+  uint shift, mask;
+  sort_pass_digit(pass, begin_bit, end_bit, &shift, &mask);
+  if (lid == 0)
+    tile_id = atomic_inc(&temp[pass]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong t = tile_id;
+  const ulong epoch = pass + 1;
+  __global ulong *status = (__global ulong *)((__global uchar *)temp + SORT_STATUS_OFFSET);
+  sort_rank_tile(keys, n, t, shift, mask, &m);
+
+  // Publish this tile's count of every digit (test only: withheld tiles publish nothing).
+#if CLSCAN_TEST_WITHHOLD
+  const int withheld = t % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  const int withheld = 0;
+#endif
+  if (!withheld) {
+    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+      status_publish(status + d * tiles, t, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
+                     m.count[d]);
+  }
+
+  // The digits' starts in the whole pass (the exclusive scan of the histogram), in local memory.
+  if (lid == 0) {
+    const __global uint *h = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
+    uint acc = 0;
+    for (uint d = 0; d < SORT_RADIX; d++) {
+      m.base[d] = acc;
+      acc += h[d];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ...
+  if (lid < SORT_LANES) {
+    for (uint d = lid; d < SORT_RADIX; d += SORT_LANES) {
+      __global ulong *chain = status + d * tiles;
+      const uint prefix = sort_lookback(keys, n, t, shift, mask, d, chain, epoch, &lb[lid]);
+      if (t > 0) {
+        if (!withheld)
+          status_publish(chain, t, epoch, STATE_PREFIX, prefix + m.count[d]);
+      }
+      m.base[d] += prefix - sort_digit_start(&m, d);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
+}
+#endif
+
+/* After the last pass: if the keys ended in the temporary buffers, copies them back (one
+ * work-item per key; a no-op launch otherwise). from_words: 1 where sort_passes decided (the
+ * Onesweep path), 0 where every pass ran (the keys are in the temporary buffers when `passes`
+ * is odd). */
+__kernel void sort_finish(__global sort_bits_t *akeys, ulong akeys_off,
+                          __global sort_value_t *avals, ulong avals_off,
+                          const __global sort_bits_t *bkeys, ulong bkeys_off,
+                          const __global sort_value_t *bvals, ulong bvals_off, ulong n, uint passes,
+                          int from_words, const __global uint *temp) {
+  const ulong i = get_global_id(0);
+  const uint side = from_words ? (temp[SORT_SIDES] >> passes) & 1u : passes & 1u;
+  if (i >= n || !side)
+    return;
+  akeys[akeys_off + i] = bkeys[bkeys_off + i];
+#if SORT_VALUE_SIZE
+  avals[avals_off + i] = bvals[bvals_off + i];
+#endif
+}

@@ -1,0 +1,95 @@
+/*
+ * clscan: the Onesweep radix sort (cl/status.cl, cl/radix_sort.cl; Adinets and Merrill 2022).
+ * sort_histogram counts every pass's digits in one launch; sort_passes decides which passes run
+ * (a pass in which one digit holds every key is the identity) and where the keys are before
+ * each; then one sort_onesweep launch per pass ranks each tile in local memory and takes the
+ * tile's digit offsets from a chained scan across tiles, one chain per digit, with the scan's
+ * status words, decoupled look-back and fallback (status.cl); sort_finish copies the keys back
+ * if they ended in the temporary copies. Needs 64-bit atomics.
+ *
+ * Temporary layout (zeroed before each sort): the ticket counters of the passes, the pass and
+ * side words, the histograms (SORT_HIST_OFFSET in cl/radix_sort.cl), from STATUS_OFFSET the
+ * status words (one 8-byte word per digit and tile, digit-major; pass p publishes under epoch
+ * p + 1, so one zeroing serves every pass), then the copies of keys and values.
+ */
+#include "sort_internal.h"
+
+/* Kernel index. */
+enum { HISTOGRAM, PASSES, ONESWEEP, FINISH };
+
+/* Byte offset of the status words: 16 words, then the histograms (as in cl/radix_sort.cl). */
+#define STATUS_OFFSET ((16 + CLSCAN__SORT_MAX_PASSES * CLSCAN__SORT_RADIX) * 4)
+
+static const clscan__program onesweep_program = {
+    .name = "radix_sort_onesweep",
+    .files = {"common", "status", "radix_sort", NULL},
+};
+
+static const clscan__program *const programs[] = {&onesweep_program, NULL};
+
+static const clscan__program *program(const clscan_sort_plan *plan) {
+  (void)plan;
+  return &onesweep_program;
+}
+
+static size_t tiles_of(const clscan_sort_plan *plan, size_t n) {
+  return clscan__div_up(n, clscan__sort_tile(plan));
+}
+
+/* The counters, words, histograms and status words: everything that is zeroed. */
+static size_t zero_bytes(const clscan_sort_plan *plan, size_t n) {
+  return STATUS_OFFSET + 8 * CLSCAN__SORT_RADIX * tiles_of(plan, n);
+}
+
+static size_t temp_bytes(const clscan_sort_plan *plan, size_t n) {
+  return clscan__sort_pingpong(plan, zero_bytes(plan, n), n, NULL, NULL);
+}
+
+static clscan_status enqueue(const clscan__sort_launch *l) {
+  const clscan_sort_plan *plan = l->plan;
+  size_t local = plan->wg;
+  cl_mem a = l->keys, av = l->values, temp = l->temp;
+  cl_ulong a_off = l->keys_off, av_off = l->values_off, b_off, bv_off;
+  clscan__sort_pingpong(plan, zero_bytes(plan, l->n), l->n, &b_off, &bv_off);
+  cl_ulong n = l->n, tiles = tiles_of(plan, l->n);
+  cl_uint begin = plan->begin_bit, end = plan->end_bit, passes = plan->passes;
+  const clscan__karg hist_args[] = {CLSCAN__ARG(a),     CLSCAN__ARG(a_off), CLSCAN__ARG(n),
+                                    CLSCAN__ARG(begin), CLSCAN__ARG(end),   CLSCAN__ARG(passes),
+                                    CLSCAN__ARG(temp)};
+  CLSCAN_RETURN_IF_ERROR(
+      clscan__chain_call(l->chain, plan->k[HISTOGRAM], hist_args, 7, tiles, local));
+  const clscan__karg passes_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(n), CLSCAN__ARG(passes)};
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, 1));
+  for (cl_uint p = 0; p < passes; p++) {
+    const clscan__karg args[] = {CLSCAN__ARG(a),      CLSCAN__ARG(a_off),  CLSCAN__ARG(av),
+                                 CLSCAN__ARG(av_off), CLSCAN__ARG(temp),   CLSCAN__ARG(b_off),
+                                 CLSCAN__ARG(temp),   CLSCAN__ARG(bv_off), CLSCAN__ARG(n),
+                                 CLSCAN__ARG(p),      CLSCAN__ARG(begin),  CLSCAN__ARG(end),
+                                 CLSCAN__ARG(temp),   CLSCAN__ARG(tiles)};
+    CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[ONESWEEP], args, 14, tiles, local));
+  }
+  cl_int from_words = 1;
+  const clscan__karg args[] = {CLSCAN__ARG(a),      CLSCAN__ARG(a_off),      CLSCAN__ARG(av),
+                               CLSCAN__ARG(av_off), CLSCAN__ARG(temp),       CLSCAN__ARG(b_off),
+                               CLSCAN__ARG(temp),   CLSCAN__ARG(bv_off),     CLSCAN__ARG(n),
+                               CLSCAN__ARG(passes), CLSCAN__ARG(from_words), CLSCAN__ARG(temp)};
+  return clscan__chain_call(l->chain, plan->k[FINISH], args, 12, clscan__div_up(l->n, 64), 64);
+}
+
+const clscan__sort_algorithm clscan__algo_radix_sort_onesweep = {
+    .base =
+        {
+            .name = "onesweep",
+            .family = CLSCAN__FAMILY_SORT,
+            .id = CLSCAN_SORT_ONESWEEP,
+            .programs = programs,
+        },
+    .kernels = {[HISTOGRAM] = "sort_histogram",
+                [PASSES] = "sort_passes",
+                [ONESWEEP] = "sort_onesweep",
+                [FINISH] = "sort_finish"},
+    .program = program,
+    .temp_bytes = temp_bytes,
+    .zero_bytes = zero_bytes,
+    .enqueue = enqueue,
+};

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Tests of the clscan program's sort command (tools/clscan/cli_sort.c): text and binary keys of
+# several types against sort(1) or Python, descending pairs (stability), the float total order,
+# bit ranges, atomic output, usage errors, and a tiny verified benchmark.
+# Usage: tests/test_sort_cli.sh PATH/TO/clscan
+set -euo pipefail
+
+if [[ $# -ne 1 || ! -x $1 ]]; then
+  echo "usage: $0 PATH/TO/clscan (an executable)" >&2
+  exit 2
+fi
+CLSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/clscan-sort-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+failures=0
+
+ok() { echo "ok   $1"; }
+bad() {
+  echo "FAIL $1: $2"
+  [[ -s stderr.txt ]] && sed 's/^/     stderr: /' stderr.txt | head -5
+  failures=$((failures + 1))
+}
+# run CMD...: stdout in stdout.txt, stderr in stderr.txt, exit status in $status.
+run() {
+  set +e
+  "$@" >stdout.txt 2>stderr.txt
+  status=$?
+  set -e
+}
+# same NAME FILE1 FILE2: the two files are equal.
+same() {
+  if cmp -s "$2" "$3"; then ok "$1"; else bad "$1" "$2 and $3 differ"; fi
+}
+expect_status() {
+  if [[ $status -eq $2 ]]; then ok "$1"; else bad "$1" "exit status $status, expected $2"; fi
+}
+
+# Text int32 keys, against sort -n.
+awk 'BEGIN { srand(7); for (i = 0; i < 5000; i++) print int(rand() * 2000001) - 1000000 }' >keys.txt
+run "$CLSCAN" sort keys.txt out.txt
+expect_status "sort int32 text succeeds" 0
+sort -n keys.txt >want.txt
+same "sort int32 text matches sort -n" out.txt want.txt
+
+# Standard input to standard output, descending.
+run "$CLSCAN" sort --descending <keys.txt
+sort -nr keys.txt >want.txt
+same "sort --descending from stdin matches sort -nr" stdout.txt want.txt
+
+# Pairs: equal keys keep their input order (values are line numbers), descending.
+awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) print int(rand() * 20) }' >few.txt
+seq 0 2999 >idx.txt
+run "$CLSCAN" sort --type uint8 --descending --values idx.txt --values-out vout.txt few.txt kout.txt
+expect_status "sort pairs succeeds" 0
+paste few.txt idx.txt | sort -s -k1,1nr >pairs.txt
+cut -f1 pairs.txt >want_k.txt
+cut -f2 pairs.txt >want_v.txt
+same "sort pairs: keys descending" kout.txt want_k.txt
+same "sort pairs: values in stable order" vout.txt want_v.txt
+
+# The float total order.
+printf 'inf\n-inf\n0\n-0\n1.5\nnan\n-nan\n-2\n' >f.txt
+run "$CLSCAN" sort --type float f.txt
+printf -- '-nan\n-inf\n-2\n-0\n0\n1.5\ninf\nnan\n' >want.txt
+same "sort float: -nan < -inf < ... < -0 < 0 < ... < inf < nan" stdout.txt want.txt
+
+# Binary uint64 keys, against Python, and a bit range (the low 16 bits only, stable).
+if command -v python3 >/dev/null; then
+  python3 - <<'PY'
+import random, struct
+random.seed(5)
+k = [random.getrandbits(64) for _ in range(4000)]
+open("k.bin", "wb").write(struct.pack("<4000Q", *k))
+open("want.bin", "wb").write(struct.pack("<4000Q", *sorted(k)))
+open("want_low.bin", "wb").write(struct.pack("<4000Q", *sorted(k, key=lambda x: x & 0xFFFF)))
+PY
+  run "$CLSCAN" sort --format binary --type uint64 k.bin out.bin
+  same "sort uint64 binary matches Python" out.bin want.bin
+  run "$CLSCAN" sort --format binary --type uint64 --bits 0:16 k.bin out.bin
+  same "sort --bits 0:16 is stable on the low bits" out.bin want_low.bin
+fi
+
+# Errors: usage (2) and failures (1); a failed sort leaves OUT as it was.
+echo keep >kept.txt
+run "$CLSCAN" sort --values idx.txt keys.txt
+expect_status "--values without --values-out: exit 2" 2
+run "$CLSCAN" sort --bits 5:3 keys.txt
+expect_status "--bits 5:3: exit 2" 2
+run "$CLSCAN" sort --type int128 keys.txt
+expect_status "unknown type: exit 2" 2
+run "$CLSCAN" sort --algorithm quick keys.txt
+expect_status "unknown algorithm: exit 2" 2
+run "$CLSCAN" sort --values idx.txt --values-out v.txt keys.txt kept.txt
+expect_status "values and keys of different lengths: exit 1" 1
+if [[ $(cat kept.txt) == keep ]]; then ok "a failed sort leaves OUT untouched"; else
+  bad "a failed sort leaves OUT untouched" "OUT changed"
+fi
+printf '1\nx\n' >badkeys.txt
+run "$CLSCAN" sort badkeys.txt
+expect_status "a bad key line: exit 1" 1
+run "$CLSCAN" sort --help
+expect_status "sort --help: exit 0" 0
+
+# A tiny verified benchmark of keys and pairs on both algorithms.
+for a in lsd onesweep; do
+  for p in "" --pairs; do
+    run "$CLSCAN" sort --bench --n 3000 --reps 1 --algorithm $a $p
+    if [[ $status -eq 0 ]] && grep -q verified stdout.txt; then ok "bench $a $p"; elif
+      grep -q "64-bit atomics" stderr.txt; then ok "bench $a $p (not supported here)"; else
+      bad "bench $a $p" "exit status $status"
+    fi
+  done
+done
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all sort CLI checks passed"

@@ -1,0 +1,426 @@
+/*
+ * The clscan program's `sort` command: sorts a file of keys (and optionally a file of values)
+ * with clscan_sort_host(), in the scan command's file conventions (text or binary, IN and OUT
+ * default to standard input and output, OUT replaced only when everything succeeded), and its
+ * benchmark mode (--bench), which verifies a sort of random keys against the host reference and
+ * then times it in keys per second, next to the C library's qsort.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "ref_sort.h"
+
+const char cli_sort_usage[] =
+    "Usage: clscan sort [options] [IN [OUT]]\n"
+    "       clscan sort --bench [--n N] [--type T] [--pairs] [--algorithm A] [--reps R]\n"
+    "\n"
+    "Sorts the keys in IN (default or '-': standard input) into OUT (default or '-': standard\n"
+    "output), stably. OUT is replaced only when the whole sort succeeded. Floating-point keys\n"
+    "sort in the IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.\n"
+    "\n"
+    "Options (--opt=value and --opt value both work):\n"
+    "  --format text|binary   text: one number a line (default); binary: raw little-endian\n"
+    "  --type T               key type: int8, uint8, int16, uint16, int32 (default), uint32,\n"
+    "                         int64, uint64, float, double\n"
+    "  --descending           largest first (equal keys keep their input order)\n"
+    "  --bits B:E             compare bits [B, E) of the ordered keys only\n"
+    "  --values FILE          values, one per key, that move with their keys; needs --values-out\n"
+    "  --value-type T         type of the values (default uint32)\n"
+    "  --values-out FILE      where the sorted values go ('-': standard output)\n"
+    "  --algorithm A          auto (default), lsd, onesweep\n"
+    "  --device D             device: \"P:D\" or a name substring (as CLSCAN_DEVICE)\n"
+    "\n"
+    "--bench sorts N (default 2^24) random keys of T (default uint32), with uint32 index values\n"
+    "when --pairs is given, checks the result against the host reference, then prints the best\n"
+    "of R (default 5) sorts in keys/s, and the C library's qsort of the same keys.\n";
+
+enum {
+  OPT_FORMAT,
+  OPT_TYPE,
+  OPT_DESCENDING,
+  OPT_BITS,
+  OPT_VALUES,
+  OPT_VALUE_TYPE,
+  OPT_VALUES_OUT,
+  OPT_ALGORITHM,
+  OPT_DEVICE,
+  OPT_BENCH,
+  OPT_N,
+  OPT_PAIRS,
+  OPT_REPS
+};
+
+static const cli_option sort_options[] = {{"format", 1, OPT_FORMAT},
+                                          {"type", 1, OPT_TYPE},
+                                          {"descending", 0, OPT_DESCENDING},
+                                          {"bits", 1, OPT_BITS},
+                                          {"values", 1, OPT_VALUES},
+                                          {"value-type", 1, OPT_VALUE_TYPE},
+                                          {"values-out", 1, OPT_VALUES_OUT},
+                                          {"algorithm", 1, OPT_ALGORITHM},
+                                          {"device", 1, OPT_DEVICE},
+                                          {"bench", 0, OPT_BENCH},
+                                          {"n", 1, OPT_N},
+                                          {"pairs", 0, OPT_PAIRS},
+                                          {"reps", 1, OPT_REPS},
+                                          {NULL, 0, 0}};
+
+/* What a sort command line asks for. */
+typedef struct sort_request {
+  int binary, bench, pairs, type_given;
+  clscan_sort_desc desc;
+  clscan_type value_type;
+  unsigned long long n, reps;
+  const char *device, *in_path, *out_path, *values_path, *values_out;
+} sort_request;
+
+/* Parses --bits B:E. */
+static int parse_bits(sort_request *r, const char *v) {
+  unsigned b, e;
+  char tail;
+  if (sscanf(v, "%u:%u%c", &b, &e, &tail) != 2 || b >= e || e > 64)
+    return cli_usage_error("sort", "--bits: '%s' is not B:E with B < E <= 64", v), 0;
+  r->desc.begin_bit = b;
+  r->desc.end_bit = e;
+  return 1;
+}
+
+/* Parses --algorithm. */
+static int parse_algorithm(sort_request *r, const char *v) {
+  static const char *names[] = {"auto", "lsd", "onesweep"};
+  for (int i = 0; i < 3; i++) {
+    if (strcmp(v, names[i]) == 0) {
+      r->desc.algorithm = (clscan_sort_algorithm)i;
+      return 1;
+    }
+  }
+  return cli_usage_error("sort", "--algorithm: '%s' is not auto, lsd or onesweep", v), 0;
+}
+
+/* Applies one option's value; returns 0 after a usage error. */
+static int sort_option(sort_request *r, int id, const char *v) {
+  switch (id) {
+    case OPT_FORMAT:
+      r->binary = strcmp(v, "binary") == 0;
+      if (r->binary || strcmp(v, "text") == 0)
+        return 1;
+      return cli_usage_error("sort", "--format: unknown value '%s'", v), 0;
+    case OPT_TYPE:
+      r->type_given = 1;
+      /* fall through */
+    case OPT_VALUE_TYPE:
+      if (cli_type_from_name(v, id == OPT_TYPE ? &r->desc.key_type : &r->value_type))
+        return 1;
+      return cli_usage_error("sort", "--%s: '%s' is not a type",
+                             id == OPT_TYPE ? "type" : "value-type", v),
+             0;
+    case OPT_DESCENDING:
+      r->desc.descending = 1;
+      return 1;
+    case OPT_BITS:
+      return parse_bits(r, v);
+    case OPT_VALUES:
+      r->values_path = v;
+      return 1;
+    case OPT_VALUES_OUT:
+      r->values_out = v;
+      return 1;
+    case OPT_ALGORITHM:
+      return parse_algorithm(r, v);
+    case OPT_DEVICE:
+      r->device = v;
+      return 1;
+    case OPT_BENCH:
+      r->bench = 1;
+      return 1;
+    case OPT_PAIRS:
+      r->pairs = 1;
+      return 1;
+    case OPT_N:
+      return cli_parse_count("sort", "--n", v, 1, UINT32_MAX, &r->n);
+    default:
+      return cli_parse_count("sort", "--reps", v, 1, 1000, &r->reps);
+  }
+}
+
+/* Parses the command line; returns -1 to run, else an exit status. */
+static int sort_parse(int argc, char **argv, sort_request *r) {
+  cli_parser p;
+  const char *v;
+  int positional = 0;
+  cli_parser_init(&p, "sort", argc, argv, sort_options);
+  for (int id; (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
+    if (id == CLI_OPT_ERROR)
+      return CLI_EXIT_USAGE;
+    if (id == CLI_OPT_HELP) {
+      cli_print_usage(stdout, "sort");
+      return CLI_EXIT_OK;
+    }
+    if (id == CLI_OPT_POSITIONAL) {
+      if (positional == 2)
+        return cli_usage_error("sort", "unexpected argument '%s'", v);
+      *(positional++ ? &r->out_path : &r->in_path) = v;
+    } else if (!sort_option(r, id, v)) {
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (!r->values_path != !r->values_out)
+    return cli_usage_error("sort", "--values and --values-out go together");
+  if (r->bench && (r->values_path || positional))
+    return cli_usage_error("sort", "--bench takes no files");
+  return -1;
+}
+
+/* ============================================================================================== */
+/* Sorting files                                                                                  */
+/* ============================================================================================== */
+
+static int is_stdin(const char *path) {
+  return !path || strcmp(path, "-") == 0;
+}
+
+/* Reads a whole file (or standard input) of elements of `type` into b. */
+static int read_file(const sort_request *r, const char *path, const char *what, clscan_type type,
+                     cli_byte_buf *b) {
+  int from_stdin = is_stdin(path);
+  const char *name = from_stdin ? "standard input" : path;
+  FILE *f = from_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
+    return 0;
+  }
+  int ok = r->binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
+  if (!from_stdin)
+    fclose(f);
+  if (ok && r->binary)
+    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
+  return ok;
+}
+
+/* Writes n elements to a path and commits it. */
+static int write_file(const sort_request *r, const char *path, clscan_type type, cli_byte_buf *b) {
+  cli_output out;
+  if (!cli_output_open(&out, path))
+    return 0;
+  size_t n = b->len / clscan_type_size(type);
+  if (cli_write_elements(out.f, r->binary, type, b->data, n))
+    return cli_output_commit(&out);
+  cli_error("cannot write %s: %s", out.name, strerror(errno));
+  cli_output_abort(&out);
+  return 0;
+}
+
+/* Sorts the read keys (and values) on the device. */
+static int sort_arrays(const sort_request *r, cli_byte_buf *keys, cli_byte_buf *values) {
+  size_t n = keys->len / clscan_type_size(r->desc.key_type);
+  clscan_sort_desc d = r->desc;
+  if (values->data) {
+    d.value_size = clscan_type_size(r->value_type);
+    if (values->len / d.value_size != n) {
+      cli_error("the values hold %zu elements, the keys %zu: one per key is needed",
+                values->len / d.value_size, n);
+      return 0;
+    }
+  }
+  clscan_context *ctx = NULL;
+  if (!cli_open_context(r->device, &ctx))
+    return 0;
+  clscan_status st = clscan_sort_host(ctx, &d, keys->data, values->data, n);
+  if (st != CLSCAN_SUCCESS) {
+    cli_lib_error(st, "sort of %zu %s keys failed", n, clscan_type_name(d.key_type));
+    if (st == CLSCAN_BUILD_FAILED || st == CLSCAN_USER_SOURCE_INVALID)
+      cli_print_build_log(ctx);
+  }
+  clscan_context_release(ctx);
+  return st == CLSCAN_SUCCESS;
+}
+
+static int sort_files(const sort_request *r) {
+  cli_byte_buf keys = {0}, values = {0};
+  int ok = 0;
+  if (r->values_path && is_stdin(r->values_path) && is_stdin(r->in_path)) {
+    cli_error("the keys and the values cannot both be standard input");
+    return CLI_EXIT_USAGE;
+  }
+  if (read_file(r, r->in_path, "input", r->desc.key_type, &keys) &&
+      (!r->values_path || read_file(r, r->values_path, "values", r->value_type, &values)) &&
+      sort_arrays(r, &keys, &values) && write_file(r, r->out_path, r->desc.key_type, &keys) &&
+      (!r->values_out || write_file(r, r->values_out, r->value_type, &values)))
+    ok = 1;
+  free(keys.data);
+  free(values.data);
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+/* ============================================================================================== */
+/* The benchmark                                                                                  */
+/* ============================================================================================== */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Compares two keys by their ordered bits (for qsort). */
+static clscan_type qsort_type;
+static int compare_keys(const void *a, const void *b) {
+  if (qsort_type == CLSCAN_UINT32) {
+    uint32_t p, q;
+    memcpy(&p, a, 4);
+    memcpy(&q, b, 4);
+    return p < q ? -1 : p > q;
+  }
+  uint64_t x = ref_sort_order(qsort_type, 0, 0, 0, a), y = ref_sort_order(qsort_type, 0, 0, 0, b);
+  return x < y ? -1 : x > y;
+}
+
+/* The benchmark's buffers. */
+typedef struct bench_data {
+  clscan_context *ctx;
+  clscan_sort_plan *plan;
+  cl_mem keys, values;
+  unsigned char *host_keys, *host_values;
+  size_t n, ks, vs;
+} bench_data;
+
+/* Uploads the unsorted keys and values, then sorts them on the device and waits; returns the
+ * seconds of the sort alone (from the enqueue to its completion), or -1. */
+static double bench_once(bench_data *b) {
+  cl_command_queue q = clscan_context_queue(b->ctx);
+  if (clEnqueueWriteBuffer(q, b->keys, CL_TRUE, 0, b->n * b->ks, b->host_keys, 0, NULL, NULL) ||
+      (b->vs &&
+       clEnqueueWriteBuffer(q, b->values, CL_TRUE, 0, b->n * b->vs, b->host_values, 0, NULL, NULL)))
+    return -1;
+  double t0 = now_s();
+  clscan_status st =
+      clscan_sort_enqueue(b->plan, q, b->keys, 0, b->vs ? b->values : NULL, 0, b->n, 0, NULL, NULL);
+  if (st != CLSCAN_SUCCESS) {
+    cli_lib_error(st, "sort failed");
+    return -1;
+  }
+  clFinish(q);
+  return now_s() - t0;
+}
+
+/* Checks the device's result against the reference. */
+static int bench_verify(bench_data *b, const clscan_sort_desc *d) {
+  unsigned char *wk = malloc(b->n * b->ks), *wv = malloc(b->n * b->vs + 1);
+  unsigned char *gk = malloc(b->n * b->ks), *gv = malloc(b->n * b->vs + 1);
+  int ok = wk && wv && gk && gv;
+  if (ok) {
+    memcpy(wk, b->host_keys, b->n * b->ks);
+    memcpy(wv, b->host_values, b->n * b->vs);
+    ok = ref_sort(d, wk, b->vs ? wv : NULL, b->n) == 0;
+  }
+  cl_command_queue q = clscan_context_queue(b->ctx);
+  ok = ok && clEnqueueReadBuffer(q, b->keys, CL_TRUE, 0, b->n * b->ks, gk, 0, NULL, NULL) == 0;
+  ok = ok && (!b->vs ||
+              clEnqueueReadBuffer(q, b->values, CL_TRUE, 0, b->n * b->vs, gv, 0, NULL, NULL) == 0);
+  ok = ok && memcmp(gk, wk, b->n * b->ks) == 0 && (!b->vs || memcmp(gv, wv, b->n * b->vs) == 0);
+  free(wk);
+  free(wv);
+  free(gk);
+  free(gv);
+  return ok;
+}
+
+/* Times the best of `reps` device sorts and one qsort of the same keys; prints one row. */
+static int bench_run(const sort_request *r, bench_data *b) {
+  double best = -1;
+  for (unsigned long long i = 0; i <= r->reps; i++) {
+    double t = bench_once(b);
+    if (t < 0)
+      return 0;
+    if (i == 0 && !bench_verify(b, &r->desc)) {
+      cli_error("the sort's result differs from the host reference");
+      return 0;
+    }
+    if (i > 0 && (best < 0 || t < best))
+      best = t;
+  }
+  unsigned char *copy = malloc(b->n * b->ks);
+  if (!copy)
+    return 0;
+  memcpy(copy, b->host_keys, b->n * b->ks);
+  qsort_type = r->desc.key_type;
+  double t0 = now_s();
+  qsort(copy, b->n, b->ks, compare_keys);
+  double tq = now_s() - t0;
+  free(copy);
+  printf(
+      "sort %s%s n=%zu algorithm=%s: %.3f ms, %.1f M keys/s (verified); qsort %.1f ms, %.1f M "
+      "keys/s; %.2fx qsort\n",
+      clscan_type_name(r->desc.key_type), b->vs ? "/uint32 pairs" : " keys", b->n,
+      clscan_sort_plan_algorithm(b->plan) == CLSCAN_SORT_ONESWEEP ? "onesweep" : "lsd", best * 1e3,
+      (double)b->n / best / 1e6, tq * 1e3, (double)b->n / tq / 1e6, tq / best);
+  return 1;
+}
+
+static int sort_bench(const sort_request *r) {
+  bench_data b = {.n = r->n ? (size_t)r->n : (size_t)1 << 24};
+  clscan_sort_desc d = r->desc;
+  d.value_size = r->pairs ? 4 : 0;
+  b.ks = clscan_type_size(d.key_type);
+  b.vs = d.value_size;
+  int ok = 0;
+  if (!cli_open_context(r->device, &b.ctx))
+    return CLI_EXIT_FAIL;
+  b.host_keys = malloc(b.n * b.ks);
+  b.host_values = malloc(b.n * b.vs + 1);
+  uint64_t s = 0x5EED;
+  for (size_t i = 0; b.host_keys && i < b.n; i++) {
+    uint64_t v = mix(&s);
+    memcpy(b.host_keys + i * b.ks, &v, b.ks);
+  }
+  for (size_t i = 0; b.host_values && i < b.n * (b.vs / 4); i++)
+    memcpy(b.host_values + 4 * i, &(uint32_t){(uint32_t)i}, 4);
+  cl_int e1 = CL_SUCCESS, e2 = CL_SUCCESS;
+  cl_context cl = clscan_context_cl_context(b.ctx);
+  b.keys = clCreateBuffer(cl, CL_MEM_READ_WRITE, b.n * b.ks, NULL, &e1);
+  if (b.vs)
+    b.values = clCreateBuffer(cl, CL_MEM_READ_WRITE, b.n * b.vs, NULL, &e2);
+  clscan_status st = clscan_sort_plan_create(b.ctx, &d, &b.plan);
+  if (st != CLSCAN_SUCCESS)
+    cli_lib_error(st, "sort plan");
+  else if (!b.host_keys || !b.host_values || e1 || e2)
+    cli_error("out of memory for %zu keys", b.n);
+  else {
+    sort_request rr = *r;
+    rr.desc = d;
+    ok = bench_run(&rr, &b);
+  }
+  clscan_sort_plan_release(b.plan);
+  if (b.keys)
+    clReleaseMemObject(b.keys);
+  if (b.values)
+    clReleaseMemObject(b.values);
+  free(b.host_keys);
+  free(b.host_values);
+  clscan_context_release(b.ctx);
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+int cli_cmd_sort(int argc, char **argv) {
+  sort_request r = {.desc = {.key_type = CLSCAN_INT32}, .value_type = CLSCAN_UINT32, .reps = 5};
+  int status = sort_parse(argc, argv, &r);
+  if (status >= 0)
+    return status;
+  if (r.bench) {
+    if (!r.type_given)
+      r.desc.key_type = CLSCAN_UINT32;
+    return sort_bench(&r);
+  }
+  return sort_files(&r);
+}
