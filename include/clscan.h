@@ -600,58 +600,99 @@ CLSCAN_API clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_sc
 /* Selections: select, partition, unique, run-length encoding                                    */
 /* ============================================================================================== */
 
-/** What a selection computes. */
+/**
+ * What a selection computes. Each writes its results and a count; results are the input
+ * elements after the map (of out_type).
+ * - SELECT: the selected elements, in input order; the count is the number selected.
+ * - PARTITION: the selected elements in order, then the rejected ones in order (not reversed,
+ *   unlike CUB's DevicePartition); all n are written; the count is the number selected, so the
+ *   rejected part starts at out[count].
+ * - UNIQUE: the first element of each run of equal consecutive elements; the count is the number
+ *   of runs.
+ * - RUN_LENGTH_ENCODE: the first element of each run, and in `lengths` each run's length
+ *   (count_size bytes each); the count is the number of runs.
+ */
 typedef enum clscan_select_op {
-  CLSCAN_SELECT = 0,        /**< The selected elements, in input order. */
-  CLSCAN_PARTITION,         /**< The selected elements in order, then the rejected ones in order
-                                 (not reversed, unlike CUB's DevicePartition). */
-  CLSCAN_UNIQUE,            /**< The first element of each run of equal consecutive elements. */
-  CLSCAN_RUN_LENGTH_ENCODE, /**< The first element of each run and the run's length. */
+  CLSCAN_SELECT = 0,
+  CLSCAN_PARTITION,
+  CLSCAN_UNIQUE,
+  CLSCAN_RUN_LENGTH_ENCODE,
   CLSCAN_SELECT_OP_COUNT
 } clscan_select_op;
 
 /**
- * Describes a selection. Zero fields are defaults. An element is selected when its flag (a uint8
- * buffer, non-zero selects) is set, or, with predicate_source, when the predicate holds.
+ * Describes a selection. Zero fields are defaults: a zeroed descriptor selects int32 elements by
+ * a flags buffer, with 8-byte counts and the automatic algorithm.
+ *
+ * Which elements are selected. SELECT and PARTITION: element i is selected when flags[i] (a uint8
+ * buffer given at enqueue) is non-zero, or, with predicate_source, when the predicate holds (then
+ * no flags buffer may be given). UNIQUE and RUN_LENGTH_ENCODE: element i starts a run when i == 0
+ * or it differs from element i - 1 (equal_source, or == for built-in types; user types need
+ * equal_source). Predicates and equalities see elements after the map.
+ *
+ * Algorithms (`algorithm`):
+ * - SINGLE_PASS (what AUTO picks where the device has 64-bit atomics): the flag count fused with
+ *   the scatter through the scan's decoupled look-back and fallback; tiles compact their selected
+ *   elements locally and write them to consecutive addresses. One read of the input (and flags)
+ *   and one write of the results; it terminates without forward-progress guarantees. PARTITION
+ *   adds a count pre-pass (the rejected part starts at the total, which a single pass cannot know
+ *   before every tile is counted): it reads the flags once more (1 byte per element) or, with a
+ *   predicate, the input once more. RUN_LENGTH_ENCODE carries the index of the last run head in
+ *   the look-back's state, so it stays one pass.
+ * - BLELLOCH, HILLIS_STEELE, REDUCE_THEN_SCAN: the portable multi-pass path (AUTO's choice
+ *   without 64-bit atomics: REDUCE_THEN_SCAN): flags into a temporary array, that scan algorithm's
+ *   exclusive sum of them, then a scatter (run-length encoding: and a pass from run starts to
+ *   lengths). It needs about 17 bytes of temporary memory per element and moves several times the
+ *   single pass's bytes; it is the baseline.
+ * Counts are integers, so every algorithm gives the same results, run to run and across
+ * algorithms.
+ *
+ * Types, map and user types as in clscan_scan_desc (type, out_type, map_source, type_source,
+ * type_name, type_size). Every string is copied when a plan is created; a source that does not
+ * compile makes plan creation return CLSCAN_USER_SOURCE_INVALID (the log:
+ * clscan_context_build_log).
  */
 typedef struct clscan_select_desc {
   clscan_select_op op;
-  clscan_type type;             /**< Element type of the input (CLSCAN_USER_TYPE: see below). */
+  clscan_type type;             /**< Element type of the input (CLSCAN_USER_TYPE: type_name). */
   const char *predicate_source; /**< SELECT, PARTITION: NULL (select by flags) or OpenCL C over
-                                     `x` (the element, after the map) and `i` (ulong index)
-                                     whose non-zero value selects; an expression or a body with
-                                     return, as op_source. */
+                                     `x` (the element, after the map) and `i` (ulong index from
+                                     the range's start) whose non-zero value selects; an
+                                     expression or a body with return, as op_source. */
   const char *equal_source;     /**< UNIQUE, RUN_LENGTH_ENCODE: NULL (== for built-in types;
                                      floats compare as values: -0.0 equals 0.0, NaN equals
-                                     nothing) or OpenCL C over `a` and `b`, non-zero when equal;
-                                     required for user types. */
+                                     nothing, so every NaN starts a run) or OpenCL C over `a` and
+                                     `b`, non-zero when equal; required for user types. */
   const char *map_source;       /**< NULL, or the element as OpenCL C of x and i, of out_type. */
   clscan_out_type out_type;     /**< The mapped element's type; CLSCAN_OUT_SAME: `type`. */
   const char *type_source;      /**< OpenCL C defining type_name (user types). */
   const char *type_name;        /**< With a user type: its OpenCL C name. */
   size_t type_size;             /**< With a user type: sizeof(type_name) on host and device. */
-  size_t count_size;            /**< Bytes of the count and of run lengths: 4 (uint32) or 8
-                                     (uint64); 0 means 8. */
-  clscan_algorithm algorithm;   /**< CLSCAN_ALGO_AUTO, CLSCAN_ALGO_SINGLE_PASS (flag scan fused
-                                     with the scatter), or CLSCAN_ALGO_BLELLOCH,
-                                     CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_ALGO_REDUCE_THEN_SCAN: the
-                                     multi-pass path (that scan of the flags, then a scatter). */
+  size_t count_size;            /**< Bytes of the count and of run lengths: 4 (uint32; then n
+                                     must be below 2^32) or 8 (uint64); 0 means 8. */
+  clscan_algorithm algorithm;   /**< CLSCAN_ALGO_AUTO, SINGLE_PASS, or BLELLOCH, HILLIS_STEELE,
+                                     REDUCE_THEN_SCAN (the multi-pass path over that scan). */
 } clscan_select_desc;
 
-/** A selection compiled for one descriptor (like clscan_plan for scans). */
+/** A selection compiled for one descriptor (like clscan_plan for scans). It may be used from
+ * several threads. */
 typedef struct clscan_select_plan clscan_select_plan;
 
 /**
- * Creates a selection plan (validates the descriptor and builds its kernels).
- * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_VALUE, CLSCAN_INVALID_TYPE and the
- *   other descriptor statuses of clscan_plan_create(); CLSCAN_UNSUPPORTED; CLSCAN_BUILD_FAILED;
- *   CLSCAN_USER_SOURCE_INVALID.
+ * Creates a selection plan: validates the descriptor and builds its kernels.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (ctx, desc or out NULL, a user type without
+ *   type_name, runs of a user type without equal_source); CLSCAN_INVALID_VALUE (op, count_size,
+ *   predicate_source for runs, equal_source for SELECT or PARTITION, type fields given for a
+ *   built-in type, type_size 0, a conversion to or from a user type without map_source);
+ *   CLSCAN_INVALID_TYPE; CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_BY_DEVICE (double without
+ *   fp64; SINGLE_PASS without 64-bit atomics); CLSCAN_BUILD_FAILED; CLSCAN_USER_SOURCE_INVALID;
+ *   CLSCAN_TYPE_SIZE_MISMATCH; CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
  */
 CLSCAN_API clscan_status clscan_select_plan_create(clscan_context *ctx,
                                                    const clscan_select_desc *desc,
                                                    clscan_select_plan **out);
 
-/** Releases a selection plan (NULL is ignored). */
+/** Releases a selection plan (NULL is ignored). Work already enqueued completes. */
 CLSCAN_API void clscan_select_plan_release(clscan_select_plan *plan);
 
 /** The buffers of one selection. Offsets and capacities count elements of each buffer's type. */
@@ -660,21 +701,36 @@ typedef struct clscan_select_buffers {
   size_t in_offset;
   cl_mem flags; /**< Selection by flags: n uint8 flags from flags_offset; else NULL. */
   size_t flags_offset;
-  cl_mem out; /**< The selected (or unique) elements, out_type, from out_offset. */
+  cl_mem out; /**< The results (out_type), out_capacity elements from out_offset. */
   size_t out_offset;
-  size_t out_capacity; /**< How many elements `out` (and `lengths`) may receive. SELECT, UNIQUE,
-                            RUN_LENGTH_ENCODE write the first min(count, capacity) results and
-                            still report the true count; PARTITION needs capacity >= n. */
-  cl_mem lengths; /**< RUN_LENGTH_ENCODE: the run lengths (count_size bytes each); else NULL. */
+  size_t out_capacity; /**< How many elements `out` (and `lengths`) may receive. SELECT, UNIQUE
+                            and RUN_LENGTH_ENCODE write the first min(count, out_capacity)
+                            results and still report the true count; PARTITION needs
+                            out_capacity >= n (else CLSCAN_BUFFER_TOO_SMALL). */
+  cl_mem lengths;      /**< RUN_LENGTH_ENCODE: out_capacity run lengths (count_size bytes each) from
+                            lengths_offset; else NULL. */
   size_t lengths_offset;
-  cl_mem count; /**< One count_size-byte element: the number selected, unique or runs. */
+  cl_mem count; /**< One count_size-byte element at count_offset: the number selected or runs. */
   size_t count_offset;
 } clscan_select_buffers;
 
 /**
  * Enqueues a selection of n elements. Nothing blocks: the count is written to a device buffer, so
- * the next command can depend on `done`. Validation as for clscan_plan_enqueue() (each buffer's
- * range, overlaps between inputs and outputs, the wait list) before anything is enqueued.
+ * the next command can depend on `done`. n == 0 writes a count of 0 and nothing else. Only the
+ * results [0, min(count, out_capacity)) (PARTITION: [0, n)), the same range of lengths and the
+ * count are written.
+ * Selections never run in place: an output range (out, lengths, count) that overlaps any other
+ * range (in, flags, or another output) is refused with CLSCAN_OVERLAP, even when identical.
+ * @param[in] queue a queue of the context, or NULL for the context's default queue.
+ * @param[out] done if not NULL, receives an event that completes with the selection.
+ * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (plan, buffers, in, out or count NULL; flags NULL
+ *   when the plan selects by flags; lengths NULL for RUN_LENGTH_ENCODE); CLSCAN_INVALID_VALUE
+ *   (flags given to a plan that does not select by flags, lengths given for another operation,
+ *   n >= 2^32 with count_size 4); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
+ *   CLSCAN_INVALID_BUFFER (another context, not a buffer, an output CL_MEM_READ_ONLY);
+ *   CLSCAN_INVALID_QUEUE; CLSCAN_INVALID_WAIT_LIST; CLSCAN_OUT_OF_DEVICE_MEMORY;
+ *   CLSCAN_OPENCL_ERROR. Every check runs before anything is enqueued, and the buffers are then
+ *   untouched.
  */
 CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
                                                const clscan_select_buffers *buffers, size_t n,
@@ -682,9 +738,13 @@ CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_comm
                                                cl_event *done);
 
 /**
- * Runs a selection on host arrays synchronously. flags: n uint8 flags or NULL (with a predicate,
- * or for UNIQUE and RUN_LENGTH_ENCODE); out and lengths (RUN_LENGTH_ENCODE only, else NULL) hold
- * out_capacity elements; *count receives the true count.
+ * Runs a selection on host arrays synchronously (a plan is created for the call). in: n
+ * elements; flags: n uint8 flags, or NULL (with a predicate, and for UNIQUE and
+ * RUN_LENGTH_ENCODE); out and lengths (RUN_LENGTH_ENCODE only, else NULL) hold out_capacity
+ * elements, of which the first min(count, out_capacity) (PARTITION: n) are written; *count
+ * receives the true count. out may be NULL when out_capacity is 0.
+ * @return as clscan_select_plan_create() and clscan_select_enqueue(); on error the arrays are
+ *   untouched.
  */
 CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *desc,
                                             const void *in, const unsigned char *flags, size_t n,

@@ -43,6 +43,31 @@ const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id) {
   return NULL;
 }
 
+/* Every registered selection algorithm (algo_select_*.c), one line each. */
+#define CLSCAN__SELECT_ALGORITHMS(X) \
+  X(clscan__select_blelloch)         \
+  X(clscan__select_hillis_steele)    \
+  X(clscan__select_reduce_then_scan) \
+  X(clscan__select_single_pass)
+
+#define DECLARE_(descriptor) extern const clscan__select_algorithm descriptor;
+CLSCAN__SELECT_ALGORITHMS(DECLARE_)
+#undef DECLARE_
+
+static const clscan__select_algorithm *const select_registry[] = {
+#define ENTRY_(descriptor) &descriptor,
+    CLSCAN__SELECT_ALGORITHMS(ENTRY_)
+#undef ENTRY_
+};
+
+const clscan__select_algorithm *clscan__select_algorithm_find(int id) {
+  for (size_t i = 0; i < sizeof select_registry / sizeof select_registry[0]; i++) {
+    if (select_registry[i]->id == id)
+      return select_registry[i];
+  }
+  return NULL;
+}
+
 size_t clscan__temp_align(const clscan_plan *plan, size_t bytes) {
   size_t s = plan->state_size, a = 16;
   while (a % s)
@@ -62,6 +87,17 @@ static int listed_before(size_t a, const clscan__program *program) {
   return 0;
 }
 
+/* Returns 1 if an earlier selection algorithm (before index `a`) has the program. */
+static int select_listed_before(size_t a, const clscan__program *program) {
+  for (size_t e = 0; e < a; e++) {
+    for (const clscan__program *const *p = select_registry[e]->programs; *p; p++) {
+      if (*p == program)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 int clscan_test_program(size_t i, clscan_test_program_info *out) {
   size_t seen = 0;
   for (size_t a = 0; a < sizeof registry / sizeof registry[0]; a++) {
@@ -70,6 +106,16 @@ int clscan_test_program(size_t i, clscan_test_program_info *out) {
         continue;
       *out = (clscan_test_program_info){(*p)->name, (*p)->files, (int)registry[a]->family,
                                         registry[a]->id};
+      return 1;
+    }
+  }
+  // Then the selection family's programs.
+  for (size_t a = 0; a < sizeof select_registry / sizeof select_registry[0]; a++) {
+    for (const clscan__program *const *p = select_registry[a]->programs; *p; p++) {
+      if (select_listed_before(a, *p) || seen++ != i)
+        continue;
+      *out = (clscan_test_program_info){(*p)->name, (*p)->files, (int)CLSCAN__FAMILY_SELECT,
+                                        select_registry[a]->id};
       return 1;
     }
   }
