@@ -10,6 +10,8 @@
  *   cli_output.c    output files replaced atomically
  *   cli_devices.c   the devices command and the device helpers
  *   cli_scan.c      the scan command
+ *   cli_select.c    the select, partition, unique and rle commands
+ *   cli_select_bench.c  bench --family select (the selection primitives)
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
@@ -202,6 +204,26 @@ int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const voi
                     const void *in, void *out, size_t n);
 
 /* ============================================================================================== */
+/* The selection commands: select, partition, unique, rle (cli_select.c)                          */
+/* ============================================================================================== */
+
+/* What a selection command line asks for. The paths are NULL when not given (IN and OUT: the
+ * standard streams). */
+typedef struct cli_select_request {
+  int binary;
+  clscan_select_desc desc;
+  const char *device, *in_path, *out_path, *flags_path, *count_path, *lengths_path;
+} cli_select_request;
+
+/* Parses a selection command's arguments (argv[0] is "select", "partition", "unique" or "rle",
+ * which sets desc.op) into r, which starts with the defaults (int32). Returns -1 when the command
+ * is to run, else an exit status (after --help, or a usage error, printed). */
+int cli_select_parse(int argc, char **argv, cli_select_request *r);
+
+/* The usage texts of the selection commands, for the command table. */
+extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];
+
+/* ============================================================================================== */
 /* Elements (cli_format.c) and element files (cli_elements.c)                                     */
 /* ============================================================================================== */
 
@@ -392,5 +414,6 @@ int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_scan(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
+int cli_cmd_select(int argc, char **argv); /* select, partition, unique and rle */
 
 #endif /* CLSCAN_CLI_H_ */

@@ -54,6 +54,12 @@ static const cli_command commands[] = {
      "Element 0 always starts a segment. User-defined types (clscan_scan_desc.type_source)\n"
      "are available through the library only; user operators and maps here work on the\n"
      "built-in types above. A source that fails to compile prints the compiler's log.\n"},
+    {"select", cli_cmd_select, "keep the elements whose flag is set or that pass a predicate",
+     cli_select_usage},
+    {"partition", cli_cmd_select, "selected elements, then the rejected ones (stable)",
+     cli_partition_usage},
+    {"unique", cli_cmd_select, "drop consecutive duplicates", cli_unique_usage},
+    {"rle", cli_cmd_select, "run-length encode: each run's value and length", cli_rle_usage},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"
