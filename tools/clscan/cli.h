@@ -220,6 +220,25 @@ typedef struct cli_select_request {
  * is to run, else an exit status (after --help, or a usage error, printed). */
 int cli_select_parse(int argc, char **argv, cli_select_request *r);
 
+/* What `bench --family select` measures (cli_select_bench.c): on ctx, every type at every size
+ * from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU, 2^24 else; capped to fit the device), each
+ * algorithm; rows to stdout and, with csv, as CSV lines in the scan bench's columns. */
+typedef struct cli_select_bench {
+  clscan_context *ctx;
+  const char *device_name;
+  const clscan_algorithm *algos;
+  const clscan_type *types;
+  int algo_count, type_count, min_log2, max_log2, reps;
+  uint64_t seed;
+  FILE *csv;
+} cli_select_bench;
+
+/* Prints what the selection family measures and the table's columns. */
+void cli_bench_select_header(void);
+
+/* Verifies and times the selection primitives; returns 0 if any measurement failed. */
+int cli_bench_select(const cli_select_bench *b);
+
 /* The usage texts of the selection commands, for the command table. */
 extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];
 

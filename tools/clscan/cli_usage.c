@@ -82,9 +82,16 @@ static const cli_command commands[] = {
      "  --seed S               seed of the random input and segments (default: from the clock)\n"
      "  --csv FILE             write every row as CSV\n"
      "  --plot FILE.svg        write an SVG chart of GB/s against n\n"
+     "  --family F             scan (default), or select: the selection primitives instead\n"
+     "                         (select by flags at 0, 1, 10, 50, 90, 99, 100 % selected, by\n"
+     "                         predicate and partition at 50 %, unique and rle of runs of mean\n"
+     "                         length 4; default algorithms single-pass,reduce-then-scan; no\n"
+     "                         --variant, --out-type or --plot)\n"
      "\n"
      "GB/s counts the bytes a scan must move: n * (input + output [+ flag or key]) element\n"
-     "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"},
+     "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"
+     "A selection moves its inputs once and its outputs once (select by flags of c of n int32:\n"
+     "n * 5 + c * 4 + the count).\n"},
     {"tune", cli_cmd_tune, "measure tile parameters and suggest tuning-table rows",
      "Usage: clscan tune [options]\n"
      "\n"
