@@ -30,6 +30,31 @@ const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id) {
   return NULL;
 }
 
+/* Every registered selection algorithm (algo_select_*.c), one line each. */
+#define CLSCAN__SELECT_ALGORITHMS(X)   \
+  X(clscan__select_blelloch)         \
+  X(clscan__select_hillis_steele)    \
+  X(clscan__select_reduce_then_scan) \
+  X(clscan__select_single_pass)
+
+#define DECLARE_(descriptor) extern const clscan__select_algorithm descriptor;
+CLSCAN__SELECT_ALGORITHMS(DECLARE_)
+#undef DECLARE_
+
+static const clscan__select_algorithm *const select_registry[] = {
+#define ENTRY_(descriptor) &descriptor,
+    CLSCAN__SELECT_ALGORITHMS(ENTRY_)
+#undef ENTRY_
+};
+
+const clscan__select_algorithm *clscan__select_algorithm_find(int id) {
+  for (size_t i = 0; i < sizeof select_registry / sizeof select_registry[0]; i++) {
+    if (select_registry[i]->id == id)
+      return select_registry[i];
+  }
+  return NULL;
+}
+
 size_t clscan__temp_align(const clscan_plan *plan, size_t bytes) {
   size_t s = plan->state_size, a = 16;
   while (a % s)

@@ -4,7 +4,8 @@
  * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
  * A file calls functions of its own layer or of the layers below it, never above, and the calls
  * between files form no circle.
- *   api        api.c, context.c, validate.c: public entry points and argument checking.
+ *   api        api.c, context.c, validate.c, select_api.c: public entry points and argument
+ *              checking.
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
@@ -482,7 +483,11 @@ struct clscan__request {
 
 /* Families of algorithms. Each family has its own public entry points and request roles; the
  * scan family's ids are clscan_algorithm values. */
-typedef enum clscan__family { CLSCAN__FAMILY_SCAN = 0, CLSCAN__FAMILY_COUNT } clscan__family;
+typedef enum clscan__family {
+  CLSCAN__FAMILY_SCAN = 0,
+  CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
+  CLSCAN__FAMILY_COUNT
+} clscan__family;
 
 /* Kernels of one algorithm for one plan and I/O variant. */
 typedef struct clscan__algo_kernels {
@@ -605,5 +610,83 @@ typedef struct clscan__sizes {
  * sizes->aux bytes per element) is checked when sizes->aux is not 0. */
 clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
                                        clscan__request *req);
+
+
+/* ============================================================================================== */
+/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md, "Families that are   */
+/* not scans")                                                                                    */
+/* ============================================================================================== */
+
+/* Buffer roles of a selection request. */
+enum {
+  CLSCAN__SEL_IN = 0,
+  CLSCAN__SEL_FLAGS,   /* uint8 flags, or NULL (predicate, UNIQUE, RUN_LENGTH_ENCODE) */
+  CLSCAN__SEL_OUT,     /* out_capacity elements of the output type */
+  CLSCAN__SEL_LENGTHS, /* RUN_LENGTH_ENCODE: out_capacity run lengths, else NULL */
+  CLSCAN__SEL_COUNT,   /* one count */
+  CLSCAN__SEL_BUFFERS
+};
+
+/* One selection request after validation. */
+typedef struct clscan__select_request {
+  cl_command_queue queue;
+  clscan__buffer buf[CLSCAN__SEL_BUFFERS];
+  size_t n;
+  size_t capacity; /* out_capacity */
+  cl_uint num_wait;
+  const cl_event *wait_list;
+  cl_event *done;
+} clscan__select_request;
+
+typedef struct clscan__select_algorithm clscan__select_algorithm;
+
+struct clscan_select_plan {
+  clscan_context *ctx;
+  clscan_select_op op;
+  int by_predicate;      /* SELECT, PARTITION: 1 with predicate_source, 0 by flags */
+  clscan_type in_type;   /* the input's type (CLSCAN_USER_TYPE for a user type) */
+  clscan_type out_type;  /* the mapped element's type */
+  clscan_op common_op;   /* what common.cl is built with: ADD, or USER_OP for user types */
+  size_t in_size, out_size;
+  size_t count_size;     /* 4 or 8 */
+  int map;               /* 1: the prelude defines a map */
+  char *user_source;     /* the prelude: user sources and the selection's switches */
+  clscan__tuning tuning;
+  unsigned items;        /* GPU shape: elements per work-item */
+  unsigned withhold;     /* test only (CLSCAN_TEST_WITHHOLD) */
+  clscan_algorithm algorithm; /* resolved (never AUTO) */
+  const clscan__select_algorithm *algo;
+  clscan_plan *scan;     /* multi-pass: the plan of the flag scan (uint8 -> uint64), else NULL */
+  pthread_mutex_t lock;  /* the kernels' arguments with their enqueue (and the scan plan's) */
+  clscan__algo_kernels kernels;
+};
+
+/* What a selection algorithm's enqueue gets (the plan lock is held). */
+typedef struct clscan__select_launch {
+  const clscan_select_plan *plan;
+  clscan__chain *chain;
+  const clscan__select_request *req;
+  cl_mem temp;
+  cl_ulong epoch;      /* single pass: this launch's epoch */
+  cl_uint ticket_base; /* single pass: the ticket counter's value before the launch */
+} clscan__select_launch;
+
+/* One selection algorithm (as clscan__algorithm for scans). The kernel at index 0 of every
+ * algorithm is the empty selection's (it writes a zero count). */
+struct clscan__select_algorithm {
+  const char *name;
+  int id; /* the clscan_algorithm value that selects it */
+  /* Fills the program, kernels, geometry and switches of the plan's configuration. */
+  clscan_status (*config)(const clscan_select_plan *plan, clscan__kernel_config *cfg);
+  size_t (*temp_bytes)(const clscan_select_plan *plan, size_t n);
+  cl_uint (*tickets)(const clscan_select_plan *plan, size_t n); /* NULL: none */
+  clscan_status (*enqueue)(const clscan__select_launch *l);
+};
+
+/* Index of every selection algorithm's empty-selection kernel. */
+#define CLSCAN__SEL_KERNEL_EMPTY 0
+
+/* Returns the selection algorithm registered for a clscan_algorithm value (not AUTO), or NULL. */
+const clscan__select_algorithm *clscan__select_algorithm_find(int id);
 
 #endif /* CLSCAN_INTERNAL_H_ */

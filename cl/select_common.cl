@@ -1,0 +1,144 @@
+/*
+ * clscan kernels: what every selection program shares (select.cl, select_cpu.cl,
+ * select_multi.cl): the selection's switches, the flag of an element, the output helpers, and the
+ * count state that the single pass carries through status.cl's status words and look-back.
+ *
+ * The host's prelude (select_api.c) defines the switches:
+ *   CLSCAN_SELECT_OP     0 select, 1 partition, 2 unique, 3 run-length encode (clscan_select_op).
+ *   CLSCAN_SELECT_PRED   1: clscan_user_pred(x, i) selects (else the uint8 flags do).
+ *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b) compares (else ==).
+ *   CLSCAN_COUNT_SIZE    4 or 8: bytes of the count and of run lengths.
+ * common.cl comes first: in_t, val_t and MAP are the input, the mapped element and the map.
+ *
+ * The count state. status.cl works on a state named elem_t with combine() and IDENTITY (the
+ * scan's, from common.cl). Here they are renamed to the selection's count state, so that the
+ * scan's status words, epochs and strictly ordered look-back serve unchanged:
+ * - select, partition, unique: the number of selected elements (ulong), combined by addition;
+ * - run-length encoding: (c, p), the number of run heads and the index of the last one, combined
+ *   as (c1, p1) + (c2, p2) = (c1 + c2, c2 ? p2 : p1), which is associative. A tile's exclusive
+ *   prefix then says how many runs started before it and where the run entering it started.
+ * Both are integers, so every fold of them gives the same bits in any order.
+ */
+
+#ifndef CLSCAN_SELECT_OP
+#define CLSCAN_SELECT_OP 0
+#endif
+#ifndef CLSCAN_SELECT_PRED
+#define CLSCAN_SELECT_PRED 0
+#endif
+#ifndef CLSCAN_SELECT_EQUAL
+#define CLSCAN_SELECT_EQUAL 0
+#endif
+#ifndef CLSCAN_COUNT_SIZE
+#define CLSCAN_COUNT_SIZE 8
+#endif
+
+#define SEL_PARTITION (CLSCAN_SELECT_OP == 1)
+#define SEL_RLE (CLSCAN_SELECT_OP == 3)
+/* UNIQUE and RUN_LENGTH_ENCODE select the heads of runs of equal elements. */
+#define SEL_RUNS (CLSCAN_SELECT_OP >= 2)
+
+#if CLSCAN_COUNT_SIZE == 4
+typedef uint len_t;
+#else
+typedef ulong len_t;
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Flags and values.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Returns 1 if two mapped elements are equal (built-in ==: -0.0 equals 0.0, NaN nothing). */
+ALWAYS_INLINE int sel_equal(val_t a, val_t b) {
+#if CLSCAN_SELECT_EQUAL
+  return clscan_user_equal(a, b) != 0;
+#else
+  return a == b;
+#endif
+}
+
+/* The element written for input element i of the range (after the map). */
+ALWAYS_INLINE val_t sel_value(const __global in_t *in, ulong i) {
+  return MAP(in[i], i);
+}
+
+/* Returns 1 if element i of the range is selected: its flag, its predicate, or (UNIQUE and
+ * RUN_LENGTH_ENCODE) whether it starts a run. Reads element i - 1 too for runs. */
+ALWAYS_INLINE uint sel_flag(const __global in_t *in, const __global uchar *flags, ulong i) {
+#if SEL_RUNS
+  return i == 0 || !sel_equal(sel_value(in, i - 1), sel_value(in, i));
+#elif CLSCAN_SELECT_PRED
+  return clscan_user_pred(sel_value(in, i), i) != 0;
+#else
+  return flags[i] != 0;
+#endif
+}
+
+/* Writes the count (count_size bytes at `count`). */
+ALWAYS_INLINE void sel_write_count(__global uchar *count, ulong c) {
+#if CLSCAN_COUNT_SIZE == 4
+  *(__global uint *)count = (uint)c;
+#else
+  *(__global ulong *)count = c;
+#endif
+}
+
+/* Every program's empty selection (n == 0): the count is zero and nothing else is written. */
+__kernel void select_empty(__global uchar *count, ulong count_byte_off) {
+  if (get_global_id(0) == 0)
+    sel_write_count(count + count_byte_off, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The count state, under status.cl's names.
+ * ------------------------------------------------------------------------------------------- */
+#if SEL_RLE
+typedef struct cnt_state {
+  ulong c; /* run heads */
+  ulong p; /* index of the last head (meaningful when c > 0) */
+} cnt_t;
+ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
+  cnt_t s;
+  s.c = c;
+  s.p = p;
+  return s;
+}
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+  return cnt_make(a.c + b.c, b.c ? b.p : a.p);
+}
+#define CNT_IDENTITY cnt_make(0, 0)
+#define CNT_COUNT(s) ((s).c)
+#else
+typedef ulong cnt_t;
+ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
+  return c;
+}
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+  return a + b;
+}
+#define CNT_IDENTITY ((ulong)0)
+#define CNT_COUNT(s) (s)
+#endif
+
+#define CNT_WORDS ((sizeof(cnt_t) + 3) / 4)
+typedef union cnt_bits {
+  cnt_t e;
+  uint u[CNT_WORDS];
+} cnt_bits;
+
+ALWAYS_INLINE cnt_bits cnt_to_bits(cnt_t x) {
+  cnt_bits b;
+  b.e = x;
+  return b;
+}
+
+/* status.cl's names for the state (common.cl gave them to the scan's value). */
+#undef ELEM_WORDS
+#undef IDENTITY
+#undef OP
+#define elem_t cnt_t
+#define elem_bits cnt_bits
+#define elem_to_bits cnt_to_bits
+#define ELEM_WORDS CNT_WORDS
+#define combine cnt_combine
+#define IDENTITY CNT_IDENTITY

@@ -1,0 +1,134 @@
+/*
+ * clscan: the selections' single pass (select, partition, unique, run-length encoding), the flag
+ * count fused with the scatter through the scan's decoupled look-back and fallback, in two shapes:
+ * cl/select.cl (GPU: work-groups of tile_wg work-items, `items` elements each) and
+ * cl/select_cpu.cl (CPU: one work-item per tile of cpu_tile elements). Both build on
+ * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl.
+ *
+ * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
+ * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (2 words, or 4 for
+ * run-length encoding) per tile, and for partition one ulong count per tile (the pre-pass). The
+ * per-tile counts are below 2^35, so the scan's single pass, which may later use the same slot,
+ * reads them as words of an older epoch.
+ */
+#include "internal.h"
+
+/* Kernel index. */
+enum { EMPTY = CLSCAN__SEL_KERNEL_EMPTY, PASS, COUNT_TILES, COUNT_TOTAL };
+
+/* Byte offset of the status words in the temporary buffer (as the scan's single pass). */
+#define STATUS_OFFSET 64
+
+static const clscan__program gpu_program = {
+    .name = "select",
+    .files = {"common", "select_common", "status", "select", NULL},
+};
+
+static const clscan__program cpu_program = {
+    .name = "select_cpu",
+    .files = {"common", "select_common", "status", "select_cpu", NULL},
+};
+
+static const clscan__kernel_names gpu_kernels = {{[EMPTY] = "select_empty",
+                                                  [PASS] = "select_single_pass",
+                                                  [COUNT_TILES] = "select_count_tiles",
+                                                  [COUNT_TOTAL] = "select_count_total"}};
+static const clscan__kernel_names cpu_kernels = {{[EMPTY] = "select_empty",
+                                                  [PASS] = "select_single_pass_cpu",
+                                                  [COUNT_TILES] = "select_count_tiles_cpu",
+                                                  [COUNT_TOTAL] = "select_count_total_cpu"}};
+
+/* Elements per tile of the plan's shape. */
+static size_t tile_elems(const clscan_select_plan *plan) {
+  const clscan__tuning *t = &plan->tuning;
+  return t->single_pass_cpu ? t->cpu_tile : (size_t)t->tile_wg * plan->items;
+}
+
+/* Status words per tile: the count state's 32-bit words. */
+static size_t status_words(const clscan_select_plan *plan) {
+  return plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 4 : 2;
+}
+
+static clscan_status config(const clscan_select_plan *plan, clscan__kernel_config *cfg) {
+  const clscan__tuning *t = &plan->tuning;
+  cfg->withhold = plan->withhold;
+  if (t->single_pass_cpu) {
+    cfg->program = &cpu_program;
+    cfg->kernels = &cpu_kernels;
+    cfg->wg = 1;
+    cfg->cpu_tile = t->cpu_tile;
+    return CLSCAN_SUCCESS;
+  }
+  cfg->program = &gpu_program;
+  cfg->kernels = &gpu_kernels;
+  cfg->wg = t->tile_wg;
+  cfg->vpt = plan->items;
+  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
+}
+
+/* Byte offset of the partition's per-tile counts. */
+static size_t counts_offset(const clscan_select_plan *plan, size_t tiles) {
+  return STATUS_OFFSET + tiles * 8 * status_words(plan);
+}
+
+static size_t temp_bytes(const clscan_select_plan *plan, size_t n) {
+  size_t tiles = clscan__div_up(n, tile_elems(plan));
+  return counts_offset(plan, tiles) + (plan->op == CLSCAN_PARTITION ? tiles * 8 : 0);
+}
+
+static cl_uint tickets(const clscan_select_plan *plan, size_t n) {
+  return (cl_uint)clscan__div_up(n, tile_elems(plan));
+}
+
+/* Partition: counts every tile, then sums the counts into the total at byte 8 of temp. */
+static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles, size_t local) {
+  const clscan__select_request *r = l->req;
+  const cl_kernel *k = l->plan->kernels.k;
+  cl_mem in = r->buf[CLSCAN__SEL_IN].mem, temp = l->temp;
+  cl_mem flags = r->buf[CLSCAN__SEL_FLAGS].mem ? r->buf[CLSCAN__SEL_FLAGS].mem : in;
+  cl_ulong in_off = r->buf[CLSCAN__SEL_IN].off, flags_off = r->buf[CLSCAN__SEL_FLAGS].off;
+  cl_ulong n = r->n, t = tiles;
+  // The counts live in the temporary buffer, from an offset counted in ulongs.
+  cl_ulong counts_off = counts_offset(l->plan, tiles) / 8;
+  const clscan__karg count_args[] = {CLSCAN__ARG(in), CLSCAN__ARG(in_off),    CLSCAN__ARG(flags),
+                                     CLSCAN__ARG(flags_off), CLSCAN__ARG(n), CLSCAN__ARG(temp),
+                                     CLSCAN__ARG(counts_off)};
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[COUNT_TILES], count_args, 7, tiles, local));
+  const clscan__karg total_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(counts_off), CLSCAN__ARG(t)};
+  return clscan__chain_call(l->chain, k[COUNT_TOTAL], total_args, 3, 1, local);
+}
+
+/* One launch of one work-group per tile (partition: after its count pre-pass). */
+static clscan_status enqueue(const clscan__select_launch *l) {
+  const clscan_select_plan *plan = l->plan;
+  const clscan__select_request *r = l->req;
+  size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
+  size_t tiles = clscan__div_up(r->n, tile_elems(plan));
+  if (plan->op == CLSCAN_PARTITION)
+    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
+  const clscan__buffer *b = r->buf;
+  cl_mem in = b[CLSCAN__SEL_IN].mem, out = b[CLSCAN__SEL_OUT].mem, temp = l->temp;
+  cl_mem flags = b[CLSCAN__SEL_FLAGS].mem ? b[CLSCAN__SEL_FLAGS].mem : in;
+  cl_mem lengths = b[CLSCAN__SEL_LENGTHS].mem ? b[CLSCAN__SEL_LENGTHS].mem : out;
+  cl_mem count = b[CLSCAN__SEL_COUNT].mem;
+  cl_ulong in_off = b[CLSCAN__SEL_IN].off, flags_off = b[CLSCAN__SEL_FLAGS].off;
+  cl_ulong out_off = b[CLSCAN__SEL_OUT].off, lengths_off = b[CLSCAN__SEL_LENGTHS].off;
+  cl_ulong count_off = b[CLSCAN__SEL_COUNT].off * plan->count_size;
+  cl_ulong cap = r->capacity, n = r->n, epoch = l->epoch;
+  cl_uint ticket_base = l->ticket_base;
+  const clscan__karg args[] = {
+      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),      CLSCAN__ARG(flags),     CLSCAN__ARG(flags_off),
+      CLSCAN__ARG(out),     CLSCAN__ARG(out_off),     CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),
+      CLSCAN__ARG(lengths_off), CLSCAN__ARG(count),   CLSCAN__ARG(count_off), CLSCAN__ARG(n),
+      CLSCAN__ARG(temp),    CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
+  return clscan__chain_call(l->chain, plan->kernels.k[PASS], args, 15, tiles, local);
+}
+
+const clscan__select_algorithm clscan__select_single_pass = {
+    .name = "single-pass",
+    .id = CLSCAN_ALGO_SINGLE_PASS,
+    .config = config,
+    .temp_bytes = temp_bytes,
+    .tickets = tickets,
+    .enqueue = enqueue,
+};

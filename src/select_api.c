@@ -1,0 +1,616 @@
+/*
+ * clscan: the selection family's public entry points (select, partition, unique, run-length
+ * encoding): plans, their validation, the enqueue on device buffers and the host-array variant.
+ * The algorithms are the single pass (algo_select_single_pass.c) and the multi-pass path over a
+ * scan algorithm (algo_select_multi_pass.c), found through the selection registry
+ * (algorithms.c). The dispatch follows the scan's six steps (docs/architecture.md): resolve,
+ * kernels (built at plan creation), lease a temporary slot, start the chain, enqueue under the
+ * plan's lock, release the slot with the chain's last event.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ============================================================================================== */
+/* The descriptor                                                                                 */
+/* ============================================================================================== */
+
+/* The scan descriptor of a selection's element types and map: common.cl is built from it (a user
+ * type needs a user operator there; the selection never calls it, so it is the identity "a"). */
+static clscan_scan_desc element_desc(const clscan_select_desc *d, const void *zero) {
+  clscan_scan_desc s = {0};
+  s.type = d->type;
+  s.out_type = d->out_type;
+  s.type_source = d->type_source;
+  s.type_name = d->type_name;
+  s.type_size = d->type_size;
+  s.map_source = d->map_source;
+  s.algorithm = d->algorithm;
+  s.op = CLSCAN_ADD;
+  if (d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE) {
+    s.op = CLSCAN_USER_OP;
+    s.op_source = "a";
+    s.identity = zero;
+  }
+  return s;
+}
+
+/* Checks the fields that are the selection's own. */
+static clscan_status check_select_fields(const clscan_select_desc *d) {
+  if ((unsigned)d->op >= CLSCAN_SELECT_OP_COUNT)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "op %d is not a clscan_select_op", (int)d->op);
+  if (d->count_size != 0 && d->count_size != 4 && d->count_size != 8)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "count_size %zu: counts are 4 or 8 bytes (0: 8)",
+                        d->count_size);
+  int runs = d->op == CLSCAN_UNIQUE || d->op == CLSCAN_RUN_LENGTH_ENCODE;
+  int user = d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE;
+  if (runs && d->predicate_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "predicate_source is for SELECT and PARTITION, not for runs");
+  if (!runs && d->equal_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "equal_source is for UNIQUE and RUN_LENGTH_ENCODE only");
+  if (runs && user && !d->equal_source)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "runs of a user type need equal_source");
+  return CLSCAN_SUCCESS;
+}
+
+/* Validates a selection descriptor against the context's device (types, user type, map, fp64,
+ * algorithm and its device needs through the scan's checks). */
+static clscan_status validate_select_desc(const clscan_context *ctx, const clscan_select_desc *d) {
+  if (!d)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
+  CLSCAN_RETURN_IF_ERROR(check_select_fields(d));
+  unsigned char zero[8] = {0};
+  clscan_scan_desc s = element_desc(d, zero);
+  return clscan__validate_desc(ctx, &s);
+}
+
+/* ============================================================================================== */
+/* The prelude                                                                                    */
+/* ============================================================================================== */
+
+/* Returns 1 if `src` contains the word `return` (a function body, not an expression). */
+static int is_body(const char *src) {
+  for (const char *p = strstr(src, "return"); p; p = strstr(p + 1, "return")) {
+    int before = p == src || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = !(isalnum((unsigned char)p[6]) || p[6] == '_');
+    if (before && after)
+      return 1;
+  }
+  return 0;
+}
+
+/* Appends to *buf (grown with realloc); returns 0 when memory ran out. */
+static int append(char **buf, size_t *len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (need < 0)
+    return 0;
+  char *grown = realloc(*buf, *len + (size_t)need + 1);
+  if (!grown)
+    return 0;
+  *buf = grown;
+  va_start(ap, fmt);
+  vsnprintf(*buf + *len, (size_t)need + 1, fmt, ap);
+  va_end(ap);
+  *len += (size_t)need;
+  return 1;
+}
+
+/* Appends a user function: `src` is an expression or a body with return. */
+static int append_function(char **buf, size_t *len, const char *signature, const char *label,
+                           const char *src) {
+  if (!append(buf, len, "inline __attribute__((always_inline)) %s {\n#line 1 \"%s\"\n", signature,
+              label))
+    return 0;
+  return is_body(src) ? append(buf, len, "%s\n}\n", src)
+                      : append(buf, len, "return (%s\n);\n}\n", src);
+}
+
+/* The OpenCL C name of the mapped element's type. */
+static const char *out_cl_name(const clscan_select_desc *d, clscan_type out) {
+  return out == CLSCAN_USER_TYPE ? d->type_name : clscan__type_cl_name(out);
+}
+
+/* Composes the prelude: the element types and map (prelude.c), then the selection's switches,
+ * predicate and equality. */
+static clscan_status compose_prelude(const clscan_select_plan *plan, const clscan_select_desc *d,
+                                     const clscan_scan_desc *elements, char **out) {
+  char *base = NULL, *buf = NULL;
+  size_t len = 0;
+  CLSCAN_RETURN_IF_ERROR(clscan__user_source(elements, &base));
+  const char *o = out_cl_name(d, plan->out_type);
+  char signature[512];
+  int ok = append(&buf, &len, "%s/* clscan: the selection. */\n", base ? base : "");
+  ok = ok && append(&buf, &len,
+                    "#define CLSCAN_SELECT_OP %d\n#define CLSCAN_SELECT_PRED %d\n"
+                    "#define CLSCAN_SELECT_EQUAL %d\n#define CLSCAN_COUNT_SIZE %zu\n",
+                    (int)d->op, d->predicate_source != NULL, d->equal_source != NULL,
+                    plan->count_size);
+  if (ok && (plan->out_type == CLSCAN_DOUBLE || plan->in_type == CLSCAN_DOUBLE))
+    ok = append(&buf, &len, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (ok && d->predicate_source) {
+    snprintf(signature, sizeof signature, "int clscan_user_pred(%s x, ulong i)", o);
+    ok = append_function(&buf, &len, signature, "predicate_source", d->predicate_source);
+  }
+  if (ok && d->equal_source) {
+    snprintf(signature, sizeof signature, "int clscan_user_equal(%s a, %s b)", o, o);
+    ok = append_function(&buf, &len, signature, "equal_source", d->equal_source);
+  }
+  size_t lines = 0;
+  for (size_t i = 0; ok && i < len; i++)
+    lines += buf[i] == '\n';
+  ok = ok && append(&buf, &len, "#line %zu\n", lines + 2);
+  free(base);
+  if (!ok) {
+    free(buf);
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "selection prelude");
+  }
+  *out = buf;
+  return CLSCAN_SUCCESS;
+}
+
+/* ============================================================================================== */
+/* Plans                                                                                          */
+/* ============================================================================================== */
+
+/* AUTO: the single pass where the device has 64-bit atomics, else reduce-then-scan's path. */
+static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm a) {
+  if (a != CLSCAN_ALGO_AUTO)
+    return a;
+  return ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+}
+
+/* Sizes, algorithm and tuning of a new plan. */
+static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_desc *d,
+                                const clscan_scan_desc *elements) {
+  plan->op = d->op;
+  plan->by_predicate = d->predicate_source != NULL;
+  plan->in_type = d->type;
+  plan->out_type = clscan__out_type(elements);
+  plan->common_op = elements->op;
+  plan->in_size = clscan__in_size(elements);
+  plan->out_size = clscan__out_size(elements);
+  plan->count_size = d->count_size ? d->count_size : 8;
+  plan->map = d->map_source != NULL;
+  plan->algorithm = resolve(plan->ctx, d->algorithm);
+  plan->algo = clscan__select_algorithm_find((int)plan->algorithm);
+  if (!plan->algo)
+    return clscan__fail(CLSCAN_INTERNAL_ERROR, "no selection algorithm %d", (int)plan->algorithm);
+  int user = plan->in_type == CLSCAN_USER_TYPE || plan->out_type == CLSCAN_USER_TYPE;
+  size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
+  const clscan__tuning_key key = {.algorithm = CLSCAN_ALGO_SINGLE_PASS,
+                                  .elem_size = user ? 8 : io,
+                                  .in_size = plan->in_size,
+                                  .state_size = 8};
+  CLSCAN_RETURN_IF_ERROR(clscan__tuning_for(&plan->ctx->info, &key, NULL, &plan->tuning));
+  // GPU shape: tiles of at most 4096 elements (their indices and flags live in local memory).
+  unsigned items = 4096 / plan->tuning.tile_wg;
+  plan->items = items < 1 ? 1 : items > 16 ? 16 : items;
+  plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+  return CLSCAN_SUCCESS;
+}
+
+/* Creates the kernels of the plan's algorithm (built through the program cache). */
+static clscan_status plan_kernels(clscan_select_plan *plan) {
+  clscan__kernel_config *cfg = &plan->kernels.cfg;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->type = plan->out_type;
+  cfg->in_type = plan->in_type;
+  cfg->op = plan->common_op;
+  cfg->map = plan->map;
+  cfg->user_source = plan->user_source;
+  CLSCAN_RETURN_IF_ERROR(plan->algo->config(plan, cfg));
+  cl_program program = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, cfg, &program));
+  for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
+    cl_int err;
+    plan->kernels.k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
+                                             clCreateKernel(program, cfg->kernels->name[i], &err));
+    if (err != CL_SUCCESS) {
+      plan->kernels.k[i] = NULL;
+      return clscan__cl_fail(err, "clCreateKernel");
+    }
+  }
+  plan->kernels.ready = 1;
+  return CLSCAN_SUCCESS;
+}
+
+/* The multi-pass path's flag scan: uint8 flags summed exclusively into uint64 positions. */
+static clscan_status plan_flag_scan(clscan_select_plan *plan) {
+  if (plan->algorithm == CLSCAN_ALGO_SINGLE_PASS)
+    return CLSCAN_SUCCESS;
+  const clscan_scan_desc s = {.type = CLSCAN_UINT8,
+                              .out_type = CLSCAN_OUT_UINT64,
+                              .op = CLSCAN_ADD,
+                              .exclusive = 1,
+                              .algorithm = plan->algorithm};
+  return clscan__plan_create(plan->ctx, &s, NULL, &plan->scan);
+}
+
+void clscan_select_plan_release(clscan_select_plan *plan) {
+  if (!plan)
+    return;
+  for (int i = 0; i < CLSCAN__MAX_KERNELS; i++) {
+    if (plan->kernels.k[i])
+      clReleaseKernel(plan->kernels.k[i]);
+  }
+  clscan__plan_release(plan->scan);
+  free(plan->user_source);
+  pthread_mutex_destroy(&plan->lock);
+  free(plan);
+}
+
+/* Creates a plan for a validated descriptor, without clearing the error detail. */
+static clscan_status plan_create(clscan_context *ctx, const clscan_select_desc *desc,
+                                 clscan_select_plan **out) {
+  clscan_status st = CLSCAN_SUCCESS;
+  unsigned char *zero = NULL;
+  clscan_select_plan *plan = calloc(1, sizeof *plan);
+  if (!plan)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "selection plan");
+  plan->ctx = ctx;
+  pthread_mutex_init(&plan->lock, NULL);
+  zero = calloc(1, desc->type_size > 8 ? desc->type_size : 8);
+  if (!zero) {
+    st = clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "selection plan");
+    goto fail;
+  }
+  const clscan_scan_desc elements = element_desc(desc, zero);
+  CLSCAN_TRY(plan_shape(plan, desc, &elements));
+  CLSCAN_TRY(compose_prelude(plan, desc, &elements, &plan->user_source));
+  CLSCAN_TRY(plan_kernels(plan));
+  CLSCAN_TRY(plan_flag_scan(plan));
+  free(zero);
+  *out = plan;
+  return CLSCAN_SUCCESS;
+fail:
+  free(zero);
+  clscan_select_plan_release(plan);
+  return st;
+}
+
+clscan_status clscan_select_plan_create(clscan_context *ctx, const clscan_select_desc *desc,
+                                        clscan_select_plan **out) {
+  clscan__clear_error();
+  if (!out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "out is NULL");
+  *out = NULL;
+  if (!ctx)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
+  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  return plan_create(ctx, desc, out);
+}
+
+/* ============================================================================================== */
+/* Request validation                                                                             */
+/* ============================================================================================== */
+
+/* A buffer's element range, for the checks. */
+typedef struct sel_range {
+  const char *name;
+  cl_mem mem;
+  size_t off, count, elem;
+  int output;
+  cl_mem root;
+  size_t begin, end; /* bytes within root */
+} sel_range;
+
+/* Resolves a buffer to its root buffer and the byte offset of its start within it. */
+static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
+  *root = buf;
+  *origin = 0;
+  for (;;) {
+    cl_mem parent = NULL;
+    size_t offset = 0;
+    if (clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) !=
+        CL_SUCCESS)
+      return clscan__fail(CLSCAN_INVALID_BUFFER, "a buffer is not a valid cl_mem");
+    if (!parent)
+      return CLSCAN_SUCCESS;
+    if (clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof offset, &offset, NULL) != CL_SUCCESS)
+      return clscan__fail(CLSCAN_INVALID_BUFFER, "a sub-buffer's offset cannot be read");
+    *origin += offset;
+    *root = parent;
+  }
+}
+
+/* Checks one buffer (context, writability, range) and resolves its bytes. */
+static clscan_status check_range(const clscan_context *ctx, sel_range *r) {
+  cl_context owner = NULL;
+  size_t size = 0, origin = 0;
+  cl_mem_flags flags = 0;
+  if (clGetMemObjectInfo(r->mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS ||
+      clGetMemObjectInfo(r->mem, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
+      clGetMemObjectInfo(r->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS)
+    return clscan__fail(CLSCAN_INVALID_BUFFER, "%s is not a valid cl_mem", r->name);
+  if (owner != ctx->cl_ctx)
+    return clscan__fail(CLSCAN_INVALID_BUFFER, "%s belongs to another cl_context", r->name);
+  if (r->output && (flags & CL_MEM_READ_ONLY))
+    return clscan__fail(CLSCAN_INVALID_BUFFER, "%s is CL_MEM_READ_ONLY", r->name);
+  if (r->count > SIZE_MAX / r->elem || r->off > SIZE_MAX / r->elem - r->count)
+    return clscan__fail(CLSCAN_SIZE_OVERFLOW, "%s: offset %zu + %zu elements overflows", r->name,
+                        r->off, r->count);
+  if ((r->off + r->count) * r->elem > size)
+    return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
+                        "%s holds %zu bytes; offset %zu + %zu elements need %zu", r->name, size,
+                        r->off, r->count, (r->off + r->count) * r->elem);
+  CLSCAN_RETURN_IF_ERROR(buffer_root(r->mem, &r->root, &origin));
+  r->begin = origin + r->off * r->elem;
+  r->end = r->begin + r->count * r->elem;
+  return CLSCAN_SUCCESS;
+}
+
+/* Rejects an output range that overlaps any other range (inputs and outputs). */
+static clscan_status check_overlaps(const sel_range *r, int count) {
+  for (int a = 0; a < count; a++) {
+    for (int b = a + 1; b < count; b++) {
+      if (!r[a].mem || !r[b].mem || !(r[a].output || r[b].output))
+        continue;
+      if (r[a].root == r[b].root && r[a].begin < r[b].end && r[b].begin < r[a].end)
+        return clscan__fail(CLSCAN_OVERLAP,
+                            "%s bytes [%zu, %zu) and %s bytes [%zu, %zu) overlap (selections "
+                            "never run in place)",
+                            r[a].name, r[a].begin, r[a].end, r[b].name, r[b].begin, r[b].end);
+    }
+  }
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks which buffers the plan's operation needs. */
+static clscan_status check_presence(const clscan_select_plan *plan, const clscan_select_buffers *b) {
+  if (!b->in)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->in is NULL");
+  if (!b->out)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->out is NULL");
+  if (!b->count)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->count is NULL");
+  int by_flags = (plan->op == CLSCAN_SELECT || plan->op == CLSCAN_PARTITION) && !plan->by_predicate;
+  if (by_flags && !b->flags)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT,
+                        "buffers->flags is NULL, and the descriptor has no predicate_source");
+  if (!by_flags && b->flags)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "buffers->flags is given, but the plan selects by %s",
+                        plan->by_predicate ? "its predicate" : "runs of equal elements");
+  int rle = plan->op == CLSCAN_RUN_LENGTH_ENCODE;
+  if (rle && !b->lengths)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->lengths is NULL (run-length encoding)");
+  if (!rle && b->lengths)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->lengths is only for run-length encoding");
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks the wait list: num_wait and wait_list agree, and no event is NULL. */
+static clscan_status check_wait_list(cl_uint num_wait, const cl_event *wait_list) {
+  if ((num_wait == 0) != (wait_list == NULL))
+    return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
+                        (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
+  for (cl_uint i = 0; i < num_wait; i++) {
+    if (!wait_list[i])
+      return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "wait_list[%u] is NULL", (unsigned)i);
+  }
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks that the queue belongs to the context's cl_context and device. */
+static clscan_status check_queue(const clscan_context *ctx, cl_command_queue queue) {
+  cl_context qctx = NULL;
+  cl_device_id qdev = NULL;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
+      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) != CL_SUCCESS)
+    return clscan__fail(CLSCAN_INVALID_QUEUE, "the queue is not a valid cl_command_queue");
+  if (qctx != ctx->cl_ctx || qdev != ctx->device)
+    return clscan__fail(CLSCAN_INVALID_QUEUE, "the queue belongs to another context or device");
+  return CLSCAN_SUCCESS;
+}
+
+/* Validates an enqueue and fills the request. */
+static clscan_status validate_request(const clscan_select_plan *plan, const clscan_select_buffers *b,
+                                      clscan__select_request *req) {
+  const clscan_context *ctx = plan->ctx;
+  CLSCAN_RETURN_IF_ERROR(check_presence(plan, b));
+  CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
+  if (!req->queue)
+    req->queue = ctx->queue;
+  CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
+  if (plan->count_size == 4 && req->n > UINT32_MAX)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "n %zu exceeds what count_size 4 can count (use count_size 8)", req->n);
+  if (plan->op == CLSCAN_PARTITION && b->out_capacity < req->n)
+    return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
+                        "a partition writes all n %zu elements; out_capacity is %zu", req->n,
+                        b->out_capacity);
+  sel_range r[CLSCAN__SEL_BUFFERS] = {
+      [CLSCAN__SEL_IN] = {"input buffer", b->in, b->in_offset, req->n, plan->in_size, 0},
+      [CLSCAN__SEL_FLAGS] = {"flags buffer", b->flags, b->flags_offset, req->n, 1, 0},
+      [CLSCAN__SEL_OUT] = {"output buffer", b->out, b->out_offset, b->out_capacity,
+                           plan->out_size, 1},
+      [CLSCAN__SEL_LENGTHS] = {"lengths buffer", b->lengths, b->lengths_offset, b->out_capacity,
+                               plan->count_size, 1},
+      [CLSCAN__SEL_COUNT] = {"count buffer", b->count, b->count_offset, 1, plan->count_size, 1},
+  };
+  for (int i = 0; i < CLSCAN__SEL_BUFFERS; i++) {
+    if (r[i].mem)
+      CLSCAN_RETURN_IF_ERROR(check_range(ctx, &r[i]));
+    req->buf[i] = (clscan__buffer){r[i].mem, r[i].off};
+  }
+  req->capacity = b->out_capacity;
+  return check_overlaps(r, CLSCAN__SEL_BUFFERS);
+}
+
+/* ============================================================================================== */
+/* Dispatch                                                                                       */
+/* ============================================================================================== */
+
+/* The empty selection writes a zero count; others zero a fresh slot first, then run. */
+static clscan_status enqueue_locked(const clscan__select_launch *l, const clscan__temp_lease *lease) {
+  const clscan_select_plan *plan = l->plan;
+  if (l->req->n == 0) {
+    cl_mem count = l->req->buf[CLSCAN__SEL_COUNT].mem;
+    cl_ulong off = l->req->buf[CLSCAN__SEL_COUNT].off * plan->count_size;
+    const clscan__karg args[] = {CLSCAN__ARG(count), CLSCAN__ARG(off)};
+    return clscan__chain_call(l->chain, plan->kernels.k[CLSCAN__SEL_KERNEL_EMPTY], args, 2, 1, 1);
+  }
+  if (lease->needs_zero)
+    CLSCAN_RETURN_IF_ERROR(clscan__chain_zero(l->chain, lease->buf, lease->size));
+  return plan->algo->enqueue(l);
+}
+
+static clscan_status select_dispatch(clscan_select_plan *plan, const clscan__select_request *r) {
+  clscan_status st = CLSCAN_SUCCESS;
+  clscan__chain c = {0};
+  clscan__temp_lease lease = {.slot = -1};
+  clscan__select_launch l = {.plan = plan, .chain = &c, .req = r};
+  if (r->n > 0) {
+    size_t bytes = plan->algo->temp_bytes(plan, r->n);
+    cl_uint tickets = plan->algo->tickets ? plan->algo->tickets(plan, r->n) : 0;
+    CLSCAN_RETURN_IF_ERROR(
+        clscan__temp_acquire(plan->ctx, r->queue, bytes ? bytes : 16, tickets, &lease));
+    l.temp = lease.buf;
+    l.epoch = lease.epoch;
+    l.ticket_base = lease.ticket_base;
+  }
+  CLSCAN_TRY(clscan__chain_start(&c, r->queue, r->num_wait, r->wait_list, lease.wait));
+  pthread_mutex_lock(&plan->lock);
+  st = enqueue_locked(&l, &lease);
+  pthread_mutex_unlock(&plan->lock);
+  if (st != CLSCAN_SUCCESS)
+    goto fail;
+  clscan__temp_release(plan->ctx, &lease, c.last, 0);
+  clscan__chain_finish(&c, NULL, r->done);
+  return CLSCAN_SUCCESS;
+
+fail:
+  clscan__temp_release(plan->ctx, &lease, NULL, clscan__chain_abort(&c));
+  return st;
+}
+
+clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
+                                    const clscan_select_buffers *buffers, size_t n,
+                                    cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
+  clscan__clear_error();
+  if (done)
+    *done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (!buffers)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers is NULL");
+  clscan__select_request req = {
+      .queue = queue, .n = n, .num_wait = num_wait, .wait_list = wait_list, .done = done};
+  CLSCAN_RETURN_IF_ERROR(validate_request(plan, buffers, &req));
+  return select_dispatch(plan, &req);
+}
+
+/* ============================================================================================== */
+/* Host arrays                                                                                    */
+/* ============================================================================================== */
+
+/* Device copies of a host selection's arrays. */
+typedef struct host_buffers {
+  cl_mem in, flags, out, lengths, count;
+} host_buffers;
+
+static void host_buffers_release(host_buffers *h) {
+  cl_mem *m[] = {&h->in, &h->flags, &h->out, &h->lengths, &h->count};
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+    if (*m[i])
+      clReleaseMemObject(*m[i]);
+    *m[i] = NULL;
+  }
+}
+
+/* Creates a buffer of `bytes` (at least 1), filled from `src` when it is not NULL. */
+static clscan_status host_buffer(clscan_context *ctx, size_t bytes, const void *src, cl_mem *out) {
+  cl_int err;
+  cl_mem_flags flags = CL_MEM_READ_WRITE | (src && bytes ? CL_MEM_COPY_HOST_PTR : 0);
+  *out = CLSCAN_FAULT_CREATE(
+      err, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+      clCreateBuffer(ctx->cl_ctx, flags, bytes ? bytes : 1, bytes ? (void *)src : NULL, &err));
+  if (err != CL_SUCCESS) {
+    *out = NULL;
+    return clscan__cl_fail(err, "clCreateBuffer(host selection)");
+  }
+  return CLSCAN_SUCCESS;
+}
+
+/* Runs a host selection on a plan: copies in, enqueues, reads back. */
+static clscan_status host_run(clscan_select_plan *plan, const void *in, const unsigned char *flags,
+                              size_t n, void *out, void *lengths, size_t cap, uint64_t *count) {
+  clscan_status st = CLSCAN_SUCCESS;
+  clscan_context *ctx = plan->ctx;
+  host_buffers h = {0};
+  cl_event done = NULL;
+  CLSCAN_TRY(host_buffer(ctx, n * plan->in_size, in, &h.in));
+  if (flags)
+    CLSCAN_TRY(host_buffer(ctx, n, flags, &h.flags));
+  CLSCAN_TRY(host_buffer(ctx, cap * plan->out_size, NULL, &h.out));
+  if (plan->op == CLSCAN_RUN_LENGTH_ENCODE)
+    CLSCAN_TRY(host_buffer(ctx, cap * plan->count_size, NULL, &h.lengths));
+  CLSCAN_TRY(host_buffer(ctx, plan->count_size, NULL, &h.count));
+  const clscan_select_buffers b = {.in = h.in,
+                                   .flags = h.flags,
+                                   .out = h.out,
+                                   .out_capacity = cap,
+                                   .lengths = h.lengths,
+                                   .count = h.count};
+  CLSCAN_TRY(clscan_select_enqueue(plan, ctx->queue, &b, n, 0, NULL, &done));
+  uint64_t c = 0;
+  CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.count, CL_TRUE, 0, plan->count_size, &c, 1, &done,
+                                NULL));
+  if (plan->count_size == 4)
+    c = (uint32_t)c;
+  size_t got = c < cap ? (size_t)c : cap;
+  if (plan->op == CLSCAN_PARTITION)
+    got = n;
+  // Results are read into the caller's arrays only once everything has succeeded.
+  if (got)
+    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.out, CL_TRUE, 0, got * plan->out_size, out, 0,
+                                  NULL, NULL));
+  if (got && lengths)
+    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.lengths, CL_TRUE, 0, got * plan->count_size,
+                                  lengths, 0, NULL, NULL));
+  *count = c;
+fail:
+  if (done)
+    clReleaseEvent(done);
+  host_buffers_release(&h);
+  return st;
+}
+
+clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *desc,
+                                 const void *in, const unsigned char *flags, size_t n, void *out,
+                                 void *lengths, size_t out_capacity, uint64_t *count) {
+  clscan__clear_error();
+  if (!ctx || !count || (!in && n) || (!out && out_capacity))
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, out or count is NULL");
+  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  int by_flags = (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) &&
+                 !desc->predicate_source;
+  if (by_flags && !flags)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags is NULL, and desc has no predicate_source");
+  if (!by_flags && flags)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "flags given, but desc does not select by flags");
+  int rle = desc->op == CLSCAN_RUN_LENGTH_ENCODE;
+  if (rle && !lengths && out_capacity)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "lengths is NULL (run-length encoding)");
+  if (!rle && lengths)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "lengths is only for run-length encoding");
+  if (desc->op == CLSCAN_PARTITION && out_capacity < n)
+    return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
+                        "a partition writes all n %zu elements; out_capacity is %zu", n,
+                        out_capacity);
+  clscan_select_plan *plan = NULL;
+  CLSCAN_RETURN_IF_ERROR(plan_create(ctx, desc, &plan));
+  clscan_status st = host_run(plan, in, flags, n, out, rle ? lengths : NULL, out_capacity, count);
+  clscan_select_plan_release(plan);
+  return st;
+}
