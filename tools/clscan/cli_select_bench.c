@@ -7,15 +7,17 @@
  *
  * The bytes a primitive must move count its inputs read once and its outputs written once: for
  * select by flags of n elements of e bytes with c selected, n * (e + 1) + c * e + the count; the
- * copy copies half of them (read once and written once), as for the scans. The host computation
- * is this file's own (plain C loops, which are also the timed host loops); it checks the device's
- * count, elements and run lengths exactly.
+ * copy copies half of them (read once and written once), as for the scans. The expected results
+ * come from the tests' host reference (tests/reference/ref_select.h), with the predicate
+ * recomputed from the values the input was generated from; the device's count, elements and run
+ * lengths must match them exactly. The timed host loops are this file's own plain C loops.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "measure.h"
+#include "ref_select.h"
 
 /* Bytes of the count and of each run length in every measurement (uint32, as CUB's int). */
 #define SB_COUNT_SIZE 4
@@ -151,10 +153,12 @@ SB_HOST_BITS(uint64_t, u64)
     uint64_t c = 0, d = 0;                                                             \
     for (size_t i = 0; i < n; i++) {                                                   \
       int keep = x[i] < (T)50;                                                         \
-      if (keep)                                                                        \
-        y[c++] = x[i];                                                                 \
-      else if (r)                                                                      \
-        r[d++] = x[i];                                                                 \
+      y[c] = x[i];                                                                     \
+      c += keep;                                                                       \
+      if (r) {                                                                         \
+        r[d] = x[i];                                                                   \
+        d += !keep;                                                                    \
+      }                                                                                \
     }                                                                                  \
     if (r)                                                                             \
       memcpy(y + c, r, (size_t)d * sizeof(T));                                         \
@@ -197,43 +201,71 @@ static sb_pred_fn pred_fn(clscan_type t) {
   return fns[t];
 }
 
-/* The host side of one size: inputs, the expected results of the row being measured, and the
- * device's results read back. */
+/* The host side of one size: inputs, the expected results of the row being measured, the
+ * device's results read back, and what the host loop writes. */
 typedef struct sb_host {
   clscan_type type;
   size_t n, elem;
-  unsigned char *in, *runs, *flags, *want, *scratch, *got;
-  uint32_t *want_lengths, *got_lengths;
+  uint64_t seed;
+  unsigned char *in, *runs, *flags, *sel, *want, *loop_out, *loop_rejected, *got;
+  uint64_t *ref_lengths;
+  uint32_t *want_lengths, *loop_lengths, *got_lengths;
   uint64_t want_count;
 } sb_host;
 
-/* Computes the expected results of a kind on the host (this is also the timed host loop). */
-static void host_compute(sb_host *h, sb_kind k) {
+/* Marks what selects for a kind in h->sel: the flags, the predicate (recomputed from the small
+ * values the input was generated from, not from the typed elements), or the heads of runs. */
+static const unsigned char *selection(sb_host *h, sb_kind k) {
+  if (k == SB_SELECT_FLAGS)
+    return h->flags;
+  if (k >= SB_UNIQUE) {
+    clscan_ref_heads(h->type, NULL, h->runs, h->elem, h->n, h->sel);
+    return h->sel;
+  }
+  for (size_t i = 0; i < h->n; i++)
+    h->sel[i] = mix(h->seed, i) % 100 < 50;
+  return h->sel;
+}
+
+/* Computes the expected results of a kind with the tests' host reference (ref_select.h). */
+static void host_expect(sb_host *h, sb_kind k) {
+  static const clscan_select_op ops[SB_KIND_COUNT] = {
+      CLSCAN_SELECT, CLSCAN_SELECT, CLSCAN_PARTITION, CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
+  const unsigned char *sel = selection(h, k);
+  const void *vals = k >= SB_UNIQUE ? h->runs : h->in;
+  h->want_count = clscan_ref_select(ops[k], vals, h->elem, sel, h->n, h->want,
+                                    k == SB_RLE ? h->ref_lengths : NULL, h->n);
+  for (uint64_t r = 0; k == SB_RLE && r < h->want_count; r++)
+    h->want_lengths[r] = (uint32_t)h->ref_lengths[r];
+}
+
+/* Runs the sequential host loop of a kind once (into the loop's own arrays). */
+static void host_loop(sb_host *h, sb_kind k) {
   switch (k) {
     case SB_SELECT_FLAGS:
-      h->want_count = flags_fn(h->type)(h->in, h->flags, h->want, h->n);
+      flags_fn(h->type)(h->in, h->flags, h->loop_out, h->n);
       break;
     case SB_SELECT_PRED:
-      h->want_count = pred_fn(h->type)(h->in, h->want, NULL, h->n);
+      pred_fn(h->type)(h->in, h->loop_out, NULL, h->n);
       break;
     case SB_PARTITION:
-      h->want_count = pred_fn(h->type)(h->in, h->want, h->scratch, h->n);
+      pred_fn(h->type)(h->in, h->loop_out, h->loop_rejected, h->n);
       break;
     case SB_UNIQUE:
-      h->want_count = rle_fn(h->type)(h->runs, h->want, NULL, h->n);
+      rle_fn(h->type)(h->runs, h->loop_out, NULL, h->n);
       break;
     default:
-      h->want_count = rle_fn(h->type)(h->runs, h->want, h->want_lengths, h->n);
+      rle_fn(h->type)(h->runs, h->loop_out, h->loop_lengths, h->n);
       break;
   }
 }
 
-/* Computes the expected results and returns the host loop's median time in ms. */
+/* Returns the host loop's median time in ms. */
 static double host_time(sb_host *h, sb_kind k) {
   double times[SB_HOST_RUNS];
   for (int r = 0; r < SB_HOST_RUNS; r++) {
     double start = measure_host_ms();
-    host_compute(h, k);
+    host_loop(h, k);
     times[r] = measure_host_ms() - start;
   }
   return measure_median(times, SB_HOST_RUNS);
@@ -375,7 +407,7 @@ static cli_timing verify(const sb_run *r, const char *when) {
           : NULL;
   if (!what)
     return CLI_TIMED;
-  cli_error("%s: WRONG RESULT %s: the %s differ (count %u, expected %llu)", r->label, when, what,
+  cli_error("%s: WRONG RESULT %s: wrong %s (count %u, expected %llu)", r->label, when, what,
             (unsigned)count, (unsigned long long)h->want_count);
   return CLI_WRONG;
 }
@@ -482,6 +514,7 @@ static int measure_row(sb_run *r, int log2n, int percent) {
   row_variant(r->kind, percent, variant, sizeof variant);
   snprintf(r->label, sizeof r->label, "%s %s %s n=2^%d", variant, r->algo_name,
            clscan_type_name(h->type), log2n);
+  host_expect(h, r->kind);
   double host_ms = host_time(h, r->kind), bytes = bytes_moved(h, r->kind), ms = 0, copy_ms = 0;
   cli_timing t = time_row(r, &ms);
   if (t == CLI_TIMED && !time_copy(r, (size_t)((bytes + 1) / 2), &copy_ms))
@@ -507,14 +540,11 @@ static int measure_row(sb_run *r, int log2n, int percent) {
 typedef clscan_select_plan *sb_plans[CLSCAN_ALGORITHM_COUNT][SB_KIND_COUNT];
 
 static void host_free(sb_host *h) {
-  free(h->in);
-  free(h->runs);
-  free(h->flags);
-  free(h->want);
-  free(h->scratch);
-  free(h->got);
-  free(h->want_lengths);
-  free(h->got_lengths);
+  void *all[] = {h->in,          h->runs,         h->flags,        h->sel,
+                 h->want,        h->got,          h->loop_out,     h->loop_rejected,
+                 h->ref_lengths, h->want_lengths, h->loop_lengths, h->got_lengths};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    free(all[i]);
   memset(h, 0, sizeof *h);
 }
 
@@ -522,17 +552,19 @@ static int host_init(sb_host *h, clscan_type type, size_t n, uint64_t seed) {
   memset(h, 0, sizeof *h);
   h->type = type;
   h->n = n;
+  h->seed = seed;
   h->elem = clscan_type_size(type);
-  h->in = malloc(n * h->elem);
-  h->runs = malloc(n * h->elem);
+  unsigned char **bytes[] = {&h->in, &h->runs, &h->want, &h->got, &h->loop_out, &h->loop_rejected};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
+    ok = (*bytes[i] = malloc(n * h->elem)) != NULL && ok;
+  uint32_t **lengths[] = {&h->want_lengths, &h->loop_lengths, &h->got_lengths};
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+    ok = (*lengths[i] = malloc(n * sizeof(uint32_t))) != NULL && ok;
   h->flags = malloc(n);
-  h->want = malloc(n * h->elem);
-  h->scratch = malloc(n * h->elem);
-  h->got = malloc(n * h->elem);
-  h->want_lengths = malloc(n * sizeof *h->want_lengths);
-  h->got_lengths = malloc(n * sizeof *h->got_lengths);
-  if (!h->in || !h->runs || !h->flags || !h->want || !h->scratch || !h->got || !h->want_lengths ||
-      !h->got_lengths) {
+  h->sel = malloc(n);
+  h->ref_lengths = malloc(n * sizeof *h->ref_lengths);
+  if (!ok || !h->flags || !h->sel || !h->ref_lengths) {
     cli_error("out of host memory for %zu elements", n);
     return 0;
   }
