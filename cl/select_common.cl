@@ -48,6 +48,7 @@ typedef ulong len_t;
  * Flags and values.
  * ------------------------------------------------------------------------------------------- */
 
+#if SEL_RUNS
 /* Returns 1 if two mapped elements are equal (built-in ==: -0.0 equals 0.0, NaN nothing). */
 ALWAYS_INLINE int sel_equal(val_t a, val_t b) {
 #if CLSCAN_SELECT_EQUAL
@@ -56,6 +57,7 @@ ALWAYS_INLINE int sel_equal(val_t a, val_t b) {
   return a == b;
 #endif
 }
+#endif
 
 /* The element written for input element i of the range (after the map). */
 ALWAYS_INLINE val_t sel_value(const __global in_t *in, ulong i) {

@@ -123,8 +123,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_count_tiles_
     __global ulong *temp, ulong counts_off) {
   __global ulong *counts = temp + counts_off;
   const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
-  counts[t] = CNT_COUNT(cpu_count(in + in_off, flags + flags_off, begin,
-                                  min(begin + CLSCAN_CPU_TILE, n)));
+  counts[t] =
+      CNT_COUNT(cpu_count(in + in_off, flags + flags_off, begin, min(begin + CLSCAN_CPU_TILE, n)));
 }
 
 /* Partition pre-pass: sums counts[0, tiles) into the ulong at byte 8 of temp (one work-item). */

@@ -27,8 +27,8 @@ ALWAYS_INLINE ulong multi_total(const __global uchar *mark, const __global ulong
 /* Scatters element i (n >= 1); writes the count unless runs are encoded (select_lengths does). */
 __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uchar *temp,
                              ulong mark_off, ulong pos_off, ulong starts_off, ulong n,
-                             __global val_t *out, ulong out_off, ulong cap,
-                             __global uchar *count, ulong count_byte_off) {
+                             __global val_t *out, ulong out_off, ulong cap, __global uchar *count,
+                             ulong count_byte_off) {
   const ulong i = get_global_id(0);
   if (i >= n)
     return;

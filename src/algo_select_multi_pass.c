@@ -109,38 +109,35 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   // ulongs for the others): sub-buffers would need the device's base address alignment.
   cl_ulong mark_off = g.mark, pos_off = g.pos / 8, starts_off = g.starts / 8;
 
-  const clscan__karg mark_args[] = {CLSCAN__ARG(in),   CLSCAN__ARG(in_off), CLSCAN__ARG(flags),
-                                    CLSCAN__ARG(flags_off), CLSCAN__ARG(n), CLSCAN__ARG(temp),
+  const clscan__karg mark_args[] = {CLSCAN__ARG(in),        CLSCAN__ARG(in_off), CLSCAN__ARG(flags),
+                                    CLSCAN__ARG(flags_off), CLSCAN__ARG(n),      CLSCAN__ARG(temp),
                                     CLSCAN__ARG(mark_off)};
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[MARK], mark_args, 7, groups, local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
   const clscan__karg scatter_args[] = {
-      CLSCAN__ARG(in),  CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),    CLSCAN__ARG(mark_off),
-      CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),   CLSCAN__ARG(out),
-      CLSCAN__ARG(out_off), CLSCAN__ARG(cap),    CLSCAN__ARG(count),   CLSCAN__ARG(count_off)};
+      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off),
+      CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),     CLSCAN__ARG(out),
+      CLSCAN__ARG(out_off), CLSCAN__ARG(cap),        CLSCAN__ARG(count), CLSCAN__ARG(count_off)};
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SCATTER], scatter_args, 12, groups, local));
   if (plan->op != CLSCAN_RUN_LENGTH_ENCODE)
     return CLSCAN_SUCCESS;
   size_t m = r->n < r->capacity ? r->n : r->capacity;
   const clscan__karg len_args[] = {
-      CLSCAN__ARG(temp),    CLSCAN__ARG(mark_off),    CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off),
-      CLSCAN__ARG(n),       CLSCAN__ARG(lengths),     CLSCAN__ARG(lengths_off), CLSCAN__ARG(cap),
-      CLSCAN__ARG(count),   CLSCAN__ARG(count_off)};
+      CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off), CLSCAN__ARG(pos_off),     CLSCAN__ARG(starts_off),
+      CLSCAN__ARG(n),     CLSCAN__ARG(lengths),  CLSCAN__ARG(lengths_off), CLSCAN__ARG(cap),
+      CLSCAN__ARG(count), CLSCAN__ARG(count_off)};
   return clscan__chain_call(l->chain, k[LENGTHS], len_args, 10, clscan__div_up(m ? m : 1, local),
                             local);
 }
 
-#define MULTI_PASS(NAME, ID)   \
-  {                            \
-    .name = NAME,              \
-    .id = ID,                  \
-    .config = config,          \
-    .temp_bytes = temp_bytes,  \
-    .tickets = NULL,           \
-    .enqueue = enqueue,        \
+#define MULTI_PASS(NAME, ID)                                                             \
+  {                                                                                      \
+    .name = NAME, .id = ID, .config = config, .temp_bytes = temp_bytes, .tickets = NULL, \
+    .enqueue = enqueue,                                                                  \
   }
 
-const clscan__select_algorithm clscan__select_blelloch = MULTI_PASS("blelloch", CLSCAN_ALGO_BLELLOCH);
+const clscan__select_algorithm clscan__select_blelloch =
+    MULTI_PASS("blelloch", CLSCAN_ALGO_BLELLOCH);
 const clscan__select_algorithm clscan__select_hillis_steele =
     MULTI_PASS("hillis-steele", CLSCAN_ALGO_HILLIS_STEELE);
 const clscan__select_algorithm clscan__select_reduce_then_scan =

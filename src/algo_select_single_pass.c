@@ -90,9 +90,9 @@ static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles,
   cl_ulong n = r->n, t = tiles;
   // The counts live in the temporary buffer, from an offset counted in ulongs.
   cl_ulong counts_off = counts_offset(l->plan, tiles) / 8;
-  const clscan__karg count_args[] = {CLSCAN__ARG(in), CLSCAN__ARG(in_off),    CLSCAN__ARG(flags),
-                                     CLSCAN__ARG(flags_off), CLSCAN__ARG(n), CLSCAN__ARG(temp),
-                                     CLSCAN__ARG(counts_off)};
+  const clscan__karg count_args[] = {
+      CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags),     CLSCAN__ARG(flags_off),
+      CLSCAN__ARG(n),  CLSCAN__ARG(temp),   CLSCAN__ARG(counts_off)};
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[COUNT_TILES], count_args, 7, tiles, local));
   const clscan__karg total_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(counts_off), CLSCAN__ARG(t)};
   return clscan__chain_call(l->chain, k[COUNT_TOTAL], total_args, 3, 1, local);
@@ -117,10 +117,11 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   cl_ulong cap = r->capacity, n = r->n, epoch = l->epoch;
   cl_uint ticket_base = l->ticket_base;
   const clscan__karg args[] = {
-      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),      CLSCAN__ARG(flags),     CLSCAN__ARG(flags_off),
-      CLSCAN__ARG(out),     CLSCAN__ARG(out_off),     CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),
-      CLSCAN__ARG(lengths_off), CLSCAN__ARG(count),   CLSCAN__ARG(count_off), CLSCAN__ARG(n),
-      CLSCAN__ARG(temp),    CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
+      CLSCAN__ARG(in),        CLSCAN__ARG(in_off),      CLSCAN__ARG(flags),
+      CLSCAN__ARG(flags_off), CLSCAN__ARG(out),         CLSCAN__ARG(out_off),
+      CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),     CLSCAN__ARG(lengths_off),
+      CLSCAN__ARG(count),     CLSCAN__ARG(count_off),   CLSCAN__ARG(n),
+      CLSCAN__ARG(temp),      CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
   return clscan__chain_call(l->chain, plan->kernels.k[PASS], args, 15, tiles, local);
 }
 

@@ -130,11 +130,11 @@ static clscan_status compose_prelude(const clscan_select_plan *plan, const clsca
   const char *o = out_cl_name(d, plan->out_type);
   char signature[512];
   int ok = append(&buf, &len, "%s/* clscan: the selection. */\n", base ? base : "");
-  ok = ok && append(&buf, &len,
-                    "#define CLSCAN_SELECT_OP %d\n#define CLSCAN_SELECT_PRED %d\n"
-                    "#define CLSCAN_SELECT_EQUAL %d\n#define CLSCAN_COUNT_SIZE %zu\n",
-                    (int)d->op, d->predicate_source != NULL, d->equal_source != NULL,
-                    plan->count_size);
+  ok = ok &&
+       append(&buf, &len,
+              "#define CLSCAN_SELECT_OP %d\n#define CLSCAN_SELECT_PRED %d\n"
+              "#define CLSCAN_SELECT_EQUAL %d\n#define CLSCAN_COUNT_SIZE %zu\n",
+              (int)d->op, d->predicate_source != NULL, d->equal_source != NULL, plan->count_size);
   if (ok && (plan->out_type == CLSCAN_DOUBLE || plan->in_type == CLSCAN_DOUBLE))
     ok = append(&buf, &len, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (ok && d->predicate_source) {
@@ -366,7 +366,8 @@ static clscan_status check_overlaps(const sel_range *r, int count) {
 }
 
 /* Checks which buffers the plan's operation needs. */
-static clscan_status check_presence(const clscan_select_plan *plan, const clscan_select_buffers *b) {
+static clscan_status check_presence(const clscan_select_plan *plan,
+                                    const clscan_select_buffers *b) {
   if (!b->in)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->in is NULL");
   if (!b->out)
@@ -378,8 +379,7 @@ static clscan_status check_presence(const clscan_select_plan *plan, const clscan
     return clscan__fail(CLSCAN_NULL_ARGUMENT,
                         "buffers->flags is NULL, and the descriptor has no predicate_source");
   if (!by_flags && b->flags)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "buffers->flags is given, but the plan selects by %s",
+    return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->flags is given, but the plan selects by %s",
                         plan->by_predicate ? "its predicate" : "runs of equal elements");
   int rle = plan->op == CLSCAN_RUN_LENGTH_ENCODE;
   if (rle && !b->lengths)
@@ -414,8 +414,8 @@ static clscan_status check_queue(const clscan_context *ctx, cl_command_queue que
 }
 
 /* Validates an enqueue and fills the request. */
-static clscan_status validate_request(const clscan_select_plan *plan, const clscan_select_buffers *b,
-                                      clscan__select_request *req) {
+static clscan_status validate_request(const clscan_select_plan *plan,
+                                      const clscan_select_buffers *b, clscan__select_request *req) {
   const clscan_context *ctx = plan->ctx;
   CLSCAN_RETURN_IF_ERROR(check_presence(plan, b));
   CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
@@ -432,8 +432,8 @@ static clscan_status validate_request(const clscan_select_plan *plan, const clsc
   sel_range r[CLSCAN__SEL_BUFFERS] = {
       [CLSCAN__SEL_IN] = {"input buffer", b->in, b->in_offset, req->n, plan->in_size, 0},
       [CLSCAN__SEL_FLAGS] = {"flags buffer", b->flags, b->flags_offset, req->n, 1, 0},
-      [CLSCAN__SEL_OUT] = {"output buffer", b->out, b->out_offset, b->out_capacity,
-                           plan->out_size, 1},
+      [CLSCAN__SEL_OUT] = {"output buffer", b->out, b->out_offset, b->out_capacity, plan->out_size,
+                           1},
       [CLSCAN__SEL_LENGTHS] = {"lengths buffer", b->lengths, b->lengths_offset, b->out_capacity,
                                plan->count_size, 1},
       [CLSCAN__SEL_COUNT] = {"count buffer", b->count, b->count_offset, 1, plan->count_size, 1},
@@ -452,7 +452,8 @@ static clscan_status validate_request(const clscan_select_plan *plan, const clsc
 /* ============================================================================================== */
 
 /* The empty selection writes a zero count; others zero a fresh slot first, then run. */
-static clscan_status enqueue_locked(const clscan__select_launch *l, const clscan__temp_lease *lease) {
+static clscan_status enqueue_locked(const clscan__select_launch *l,
+                                    const clscan__temp_lease *lease) {
   const clscan_select_plan *plan = l->plan;
   if (l->req->n == 0) {
     cl_mem count = l->req->buf[CLSCAN__SEL_COUNT].mem;
@@ -564,8 +565,8 @@ static clscan_status host_run(clscan_select_plan *plan, const void *in, const un
                                    .count = h.count};
   CLSCAN_TRY(clscan_select_enqueue(plan, ctx->queue, &b, n, 0, NULL, &done));
   uint64_t c = 0;
-  CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.count, CL_TRUE, 0, plan->count_size, &c, 1, &done,
-                                NULL));
+  CLSCAN_CL(
+      clEnqueueReadBuffer(ctx->queue, h.count, CL_TRUE, 0, plan->count_size, &c, 1, &done, NULL));
   if (plan->count_size == 4)
     c = (uint32_t)c;
   size_t got = c < cap ? (size_t)c : cap;
@@ -573,8 +574,8 @@ static clscan_status host_run(clscan_select_plan *plan, const void *in, const un
     got = n;
   // Results are read into the caller's arrays only once everything has succeeded.
   if (got)
-    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.out, CL_TRUE, 0, got * plan->out_size, out, 0,
-                                  NULL, NULL));
+    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.out, CL_TRUE, 0, got * plan->out_size, out, 0, NULL,
+                                  NULL));
   if (got && lengths)
     CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.lengths, CL_TRUE, 0, got * plan->count_size,
                                   lengths, 0, NULL, NULL));
@@ -593,8 +594,8 @@ clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *
   if (!ctx || !count || (!in && n) || (!out && out_capacity))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, out or count is NULL");
   CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
-  int by_flags = (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) &&
-                 !desc->predicate_source;
+  int by_flags =
+      (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) && !desc->predicate_source;
   if (by_flags && !flags)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags is NULL, and desc has no predicate_source");
   if (!by_flags && flags)

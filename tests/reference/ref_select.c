@@ -7,20 +7,20 @@
 
 int clscan_ref_equal_builtin(clscan_type type, const void *a, const void *b) {
   switch (type) {
-  case CLSCAN_FLOAT: {
-    float x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    return x == y;
-  }
-  case CLSCAN_DOUBLE: {
-    double x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    return x == y;
-  }
-  default:
-    return memcmp(a, b, clscan_type_size(type)) == 0;
+    case CLSCAN_FLOAT: {
+      float x, y;
+      memcpy(&x, a, sizeof x);
+      memcpy(&y, b, sizeof y);
+      return x == y;
+    }
+    case CLSCAN_DOUBLE: {
+      double x, y;
+      memcpy(&x, a, sizeof x);
+      memcpy(&y, b, sizeof y);
+      return x == y;
+    }
+    default:
+      return memcmp(a, b, clscan_type_size(type)) == 0;
   }
 }
 

@@ -1,0 +1,981 @@
+/*
+ * clscan tests: selections (select, partition, unique, run-length encoding) against the host
+ * reference of tests/reference/ref_select.h.
+ *
+ * A case is one selection of generated data: its operation, element type (built-in, or the user
+ * types and maps below), how elements are selected (flags, predicate, runs), the pattern of the
+ * selection (none, all, alternating, a random fraction, runs of a mean length), the algorithm and
+ * single-pass shape, the forced fallback (CLSCAN_TEST_WITHHOLD), n, offsets, output capacity and
+ * count size. Each run poisons the output, length and count buffers, and then checks every result,
+ * the true count, and that nothing past min(count, capacity) was written (guards).
+ *
+ * Groups (one CTest test each): `sizes` (tile boundaries of both shapes), `types` (every built-in
+ * type, flags and predicate), `runs` (unique and run-length encoding), `user` (user types, maps,
+ * predicates, equalities), `algorithms` (multi-pass paths and shapes, the fallback), `edges`
+ * (capacities, offsets, count size, n = 0, host variant), `large` (millions of elements, and the
+ * time of a sequential host loop against the device), `errors` (every bad-input status).
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "ref_select.h"
+#include "test_util.h"
+
+/* ============================================================================================== */
+/* Cases                                                                                          */
+/* ============================================================================================== */
+
+/* How elements are chosen. */
+typedef enum pattern {
+  P_RANDOM = 0, /* each with probability pct / 100 */
+  P_NONE,
+  P_ALL,
+  P_ALTERNATE,
+  P_RUNS /* runs of equal values of mean length `mean` (unique, rle; also the data of others) */
+} pattern;
+
+/* Element kinds beyond the built-in types. */
+typedef enum kind {
+  K_BUILTIN = 0,
+  K_USER,   /* struct pair { int k; float w; }, equality and predicate on k */
+  K_MAP,    /* int32 in, int64 out: x * 3 + i % 2 (predicate and equality on the mapped value) */
+  K_FLOAT2, /* float2, an OpenCL built-in vector, with equal_source */
+} kind;
+
+typedef struct sel_case {
+  clscan_select_op op;
+  clscan_type type; /* K_BUILTIN */
+  kind kind;
+  int by_pred; /* SELECT, PARTITION: predicate instead of flags */
+  pattern pattern;
+  unsigned pct, mean;
+  clscan_algorithm algorithm;
+  int shape;         /* 0 default, 1 GPU (CLSCAN_SINGLE_PASS_CPU=0), 2 CPU */
+  unsigned withhold; /* CLSCAN_TEST_WITHHOLD */
+  size_t n, in_off, flags_off, out_off, len_off, count_off;
+  long cap_delta; /* capacity = n + cap_delta (clamped at 0) */
+  size_t count_size;
+  int host; /* clscan_select_host instead of the device path */
+  uint64_t seed;
+} sel_case;
+
+typedef struct pair {
+  int32_t k;
+  float w;
+} pair;
+
+static const char *const pair_source = "typedef struct pair { int k; float w; } pair;";
+
+static void describe(const sel_case *c, char *buf, size_t cap) {
+  snprintf(buf, cap,
+           "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
+           "n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d seed %" PRIu64,
+           (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
+           c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->n, c->in_off,
+           c->flags_off, c->out_off, c->len_off, c->count_off, c->cap_delta, c->count_size, c->host,
+           c->seed);
+}
+
+/* The input element type of a case, and its size. */
+static clscan_type in_type(const sel_case *c) {
+  switch (c->kind) {
+    case K_BUILTIN:
+      return c->type;
+    case K_MAP:
+      return CLSCAN_INT32;
+    default:
+      return CLSCAN_USER_TYPE;
+  }
+}
+
+static size_t in_size(const sel_case *c) {
+  if (c->kind == K_USER)
+    return sizeof(pair);
+  if (c->kind == K_FLOAT2)
+    return 8;
+  return clscan_type_size(in_type(c));
+}
+
+static size_t out_size(const sel_case *c) {
+  return c->kind == K_MAP ? 8 : in_size(c);
+}
+
+/* Stores the small integer v as element i of a built-in type. */
+static void set_builtin(clscan_type t, void *p, size_t i, int64_t v) {
+  switch (t) {
+    case CLSCAN_INT32:
+    case CLSCAN_UINT32:
+      ((int32_t *)p)[i] = (int32_t)v;
+      break;
+    case CLSCAN_INT64:
+    case CLSCAN_UINT64:
+      ((int64_t *)p)[i] = v;
+      break;
+    case CLSCAN_FLOAT:
+      ((float *)p)[i] = (float)v;
+      break;
+    case CLSCAN_DOUBLE:
+      ((double *)p)[i] = (double)v;
+      break;
+    case CLSCAN_INT8:
+    case CLSCAN_UINT8:
+      ((int8_t *)p)[i] = (int8_t)v;
+      break;
+    default:
+      ((int16_t *)p)[i] = (int16_t)v;
+      break;
+  }
+}
+
+/* Generates the small integers behind the data: runs (P_RUNS) or random values in [0, 100). */
+static void gen_values(const sel_case *c, int64_t *v) {
+  uint64_t s = c->seed;
+  int64_t run_value = 1;
+  size_t left = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->pattern == P_RUNS) {
+      if (left == 0) {
+        left = tu_random_size(&s, 1, 2 * (size_t)(c->mean ? c->mean : 1) - 1);
+        run_value = (run_value % 7) + 1; /* differs from the previous run's value */
+        if (tu_random_size(&s, 0, 1))
+          run_value = (run_value % 7) + 1;
+      }
+      left--;
+      v[i] = run_value;
+    } else {
+      v[i] = (int64_t)tu_random_size(&s, 0, 99);
+    }
+  }
+}
+
+/* Fills the input (n elements of in_type) and the mapped values (out) from the integers. */
+static void make_data(const sel_case *c, const int64_t *v, void *in, void *mapped) {
+  for (size_t i = 0; i < c->n; i++) {
+    switch (c->kind) {
+      case K_BUILTIN:
+        set_builtin(c->type, in, i, v[i]);
+        set_builtin(c->type, mapped, i, v[i]);
+        break;
+      case K_USER: {
+        pair p = {(int32_t)v[i], (float)(i % 5)};
+        ((pair *)in)[i] = p;
+        ((pair *)mapped)[i] = p;
+        break;
+      }
+      case K_FLOAT2: {
+        float f[2] = {(float)v[i], (float)(v[i] % 3)};
+        memcpy((char *)in + 8 * i, f, 8);
+        memcpy((char *)mapped + 8 * i, f, 8);
+        break;
+      }
+      case K_MAP:
+        ((int32_t *)in)[i] = (int32_t)v[i];
+        // Runs keep their equality under the map only without the index term.
+        ((int64_t *)mapped)[i] = v[i] * 3 + (c->op >= CLSCAN_UNIQUE ? 0 : (int64_t)(i % 2));
+        break;
+    }
+  }
+}
+
+/* The predicate's host twin: the same test on the generating integer and the index. */
+static int pred_host(const sel_case *c, int64_t v, size_t i) {
+  if (c->kind == K_MAP)
+    return ((v * 3 + (int64_t)(i % 2)) % 4) < 2;
+  if (c->kind == K_USER)
+    return v > 40;
+  return ((v + (int64_t)i) & 1) == 0;
+}
+
+/* Fills the descriptor of a case. */
+static void make_desc(const sel_case *c, clscan_select_desc *d) {
+  memset(d, 0, sizeof *d);
+  d->op = c->op;
+  d->algorithm = c->algorithm;
+  d->count_size = c->count_size;
+  int runs = c->op >= CLSCAN_UNIQUE;
+  switch (c->kind) {
+    case K_BUILTIN:
+      d->type = c->type;
+      if (c->by_pred)
+        d->predicate_source = "(((long)x + (long)i) & 1) == 0";
+      break;
+    case K_USER:
+      d->type = CLSCAN_USER_TYPE;
+      d->type_name = "pair";
+      d->type_source = pair_source;
+      d->type_size = sizeof(pair);
+      if (c->by_pred)
+        d->predicate_source = "{ return x.k > 40; }";
+      if (runs)
+        d->equal_source = "a.k == b.k && a.w == b.w";
+      break;
+    case K_FLOAT2:
+      d->type = CLSCAN_USER_TYPE;
+      d->type_name = "float2";
+      d->type_size = 8;
+      if (c->by_pred)
+        d->predicate_source = "((long)x.x + (long)i) % 2 == 0";
+      if (runs)
+        d->equal_source = "a.x == b.x && a.y == b.y";
+      break;
+    case K_MAP:
+      d->type = CLSCAN_INT32;
+      d->out_type = CLSCAN_OUT_INT64;
+      d->map_source = runs ? "(long)x * 3" : "(long)x * 3 + (long)(i % 2)";
+      if (c->by_pred)
+        d->predicate_source = "(x % 4) < 2";
+      break;
+  }
+}
+
+/* Twin of the K_FLOAT2 predicate. */
+static int pred_float2(int64_t v, size_t i) {
+  return (v + (int64_t)i) % 2 == 0;
+}
+
+/* The selection flags (or predicate results) of a case. */
+static void make_sel(const sel_case *c, const int64_t *v, unsigned char *flags,
+                     unsigned char *sel) {
+  uint64_t s = tu_mix(c->seed, 77);
+  for (size_t i = 0; i < c->n; i++) {
+    unsigned char f;
+    switch (c->pattern) {
+      case P_NONE:
+        f = 0;
+        break;
+      case P_ALL:
+        f = (unsigned char)(1 + i % 255);
+        break;
+      case P_ALTERNATE:
+        f = (unsigned char)(i % 2 ? 0 : 3);
+        break;
+      default:
+        f = tu_random_size(&s, 0, 99) < c->pct ? (unsigned char)(1 + (i % 7)) : 0;
+        break;
+    }
+    flags[i] = f;
+    if (c->by_pred)
+      sel[i] = (unsigned char)(c->kind == K_FLOAT2 ? pred_float2(v[i], i) : pred_host(c, v[i], i));
+    else
+      sel[i] = f != 0;
+  }
+}
+
+/* The reference's element type for built-in equality. */
+static clscan_type ref_type(const sel_case *c) {
+  return c->kind == K_MAP ? CLSCAN_INT64 : c->kind == K_BUILTIN ? c->type : CLSCAN_USER_TYPE;
+}
+
+static int pair_equal(const void *a, const void *b) {
+  const pair *x = a, *y = b;
+  return x->k == y->k && x->w == y->w;
+}
+
+static int float2_equal(const void *a, const void *b) {
+  const float *x = a, *y = b;
+  return x[0] == y[0] && x[1] == y[1];
+}
+
+/* ============================================================================================== */
+/* Running a case                                                                                 */
+/* ============================================================================================== */
+
+/* Everything a case allocates on the host. */
+typedef struct case_data {
+  int64_t *v;
+  unsigned char *in, *mapped, *flags, *sel, *expect, *got, *got_len;
+  uint64_t *expect_len;
+} case_data;
+
+static void case_data_free(case_data *d) {
+  free(d->v);
+  free(d->in);
+  free(d->mapped);
+  free(d->flags);
+  free(d->sel);
+  free(d->expect);
+  free(d->got);
+  free(d->got_len);
+  free(d->expect_len);
+}
+
+/* Sets the environment switches a case needs (read at plan creation). */
+static void case_env(const sel_case *c, tu_env_saved saved[2]) {
+  char w[32];
+  snprintf(w, sizeof w, "%u", c->withhold);
+  tu_env_set("CLSCAN_TEST_WITHHOLD", c->withhold ? w : NULL, &saved[0]);
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", c->shape == 0 ? NULL : c->shape == 1 ? "0" : "1", &saved[1]);
+}
+
+/* Compares results with the reference; returns 1 if they match, else 0 with msg. */
+static int compare(const sel_case *c, const case_data *d, uint64_t want, uint64_t got_count,
+                   size_t cap, size_t lsize, char *msg, size_t mcap) {
+  size_t os = out_size(c);
+  if (got_count != want) {
+    snprintf(msg, mcap, "count %" PRIu64 ", expected %" PRIu64, got_count, want);
+    return 0;
+  }
+  size_t m = c->op == CLSCAN_PARTITION ? c->n : (want < cap ? (size_t)want : cap);
+  for (size_t k = 0; k < m; k++) {
+    if (memcmp(d->got + k * os, d->expect + k * os, os) != 0) {
+      snprintf(msg, mcap, "element %zu of %zu differs", k, m);
+      return 0;
+    }
+    if (c->op == CLSCAN_RUN_LENGTH_ENCODE) {
+      uint64_t l = 0;
+      memcpy(&l, d->got_len + k * lsize, lsize);
+      if (l != d->expect_len[k]) {
+        snprintf(msg, mcap, "length %zu is %" PRIu64 ", expected %" PRIu64, k, l, d->expect_len[k]);
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Runs the device path: buffers with offsets and guards, enqueue, read back, check guards. */
+static int run_device(clscan_context *ctx, const sel_case *c, const clscan_select_desc *desc,
+                      case_data *d, size_t cap, uint64_t *count, char *msg, size_t mcap) {
+  size_t is = in_size(c), os = out_size(c), cs = c->count_size ? c->count_size : 8;
+  size_t in_bytes = (c->in_off + c->n) * is + 1, fl_bytes = c->flags_off + c->n + 1;
+  size_t out_bytes = (c->out_off + cap + TU_GUARD) * os;
+  size_t len_bytes = (c->len_off + cap + TU_GUARD) * cs, cnt_bytes = (c->count_off + 2) * cs;
+  int ok = 0, rle = c->op == CLSCAN_RUN_LENGTH_ENCODE;
+  clscan_select_plan *plan = NULL;
+  cl_event done = NULL;
+  cl_mem in = tu_buffer(ctx, CL_MEM_READ_ONLY, in_bytes);
+  cl_mem fl = tu_buffer(ctx, CL_MEM_READ_ONLY, fl_bytes);
+  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, out_bytes);
+  cl_mem len = tu_buffer(ctx, CL_MEM_READ_WRITE, len_bytes);
+  cl_mem cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, cnt_bytes);
+  unsigned char *poison = malloc(out_bytes > len_bytes ? out_bytes : len_bytes);
+  unsigned char *back = malloc(out_bytes > len_bytes ? out_bytes : len_bytes);
+  if (!in || !fl || !out || !len || !cnt || !poison || !back) {
+    snprintf(msg, mcap, "allocation failed");
+    goto done;
+  }
+  memset(poison, TU_POISON, out_bytes > len_bytes ? out_bytes : len_bytes);
+  if (!tu_write(ctx, NULL, in, c->in_off * is, c->n * is, d->in) ||
+      !tu_write(ctx, NULL, fl, c->flags_off, c->n, d->flags) ||
+      !tu_write(ctx, NULL, out, 0, out_bytes, poison) ||
+      !tu_write(ctx, NULL, len, 0, len_bytes, poison) ||
+      !tu_write(ctx, NULL, cnt, 0, cnt_bytes, poison)) {
+    snprintf(msg, mcap, "write failed");
+    goto done;
+  }
+  tu_env_saved saved[2];
+  case_env(c, saved);
+  clscan_status st = clscan_select_plan_create(ctx, desc, &plan);
+  tu_env_restore(&saved[1]);
+  tu_env_restore(&saved[0]);
+  if (st != CLSCAN_SUCCESS) {
+    snprintf(msg, mcap, "plan: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+    goto done;
+  }
+  int by_flags = c->op <= CLSCAN_PARTITION && !c->by_pred;
+  const clscan_select_buffers b = {.in = in,
+                                   .in_offset = c->in_off,
+                                   .flags = by_flags ? fl : NULL,
+                                   .flags_offset = c->flags_off,
+                                   .out = out,
+                                   .out_offset = c->out_off,
+                                   .out_capacity = cap,
+                                   .lengths = rle ? len : NULL,
+                                   .lengths_offset = c->len_off,
+                                   .count = cnt,
+                                   .count_offset = c->count_off};
+  st = clscan_select_enqueue(plan, NULL, &b, c->n, 0, NULL, &done);
+  if (st != CLSCAN_SUCCESS) {
+    snprintf(msg, mcap, "enqueue: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+    goto done;
+  }
+  if (!tu_event_complete(done, "done", msg, mcap))
+    goto done;
+  *count = 0;
+  if (!tu_read(ctx, NULL, cnt, c->count_off * cs, cs, count) ||
+      !tu_read(ctx, NULL, out, c->out_off * os, cap * os, d->got) ||
+      !tu_read(ctx, NULL, len, c->len_off * cs, cap * cs, d->got_len)) {
+    snprintf(msg, mcap, "read failed");
+    goto done;
+  }
+  // Guards: nothing past min(count, cap) (partition: n), nor around the count.
+  size_t m = c->op == CLSCAN_PARTITION ? c->n : (*count < cap ? (size_t)*count : cap);
+  if (!tu_read(ctx, NULL, out, 0, out_bytes, back) ||
+      !tu_all_bytes(back, c->out_off * os, TU_POISON) ||
+      !tu_all_bytes(back + (c->out_off + m) * os, (cap - m + TU_GUARD) * os, TU_POISON)) {
+    snprintf(msg, mcap, "output written outside [0, %zu)", m);
+    goto done;
+  }
+  size_t lm = rle ? m : 0;
+  if (!tu_read(ctx, NULL, len, 0, len_bytes, back) ||
+      !tu_all_bytes(back, c->len_off * cs, TU_POISON) ||
+      !tu_all_bytes(back + (c->len_off + lm) * cs, (cap - lm + TU_GUARD) * cs, TU_POISON)) {
+    snprintf(msg, mcap, "lengths written outside [0, %zu)", lm);
+    goto done;
+  }
+  if (!tu_read(ctx, NULL, cnt, 0, cnt_bytes, back) ||
+      !tu_all_bytes(back, c->count_off * cs, TU_POISON) ||
+      !tu_all_bytes(back + (c->count_off + 1) * cs, cs, TU_POISON)) {
+    snprintf(msg, mcap, "count written outside its element");
+    goto done;
+  }
+  ok = 1;
+done:
+  if (done)
+    clReleaseEvent(done);
+  clscan_select_plan_release(plan);
+  cl_mem all[] = {in, fl, out, len, cnt};
+  for (size_t i = 0; i < 5; i++) {
+    if (all[i])
+      clReleaseMemObject(all[i]);
+  }
+  free(poison);
+  free(back);
+  return ok;
+}
+
+/* Runs and checks one case; returns 1 on success, else 0 with the reason in msg. */
+static int run_case(const sel_case *c, char *msg, size_t mcap) {
+  clscan_context *ctx = tu_context();
+  size_t n = c->n, is = in_size(c), os = out_size(c), cs = c->count_size ? c->count_size : 8;
+  long capl = (long)n + c->cap_delta;
+  size_t cap = capl < 0 ? 0 : (size_t)capl;
+  case_data d = {0};
+  d.v = calloc(n + 1, sizeof *d.v);
+  d.in = calloc(n + 1, is);
+  d.mapped = calloc(n + 1, os);
+  d.flags = calloc(n + 1, 1);
+  d.sel = calloc(n + 1, 1);
+  d.expect = calloc(cap + 1, os);
+  d.got = calloc(cap + 1, os);
+  d.got_len = calloc(cap + 1, cs);
+  d.expect_len = calloc(cap + 1, sizeof *d.expect_len);
+  int ok = 0;
+  if (!d.v || !d.in || !d.mapped || !d.flags || !d.sel || !d.expect || !d.got || !d.got_len ||
+      !d.expect_len) {
+    snprintf(msg, mcap, "host allocation failed");
+    goto done;
+  }
+  gen_values(c, d.v);
+  make_data(c, d.v, d.in, d.mapped);
+  make_sel(c, d.v, d.flags, d.sel);
+  if (c->op >= CLSCAN_UNIQUE) {
+    clscan_ref_equal_fn eq = c->kind == K_USER     ? pair_equal
+                             : c->kind == K_FLOAT2 ? float2_equal
+                                                   : NULL;
+    clscan_ref_heads(ref_type(c), eq, d.mapped, os, n, d.sel);
+  }
+  uint64_t want = clscan_ref_select(c->op, d.mapped, os, d.sel, n, d.expect, d.expect_len, cap);
+  clscan_select_desc desc;
+  make_desc(c, &desc);
+  uint64_t count = 0;
+  if (c->host) {
+    tu_env_saved saved[2];
+    case_env(c, saved);
+    int by_flags = c->op <= CLSCAN_PARTITION && !c->by_pred;
+    clscan_status st =
+        clscan_select_host(ctx, &desc, d.in, by_flags ? d.flags : NULL, n, d.got,
+                           c->op == CLSCAN_RUN_LENGTH_ENCODE ? d.got_len : NULL, cap, &count);
+    tu_env_restore(&saved[1]);
+    tu_env_restore(&saved[0]);
+    if (st != CLSCAN_SUCCESS) {
+      snprintf(msg, mcap, "host: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+      goto done;
+    }
+  } else if (!run_device(ctx, c, &desc, &d, cap, &count, msg, mcap)) {
+    goto done;
+  }
+  ok = compare(c, &d, want, count, cap, cs, msg, mcap);
+done:
+  case_data_free(&d);
+  return ok;
+}
+
+/* Runs a case under cmocka: fails with its description. */
+static void check_case(const sel_case *c) {
+  char what[512], msg[512] = "";
+  describe(c, what, sizeof what);
+  tu_progress(what);
+  if (!run_case(c, msg, sizeof msg))
+    fail_msg("%s: %s", what, msg);
+}
+
+/* A case with defaults: int32 select by flags, half selected, AUTO, capacity n. */
+static sel_case base_case(clscan_select_op op, size_t n) {
+  sel_case c = {.op = op, .type = CLSCAN_INT32, .pct = 50, .mean = 4, .n = n};
+  c.seed = tu_mix(tu_seed(), (uint64_t)n * 31 + (uint64_t)op);
+  if (op >= CLSCAN_UNIQUE)
+    c.pattern = P_RUNS;
+  return c;
+}
+
+/* ============================================================================================== */
+/* Groups                                                                                         */
+/* ============================================================================================== */
+
+static const clscan_select_op all_ops[] = {CLSCAN_SELECT, CLSCAN_PARTITION, CLSCAN_UNIQUE,
+                                           CLSCAN_RUN_LENGTH_ENCODE};
+
+/* Sizes around the tiles of both shapes (GPU tiles of 4096 with 256 work-items; CPU tiles of
+ * the tuning's cpu_tile), for every operation. */
+static void test_sizes(void **state) {
+  (void)state;
+  const size_t sizes[] = {1,    2,     3,     255,   4095,  4096,  4097,  8191,
+                          8192, 12289, 32767, 32768, 32769, 65537, 100003};
+  for (int shape = 1; shape <= 2; shape++) {
+    for (size_t o = 0; o < 4; o++) {
+      for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        sel_case c = base_case(all_ops[o], sizes[s]);
+        c.shape = shape;
+        check_case(&c);
+      }
+    }
+  }
+}
+
+/* Every built-in type, by flags and by predicate, and for runs. */
+static void test_types(void **state) {
+  (void)state;
+  for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
+    for (size_t o = 0; o < 4; o++) {
+      for (int pred = 0; pred <= (all_ops[o] <= CLSCAN_PARTITION); pred++) {
+        sel_case c = base_case(all_ops[o], 20011);
+        c.type = (clscan_type)t;
+        c.by_pred = pred;
+        check_case(&c);
+      }
+    }
+  }
+}
+
+/* Selection patterns: none, all, alternating, random fractions; runs of 1, n and random. */
+static void test_patterns(void **state) {
+  (void)state;
+  const unsigned pcts[] = {0, 1, 10, 50, 90, 99, 100};
+  for (int shape = 1; shape <= 2; shape++) {
+    for (int op = 0; op < 2; op++) {
+      for (int p = P_NONE; p <= P_ALTERNATE; p++) {
+        sel_case c = base_case(all_ops[op], 50001);
+        c.pattern = (pattern)p;
+        c.shape = shape;
+        check_case(&c);
+      }
+      for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        sel_case c = base_case(all_ops[op], 50001);
+        c.pct = pcts[i];
+        c.shape = shape;
+        check_case(&c);
+      }
+    }
+    const unsigned means[] = {1, 2, 4, 100, 5000, 200000};
+    for (int op = 2; op < 4; op++) {
+      for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
+        sel_case c = base_case(all_ops[op], 70001);
+        c.mean = means[i];
+        c.shape = shape;
+        check_case(&c);
+      }
+    }
+  }
+}
+
+/* User types, built-in vector types, maps; predicates and equalities. */
+static void test_user(void **state) {
+  (void)state;
+  const kind kinds[] = {K_USER, K_FLOAT2, K_MAP};
+  for (int shape = 1; shape <= 2; shape++) {
+    for (size_t k = 0; k < 3; k++) {
+      for (size_t o = 0; o < 4; o++) {
+        for (int pred = 0; pred <= (all_ops[o] <= CLSCAN_PARTITION); pred++) {
+          sel_case c = base_case(all_ops[o], 9001);
+          c.kind = kinds[k];
+          c.by_pred = pred;
+          c.shape = shape;
+          check_case(&c);
+        }
+      }
+    }
+  }
+}
+
+/* The multi-pass paths, both single-pass shapes, and the forced fallback. */
+static void test_algorithms(void **state) {
+  (void)state;
+  const clscan_algorithm multi[] = {CLSCAN_ALGO_BLELLOCH, CLSCAN_ALGO_HILLIS_STEELE,
+                                    CLSCAN_ALGO_REDUCE_THEN_SCAN};
+  const size_t sizes[] = {1, 1000, 70001};
+  for (size_t a = 0; a < 3; a++) {
+    for (size_t o = 0; o < 4; o++) {
+      for (size_t s = 0; s < 3; s++) {
+        sel_case c = base_case(all_ops[o], sizes[s]);
+        c.algorithm = multi[a];
+        c.by_pred = s == 1 && o < 2;
+        check_case(&c);
+      }
+    }
+  }
+  // The fallback: every 2nd or 3rd tile never publishes, in both shapes, small CPU tiles too.
+  for (int shape = 1; shape <= 2; shape++) {
+    for (unsigned w = 2; w <= 3; w++) {
+      for (size_t o = 0; o < 4; o++) {
+        sel_case c = base_case(all_ops[o], shape == 1 ? 100003 : 300007);
+        c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+        c.shape = shape;
+        c.withhold = w;
+        check_case(&c);
+      }
+    }
+  }
+}
+
+/* Capacities below the count, offsets, count sizes, n = 0, the host variant. */
+static void test_edges(void **state) {
+  (void)state;
+  for (int shape = 1; shape <= 2; shape++) {
+    for (size_t o = 0; o < 4; o++) {
+      const long deltas[] = {-1, -100, -40000, -100000, 5};
+      for (size_t i = 0; i < 5; i++) {
+        if (all_ops[o] == CLSCAN_PARTITION && deltas[i] < 0)
+          continue;
+        sel_case c = base_case(all_ops[o], 90001);
+        c.cap_delta = deltas[i];
+        c.shape = shape;
+        check_case(&c);
+      }
+      sel_case c = base_case(all_ops[o], 33333);
+      c.in_off = 3;
+      c.flags_off = 5;
+      c.out_off = 7;
+      c.len_off = 9;
+      c.count_off = 2;
+      c.shape = shape;
+      check_case(&c);
+      c.count_size = 4;
+      c.type = CLSCAN_INT8;
+      check_case(&c);
+      sel_case z = base_case(all_ops[o], 0);
+      z.shape = shape;
+      check_case(&z);
+      z.count_size = 4;
+      check_case(&z);
+      sel_case h = base_case(all_ops[o], 12345);
+      h.host = 1;
+      h.shape = shape;
+      check_case(&h);
+      h.cap_delta = all_ops[o] == CLSCAN_PARTITION ? 0 : -12345;
+      check_case(&h);
+    }
+  }
+  for (size_t o = 0; o < 4; o++) {
+    sel_case z = base_case(all_ops[o], 0);
+    z.algorithm = CLSCAN_ALGO_BLELLOCH;
+    check_case(&z);
+  }
+}
+
+/* Seconds of a monotonic clock. */
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Millions of elements; and the device's time against a sequential host loop (printed). */
+static void test_large(void **state) {
+  (void)state;
+  for (size_t o = 0; o < 4; o++) {
+    sel_case c = base_case(all_ops[o], 3000017);
+    check_case(&c);
+  }
+  // Timing at 2^24 (2^26 with CLSCAN_TEST_SELECT_BIG=1): select by flags, int32, 50%.
+  size_t n = getenv("CLSCAN_TEST_SELECT_BIG") ? (size_t)1 << 26 : (size_t)1 << 24;
+  clscan_context *ctx = tu_context();
+  int32_t *in = malloc(n * 4), *out = malloc(n * 4);
+  unsigned char *flags = malloc(n);
+  assert_non_null(in);
+  assert_non_null(out);
+  assert_non_null(flags);
+  uint64_t s = tu_seed();
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (int32_t)i;
+    flags[i] = tu_random_size(&s, 0, 1) ? 1 : 0;
+  }
+  double t0 = now();
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (flags[i])
+      out[k++] = in[i];
+  }
+  double host = now() - t0;
+  cl_mem bi = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), bf = tu_buffer(ctx, CL_MEM_READ_WRITE, n);
+  cl_mem bo = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), bc = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
+  assert_true(tu_write(ctx, NULL, bi, 0, n * 4, in) && tu_write(ctx, NULL, bf, 0, n, flags));
+  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_plan *plan = NULL;
+  assert_int_equal(clscan_select_plan_create(ctx, &d, &plan), CLSCAN_SUCCESS);
+  const clscan_select_buffers b = {
+      .in = bi, .flags = bf, .out = bo, .out_capacity = n, .count = bc};
+  double best = 1e30;
+  for (int rep = 0; rep < 3; rep++) {
+    double t1 = now();
+    assert_int_equal(clscan_select_enqueue(plan, NULL, &b, n, 0, NULL, NULL), CLSCAN_SUCCESS);
+    assert_int_equal(clFinish(clscan_context_queue(ctx)), CL_SUCCESS);
+    double t = now() - t1;
+    best = t < best ? t : best;
+  }
+  uint64_t count = 0;
+  assert_true(tu_read(ctx, NULL, bc, 0, 8, &count));
+  assert_int_equal(count, k);
+  printf("select by flags, int32, n %zu: device %.2f ms, sequential host loop %.2f ms (%.2fx)\n", n,
+         1e3 * best, 1e3 * host, host / best);
+  clscan_select_plan_release(plan);
+  clReleaseMemObject(bi);
+  clReleaseMemObject(bf);
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bc);
+  free(in);
+  free(out);
+  free(flags);
+}
+
+/* ============================================================================================== */
+/* Errors                                                                                         */
+/* ============================================================================================== */
+
+/* Creates a plan or fails the test. */
+static clscan_select_plan *plan_of(const clscan_select_desc *d) {
+  clscan_select_plan *p = NULL;
+  clscan_status st = clscan_select_plan_create(tu_context(), d, &p);
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("plan: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+  return p;
+}
+
+/* Expects a status from plan creation. */
+static void expect_desc(const clscan_select_desc *d, clscan_status want) {
+  clscan_select_plan *p = (clscan_select_plan *)1;
+  clscan_status st = clscan_select_plan_create(tu_context(), d, &p);
+  if (st != want)
+    fail_msg("plan creation gave %s (%s), expected %s", clscan_status_string(st),
+             clscan_last_error_detail(), clscan_status_string(want));
+  assert_null(p);
+  assert_true(strlen(clscan_last_error_detail()) > 0);
+}
+
+static void test_errors_desc(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  clscan_select_desc d = {0};
+  clscan_select_plan *p = NULL;
+  assert_int_equal(clscan_select_plan_create(NULL, &d, &p), CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(clscan_select_plan_create(ctx, NULL, &p), CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(clscan_select_plan_create(ctx, &d, NULL), CLSCAN_NULL_ARGUMENT);
+  d.op = CLSCAN_SELECT_OP_COUNT;
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d.op = (clscan_select_op)-1;
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d = (clscan_select_desc){.type = (clscan_type)77};
+  expect_desc(&d, CLSCAN_INVALID_TYPE);
+  d = (clscan_select_desc){.out_type = (clscan_out_type)CLSCAN_INT64};
+  expect_desc(&d, CLSCAN_INVALID_TYPE);
+  d = (clscan_select_desc){.count_size = 2};
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d = (clscan_select_desc){.algorithm = (clscan_algorithm)99};
+  expect_desc(&d, CLSCAN_INVALID_ALGORITHM);
+  d = (clscan_select_desc){.op = CLSCAN_UNIQUE, .predicate_source = "x > 0"};
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d = (clscan_select_desc){.op = CLSCAN_SELECT, .equal_source = "a == b"};
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d = (clscan_select_desc){.op = CLSCAN_UNIQUE,
+                           .type = CLSCAN_USER_TYPE,
+                           .type_name = "pair",
+                           .type_source = pair_source,
+                           .type_size = sizeof(pair)};
+  expect_desc(&d, CLSCAN_NULL_ARGUMENT);
+  d = (clscan_select_desc){.type = CLSCAN_USER_TYPE, .type_size = 8};
+  expect_desc(&d, CLSCAN_NULL_ARGUMENT);
+  d = (clscan_select_desc){.type = CLSCAN_INT32, .type_name = "x"};
+  expect_desc(&d, CLSCAN_INVALID_VALUE);
+  d = (clscan_select_desc){.type = CLSCAN_USER_TYPE,
+                           .out_type = CLSCAN_OUT_INT32,
+                           .type_name = "pair",
+                           .type_source = pair_source,
+                           .type_size = sizeof(pair),
+                           .predicate_source = "1"};
+  expect_desc(&d, CLSCAN_INVALID_VALUE); /* a conversion without a map */
+  d = (clscan_select_desc){.predicate_source = "x +* 1"};
+  expect_desc(&d, CLSCAN_USER_SOURCE_INVALID);
+  d = (clscan_select_desc){.op = CLSCAN_UNIQUE,
+                           .type = CLSCAN_USER_TYPE,
+                           .type_name = "pair",
+                           .type_source = pair_source,
+                           .type_size = 12,
+                           .equal_source = "a.k == b.k"};
+  expect_desc(&d, CLSCAN_TYPE_SIZE_MISMATCH);
+  clscan_select_plan_release(NULL);
+}
+
+static void test_errors_enqueue(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = 1000;
+  cl_mem in = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), fl = tu_buffer(ctx, CL_MEM_READ_WRITE, n);
+  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
+  cl_mem ro = tu_buffer(ctx, CL_MEM_READ_ONLY, n * 4),
+         len = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 8);
+  unsigned char poison[8];
+  memset(poison, TU_POISON, 8);
+  assert_true(tu_write(ctx, NULL, cnt, 0, 8, poison));
+  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_plan *p = plan_of(&d);
+  const clscan_select_buffers good = {
+      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  clscan_select_buffers b;
+  cl_event ev = NULL;
+#define EXPECT(call, want)                                                       \
+  do {                                                                           \
+    clscan_status st_ = (call);                                                  \
+    if (st_ != (want))                                                           \
+      fail_msg("%s gave %s (%s), expected %s", #call, clscan_status_string(st_), \
+               clscan_last_error_detail(), clscan_status_string(want));          \
+  } while (0)
+  EXPECT(clscan_select_enqueue(NULL, NULL, &good, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_select_enqueue(p, NULL, NULL, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b = good, b.in = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b = good, b.out = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b = good, b.count = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b = good, b.flags = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b = good, b.lengths = len;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
+  b = good;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n + 1, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b = good, b.flags_offset = 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b = good, b.out_capacity = n + 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b = good, b.count_offset = 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b = good, b.in_offset = SIZE_MAX;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_SIZE_OVERFLOW);
+  b = good, b.out = in;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b = good, b.count = out;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b = good, b.out = fl, b.out_capacity = n / 4;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b = good, b.out = ro;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_BUFFER);
+  EXPECT(clscan_select_enqueue(p, NULL, &good, n, 1, NULL, NULL), CLSCAN_INVALID_WAIT_LIST);
+  EXPECT(clscan_select_enqueue(p, NULL, &good, n, 0, &ev, NULL), CLSCAN_INVALID_WAIT_LIST);
+  cl_event null_ev = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &good, n, 1, &null_ev, NULL), CLSCAN_INVALID_WAIT_LIST);
+  // Nothing was enqueued: the count is untouched.
+  unsigned char back[8];
+  assert_true(tu_read(ctx, NULL, cnt, 0, 8, back));
+  assert_true(tu_all_bytes(back, 8, TU_POISON));
+  clscan_select_plan_release(p);
+
+  // A predicate plan refuses flags; runs refuse flags; RLE needs lengths; partition capacity;
+  // count_size 4 counts fewer than 2^32 elements.
+  d = (clscan_select_desc){.op = CLSCAN_SELECT, .predicate_source = "x > 3"};
+  p = plan_of(&d);
+  EXPECT(clscan_select_enqueue(p, NULL, &good, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
+  clscan_select_plan_release(p);
+  d = (clscan_select_desc){.op = CLSCAN_RUN_LENGTH_ENCODE};
+  p = plan_of(&d);
+  b = good, b.flags = NULL;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  b.lengths = len;
+  b.flags = fl;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
+  b.flags = NULL;
+  b.out = len;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  clscan_select_plan_release(p);
+  d = (clscan_select_desc){.op = CLSCAN_PARTITION};
+  p = plan_of(&d);
+  b = good, b.out_capacity = n - 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  clscan_select_plan_release(p);
+
+  // The host variant's own checks.
+  int32_t hin[4] = {1, 2, 3, 4}, hout[4];
+  unsigned char hfl[4] = {1, 0, 1, 0};
+  uint64_t count = 0;
+  d = (clscan_select_desc){.op = CLSCAN_SELECT};
+  EXPECT(clscan_select_host(NULL, &d, hin, hfl, 4, hout, NULL, 4, &count), CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 4, NULL), CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_select_host(ctx, &d, hin, NULL, 4, hout, NULL, 4, &count), CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, (void *)hout, 4, &count),
+         CLSCAN_INVALID_VALUE);
+  d.op = CLSCAN_PARTITION;
+  EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 3, &count), CLSCAN_BUFFER_TOO_SMALL);
+  d.op = CLSCAN_UNIQUE;
+  EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 4, &count), CLSCAN_INVALID_VALUE);
+#undef EXPECT
+  cl_mem all[] = {in, fl, out, cnt, ro, len};
+  for (size_t i = 0; i < 6; i++)
+    clReleaseMemObject(all[i]);
+}
+
+/* ============================================================================================== */
+/* main                                                                                           */
+/* ============================================================================================== */
+
+typedef struct group {
+  const char *name;
+  struct CMUnitTest tests[2];
+  size_t count;
+} group;
+
+int main(int argc, char **argv) {
+  const group groups[] = {
+      {"sizes", {cmocka_unit_test(test_sizes)}, 1},
+      {"types", {cmocka_unit_test(test_types)}, 1},
+      {"patterns", {cmocka_unit_test(test_patterns)}, 1},
+      {"user", {cmocka_unit_test(test_user)}, 1},
+      {"algorithms", {cmocka_unit_test(test_algorithms)}, 1},
+      {"edges", {cmocka_unit_test(test_edges)}, 1},
+      {"large", {cmocka_unit_test(test_large)}, 1},
+      {"errors", {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue)}, 2},
+  };
+  const size_t ngroups = sizeof groups / sizeof groups[0];
+  if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+    for (size_t i = 0; i < ngroups; i++)
+      printf("%s\n", groups[i].name);
+    return 0;
+  }
+  if (!tu_context())
+    return 1;
+  int failed = 0;
+  int count = argc > 1 ? argc - 1 : (int)ngroups;
+  for (int i = 0; i < count; i++) {
+    const char *name = argc > 1 ? argv[i + 1] : groups[i].name;
+    const group *g = NULL;
+    for (size_t j = 0; j < ngroups; j++) {
+      if (strcmp(groups[j].name, name) == 0)
+        g = &groups[j];
+    }
+    if (!g) {
+      fprintf(stderr, "test_select: unknown group %s (see --list)\n", name);
+      return 2;
+    }
+    failed +=
+        _cmocka_run_group_tests(g->name, g->tests, g->count, tu_group_setup, tu_group_teardown);
+  }
+  tu_context_release();
+  printf("clscan tests: seed %" PRIu64 "\n", tu_seed());
+  return failed ? 1 : 0;
+}
