@@ -215,6 +215,28 @@ for algo in auto single-pass blelloch hillis-steele reduce-then-scan; do
     test "$(paste -sd';' - <out.txt)" == "$want_rle"
 done
 
+echo "# larger inputs (many tiles) against awk and uniq, and maps with unique and rle"
+awk 'BEGIN { srand(5); for (i = 0; i < 300000; i++) print int(rand() * 100) }' >big.txt
+awk 'BEGIN { srand(6); for (i = 0; i < 300000; i++) print (rand() < 0.5) ? 1 : 0 }' >bigflags.txt
+run "$CLSCAN" select --flags bigflags.txt --count bc.txt big.txt out.txt
+check "300000 random, select by flags" "differs from awk" \
+  cmp -s out.txt <(paste big.txt bigflags.txt | awk '$2 == 1 { print $1 }')
+expect_eq "300000 random, the count" "$(cat bc.txt)" "$(grep -c '^1$' bigflags.txt)"
+# x / 25 maps the random values 0..99 onto 0..3, so that runs of equal elements form.
+run "$CLSCAN" rle --map-source 'x / 25' big.txt out.txt
+check "300000 random, rle of a map" "differs from uniq -c" \
+  cmp -s out.txt <(awk '{ print int($1 / 25) }' big.txt | uniq -c | awk '{ print $2 " " $1 }')
+run "$CLSCAN" unique --equal 'a / 25 == b / 25' big.txt out.txt
+check "300000 random, unique by --equal keeps each run's first element" "differs from awk" \
+  cmp -s out.txt <(awk 'NR == 1 || int($1 / 25) != k { print } { k = int($1 / 25) }' big.txt)
+for cmd in partition unique rle; do
+  extra=()
+  [[ $cmd == partition ]] && extra=(--predicate 'x > 0')
+  run "$CLSCAN" "$cmd" "${extra[@]}" --count c0.txt empty.txt empty.out
+  check "$cmd of an empty input: empty output, count 0" "status $status or output not empty" \
+    test $status -eq 0 -a -f empty.out -a ! -s empty.out -a "$(cat c0.txt)" == 0
+done
+
 # ---------------------------------------------------------------------------------------------
 echo "# bad input: message, exit status, no OUT (nor --count, --lengths), an existing OUT unchanged"
 printf 'precious\n' >kept.orig
