@@ -35,8 +35,8 @@
 
 #define SEL_USAGE_COMMON                                                                       \
   "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"        \
-  "                         --count-size bytes (e.g. --count /dev/stderr); default: not\n"     \
-  "                         written\n"                                                         \
+  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"         \
+  "                         default: not written\n"                                            \
   "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"     \
   "                         (default 8)\n"                                                     \
   "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n" \
