@@ -1,4 +1,5 @@
-# CTest registration of the clscan program's tests (tests/test_cli.sh), for inclusion from
+# CTest registration of the clscan program's tests (tests/test_cli.sh, and
+# tests/test_cli_select.sh for the selection commands), for inclusion from
 # tests/CMakeLists.txt with include(cli.cmake). The test needs bash and the clscan_cli target.
 if(TARGET clscan_cli)
   find_program(CLSCAN_BASH bash)
@@ -6,5 +7,8 @@ if(TARGET clscan_cli)
     add_test(NAME cli COMMAND ${CLSCAN_BASH} ${CMAKE_CURRENT_LIST_DIR}/test_cli.sh
                                 $<TARGET_FILE:clscan_cli>)
     set_tests_properties(cli PROPERTIES TIMEOUT 300 LABELS "cli")
+    add_test(NAME cli_select COMMAND ${CLSCAN_BASH} ${CMAKE_CURRENT_LIST_DIR}/test_cli_select.sh
+                                       $<TARGET_FILE:clscan_cli>)
+    set_tests_properties(cli_select PROPERTIES TIMEOUT 300 LABELS "cli")
   endif()
 endif()

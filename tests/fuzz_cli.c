@@ -7,9 +7,11 @@
  *   0: text input (one number a line) read through cli_read_text() from memory; every element
  *      parsed must format (cli_format_element()) and parse back to the same bytes;
  *   1: binary input read through cli_read_binary(); its length must be a whole number of elements;
- *   2: `clscan scan` options: the rest split at NUL bytes into argv, through cli_scan_parse(); an
- *      accepted command line must describe a descriptor the library's rules allow (output type,
- *      user operator with its identity, segments and key type);
+ *   2: command options, the rest split at NUL bytes into argv; the first byte's upper bits pick
+ *      the command (0: scan, through cli_scan_parse(); 1-4: select, partition, unique, rle,
+ *      through cli_select_parse()); an accepted command line must describe a descriptor the
+ *      library's rules allow (output type, user operator with its identity, segments and key
+ *      type; what selects, the equality, count size and output files of a selection);
  *   3: one element through cli_parse_element(), the list and count parsers of bench and tune, and
  *      the key type and variant names.
  * No OpenCL device is opened. Built with clang's -fsanitize=fuzzer,address,undefined in the
@@ -112,8 +114,38 @@ static void check_accepted(const cli_scan_request *r) {
   PROPERTY(cli_segment_size(d) == 0 || cli_segment_size(d) == 1 || cli_segment_size(d) >= 4);
 }
 
-/* Mode 2: the scan command's options, argv split at NUL bytes. */
-static void fuzz_options(const uint8_t *data, size_t size) {
+/* Returns 1 for standard input or output: no path or "-". */
+static int is_std(const char *path) {
+  return !path || strcmp(path, "-") == 0;
+}
+
+/* Checks that an accepted selection command line describes a selection the library allows. */
+static void check_select_accepted(const cli_select_request *r, clscan_select_op op) {
+  const clscan_select_desc *d = &r->desc;
+  int selects = op == CLSCAN_SELECT || op == CLSCAN_PARTITION;
+  PROPERTY(d->op == op && (unsigned)d->type < CLSCAN_TYPE_COUNT);
+  PROPERTY(d->out_type == CLSCAN_OUT_SAME ||
+           (unsigned)((int)d->out_type - (int)CLSCAN_OUT_TYPE(0)) < CLSCAN_TYPE_COUNT);
+  PROPERTY((unsigned)d->algorithm < CLSCAN_ALGORITHM_COUNT);
+  PROPERTY(d->count_size == 0 || d->count_size == 4 || d->count_size == 8);
+  // Select and partition select by exactly one of flags and predicate; the others by neither.
+  PROPERTY(selects ? (r->flags_path != NULL) != (d->predicate_source != NULL)
+                   : !r->flags_path && !d->predicate_source);
+  PROPERTY(!selects || !d->equal_source);
+  PROPERTY(!r->flags_path || !is_std(r->flags_path) || !is_std(r->in_path));
+  // Run lengths only for rle, and a file for them in binary; the outputs are distinct.
+  PROPERTY(!r->lengths_path || op == CLSCAN_RUN_LENGTH_ENCODE);
+  PROPERTY(!(op == CLSCAN_RUN_LENGTH_ENCODE && r->binary) || r->lengths_path);
+  PROPERTY(!r->count_path || is_std(r->count_path) != is_std(r->out_path) ||
+           (!is_std(r->out_path) && strcmp(r->count_path, r->out_path) != 0));
+}
+
+/* Mode 2: a command's options, argv split at NUL bytes; `command` picks scan (0) or a selection
+ * command (1-4). */
+static void fuzz_options(unsigned command, const uint8_t *data, size_t size) {
+  static const char *const names[] = {"scan", "select", "partition", "unique", "rle"};
+  static const clscan_select_op ops[] = {CLSCAN_SELECT, CLSCAN_SELECT, CLSCAN_PARTITION,
+                                         CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
   char *text = malloc(size + 1);
   char *argv[66];
   int argc = 0;
@@ -121,17 +153,26 @@ static void fuzz_options(const uint8_t *data, size_t size) {
     return;
   memcpy(text, data, size);
   text[size] = '\0';
-  argv[argc++] = "scan";
+  command %= 5;
+  argv[argc++] = (char *)names[command];
   for (size_t i = 0; i <= size && argc < 64;) {
     argv[argc++] = text + i;
     i += strlen(text + i) + 1;
   }
   argv[argc] = NULL;
-  cli_scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
-  int status = cli_scan_parse(argc, argv, &r);
-  PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
-  if (status == -1)
-    check_accepted(&r);
+  if (command == 0) {
+    cli_scan_request r = {.desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
+    int status = cli_scan_parse(argc, argv, &r);
+    PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
+    if (status == -1)
+      check_accepted(&r);
+  } else {
+    cli_select_request r = {.desc = {.type = CLSCAN_INT32}};
+    int status = cli_select_parse(argc, argv, &r);
+    PROPERTY(status == -1 || status == CLI_EXIT_OK || status == CLI_EXIT_USAGE);
+    if (status == -1)
+      check_select_accepted(&r, ops[command]);
+  }
   free(text);
 }
 
@@ -177,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fuzz_binary(type, data + 1, size - 1);
       break;
     case 2:
-      fuzz_options(data + 1, size - 1);
+      fuzz_options((unsigned)(data[0] >> 2), data + 1, size - 1);
       break;
     default:
       fuzz_values(type, data + 1, size - 1);

@@ -11,6 +11,8 @@
  *   cli_devices.c   the devices command and the device helpers
  *   cli_scan.c      the scan command (its parser is the reduce command's too)
  *   cli_reduce.c    the reduce command
+ *   cli_select.c    the select, partition, unique and rle commands
+ *   cli_select_bench.c  bench --family select (the selection primitives)
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
@@ -205,6 +207,45 @@ int cli_scan_parse(int argc, char **argv, cli_scan_request *r);
  * returns 0 if the scan fails. */
 int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const void *segments,
                     const void *in, void *out, size_t n);
+
+/* ============================================================================================== */
+/* The selection commands: select, partition, unique, rle (cli_select.c)                          */
+/* ============================================================================================== */
+
+/* What a selection command line asks for. The paths are NULL when not given (IN and OUT: the
+ * standard streams). */
+typedef struct cli_select_request {
+  int binary;
+  clscan_select_desc desc;
+  const char *device, *in_path, *out_path, *flags_path, *count_path, *lengths_path;
+} cli_select_request;
+
+/* Parses a selection command's arguments (argv[0] is "select", "partition", "unique" or "rle",
+ * which sets desc.op) into r, which starts with the defaults (int32). Returns -1 when the command
+ * is to run, else an exit status (after --help, or a usage error, printed). */
+int cli_select_parse(int argc, char **argv, cli_select_request *r);
+
+/* What `bench --family select` measures (cli_select_bench.c): on ctx, every type at every size
+ * from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU, 2^24 else; capped to fit the device), each
+ * algorithm; rows to stdout and, with csv, as CSV lines in the scan bench's columns. */
+typedef struct cli_select_bench {
+  clscan_context *ctx;
+  const char *device_name;
+  const clscan_algorithm *algos;
+  const clscan_type *types;
+  int algo_count, type_count, min_log2, max_log2, reps;
+  uint64_t seed;
+  FILE *csv;
+} cli_select_bench;
+
+/* Prints what the selection family measures and the table's columns. */
+void cli_bench_select_header(void);
+
+/* Verifies and times the selection primitives; returns 0 if any measurement failed. */
+int cli_bench_select(const cli_select_bench *b);
+
+/* The usage texts of the selection commands, for the command table. */
+extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];
 
 /* ============================================================================================== */
 /* Elements (cli_format.c) and element files (cli_elements.c)                                     */
@@ -406,5 +447,6 @@ int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
 int cli_cmd_sort(int argc, char **argv); /* cli_sort.c, with its usage text: */
 extern const char cli_sort_usage[];
+int cli_cmd_select(int argc, char **argv); /* select, partition, unique and rle */
 
 #endif /* CLSCAN_CLI_H_ */

@@ -26,6 +26,7 @@ typedef struct bench_request {
   cli_variant variant;
   int algo_count, type_count, has_out_type, min_log2, max_log2, reps;
   int reduce; /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
+  int family_select, algos_given, variant_given; /* --family select; what was given */
   uint64_t seed;
 } bench_request;
 
@@ -37,6 +38,7 @@ enum {
   OPT_VARIANT,
   OPT_CSV,
   OPT_PLOT,
+  OPT_FAMILY,
   OPT_MIN,
   OPT_MAX,
   OPT_REPS,
@@ -75,6 +77,7 @@ static int bench_option(bench_request *r, int id, const char *v) {
       r->device = v;
       return 1;
     case OPT_ALGORITHMS:
+      r->algos_given = 1;
       return cli_parse_algorithm_list("bench", v, r->algos, &r->algo_count);
     case OPT_TYPES:
       return cli_parse_type_list("bench", v, r->types, &r->type_count);
@@ -84,7 +87,14 @@ static int bench_option(bench_request *r, int id, const char *v) {
         return 1;
       cli_usage_error("bench", "--out-type: unknown type '%s'", v);
       return 0;
+    case OPT_FAMILY:
+      r->family_select = strcmp(v, "select") == 0;
+      if (r->family_select || strcmp(v, "scan") == 0)
+        return 1;
+      cli_usage_error("bench", "--family: '%s' is not scan or select", v);
+      return 0;
     case OPT_VARIANT:
+      r->variant_given = 1;
       if (cli_variant_from_name(v, &r->variant))
         return 1;
       cli_usage_error("bench", "--variant: '%s' is not plain, map, segmented or by-key", v);
@@ -117,6 +127,7 @@ static int bench_parse(int argc, char **argv, bench_request *r) {
                                        {"csv", 1, OPT_CSV},
                                        {"plot", 1, OPT_PLOT},
                                        {"no-reduce", 0, OPT_NO_REDUCE},
+                                       {"family", 1, OPT_FAMILY},
                                        {NULL, 0, 0}};
   cli_parser p;
   const char *v;
@@ -133,6 +144,8 @@ static int bench_parse(int argc, char **argv, bench_request *r) {
     if (!bench_option(r, id, v))
       return CLI_EXIT_USAGE;
   }
+  if (r->family_select && (r->variant_given || r->has_out_type || r->plot_path))
+    return cli_usage_error("bench", "--family select takes no --variant, --out-type or --plot");
   if (r->max_log2 >= 0 && r->min_log2 > r->max_log2)
     return cli_usage_error("bench", "--min-log2 %d is above --max-log2 %d", r->min_log2,
                            r->max_log2);
@@ -497,14 +510,19 @@ static void print_bytes(const bench_state *s) {
   }
 }
 
-/* Prints what is measured, on which device, and the table's columns. */
-static void print_header(const bench_state *s) {
+/* Prints the device, its driver and the seed. */
+static void print_device(const bench_state *s) {
   char vendor[256], driver[256];
   cli_device_string(s->device, CL_DEVICE_VENDOR, vendor, sizeof vendor);
   cli_device_string(s->device, CL_DRIVER_VERSION, driver, sizeof driver);
   printf("device:  %s (%s)\ndriver:  %s\n", s->device_name, vendor, driver);
   printf("seed:    %llu (repeat with --seed %llu)\n", (unsigned long long)s->req->seed,
          (unsigned long long)s->req->seed);
+}
+
+/* Prints what is measured, on which device, and the table's columns. */
+static void print_header(const bench_state *s) {
+  print_device(s);
   print_variant(s->req->variant);
   print_bytes(s);
   printf(
@@ -568,7 +586,26 @@ int cli_cmd_bench(int argc, char **argv) {
   s.device = clscan_context_device(s.ctx);
   cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
   int ok = open_reports(&s);
-  if (ok) {
+  if (ok && r.family_select) {
+    // The selection family (cli_select_bench.c): its own rows, in the same CSV columns.
+    static const clscan_algorithm select_algos[] = {CLSCAN_ALGO_SINGLE_PASS,
+                                                    CLSCAN_ALGO_REDUCE_THEN_SCAN};
+    cli_select_bench b = {.ctx = s.ctx,
+                          .device_name = s.device_name,
+                          .algos = r.algos_given ? r.algos : select_algos,
+                          .algo_count = r.algos_given ? r.algo_count : 2,
+                          .types = r.types,
+                          .type_count = r.type_count,
+                          .min_log2 = r.min_log2,
+                          .max_log2 = r.max_log2,
+                          .reps = r.reps,
+                          .seed = r.seed,
+                          .csv = s.csv.f};
+    print_device(&s);
+    cli_bench_select_header();
+    s.failed = !cli_bench_select(&b);
+    ok = close_reports(&s) && !s.failed;
+  } else if (ok) {
     set_type_width(&s);
     print_header(&s);
     for (int i = 0; i < r.type_count; i++)

@@ -69,6 +69,12 @@ static const cli_command commands[] = {
      "\n"
      "The result is deterministic: the same input, options and device give the same bits.\n"},
     {"sort", cli_cmd_sort, "sort a file of keys (and values), or benchmark sorts", cli_sort_usage},
+    {"select", cli_cmd_select, "keep the elements whose flag is set or that pass a predicate",
+     cli_select_usage},
+    {"partition", cli_cmd_select, "selected elements, then the rejected ones (stable)",
+     cli_partition_usage},
+    {"unique", cli_cmd_select, "drop consecutive duplicates", cli_unique_usage},
+    {"rle", cli_cmd_select, "run-length encode: each run's value and length", cli_rle_usage},
     {"bench", cli_cmd_bench, "benchmark the algorithms against a device copy",
      "Usage: clscan bench [options]\n"
      "\n"
@@ -95,9 +101,16 @@ static const cli_command commands[] = {
      "                         clscan_plan_enqueue_reduce, an add of the input into the\n"
      "                         output type, against a copy of n inputs + one output; table\n"
      "                         only, not in the CSV or SVG)\n"
+     "  --family F             scan (default), or select: the selection primitives instead\n"
+     "                         (select by flags at 0, 1, 10, 50, 90, 99, 100 % selected, by\n"
+     "                         predicate and partition at 50 %, unique and rle of runs of mean\n"
+     "                         length 4; default algorithms single-pass,reduce-then-scan; no\n"
+     "                         --variant, --out-type or --plot)\n"
      "\n"
      "GB/s counts the bytes a scan must move: n * (input + output [+ flag or key]) element\n"
-     "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"},
+     "bytes. The copy moves the same bytes: it copies half of them, which are read and written.\n"
+     "A selection moves its inputs once and its outputs once (select by flags of c of n int32:\n"
+     "n * 5 + c * 4 + the count).\n"},
     {"tune", cli_cmd_tune, "measure tile parameters and suggest tuning-table rows",
      "Usage: clscan tune [options]\n"
      "\n"

@@ -1,0 +1,521 @@
+/*
+ * The clscan program's selection commands: `select` (stream compaction), `partition`, `unique` and
+ * `rle` (run-length encoding), on the library's clscan_select_host(). They share the scan
+ * command's file conventions: text (one element a line, parsed strictly with line numbers) or
+ * binary (raw little-endian), IN and OUT defaulting to standard input and output, everything read
+ * and computed before any output is committed, and named output files replaced atomically
+ * (cli_output). The count (selected elements, unique elements or runs) goes to --count FILE only,
+ * so that standard output carries nothing but elements.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ============================================================================================== */
+/* Usage texts (the command table in cli_usage.c points here)                                     */
+/* ============================================================================================== */
+
+/* The options every selection command has. */
+#define SEL_USAGE_FILES                                                                      \
+  "IN defaults to standard input and OUT to standard output ('-' for either). Every named\n" \
+  "output (OUT, --count, --lengths) is replaced only when the whole command succeeded; on\n" \
+  "bad input nothing is written.\n"                                                          \
+  "\n"                                                                                       \
+  "Options (--opt=value and --opt value both work):\n"                                       \
+  "  --format text|binary   text: one number a line (default); binary: raw little-endian\n"  \
+  "                         (also for the --flags, --count and --lengths files)\n"           \
+  "  --type T               input type: int32 (default), uint32, int64, uint64, float,\n"    \
+  "                         double, int8, uint8, int16, uint16\n"                            \
+  "  --map-source SRC       work on map(x, i) instead of x: OpenCL C of x (the input\n"      \
+  "                         element) and i (its index, a ulong), of --out-type\n"            \
+  "  --out-type T           type of the mapped element and of OUT (default: --type)\n"
+
+#define SEL_USAGE_COMMON                                                                       \
+  "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"        \
+  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"         \
+  "                         default: not written\n"                                            \
+  "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"     \
+  "                         (default 8)\n"                                                     \
+  "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n" \
+  "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n" \
+  "                         multi-pass path: that scan of the flags, then a scatter)\n"        \
+  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
+
+#define SEL_USAGE_SELECT_BY                                                                    \
+  "  --flags FILE           one flag per input element: text, 0 or 1 a line; binary, one\n"    \
+  "                         byte each, non-zero selects\n"                                     \
+  "  --predicate SRC        OpenCL C over x (the element, after the map) and i (its index,\n"  \
+  "                         a ulong), non-zero selects: an expression (\"x > 0\") or a body\n" \
+  "                         with return (\"{ return (x & 1) == 0; }\"); not with --flags\n"
+
+#define SEL_USAGE_EQUAL                                                                      \
+  "  --equal SRC            OpenCL C over a and b (elements of --out-type), non-zero when\n" \
+  "                         they are equal; default ==, where floats compare as values\n"    \
+  "                         (-0.0 equals 0.0, NaN equals nothing)\n"
+
+#define SEL_USAGE_TAIL                                                                       \
+  "\n"                                                                                       \
+  "Exit status: 0 on success, 1 on bad input or a failure (a source that fails to compile\n" \
+  "prints the compiler's log), 2 on a usage error.\n"
+
+const char cli_select_usage[] =
+    "Usage: clscan select (--flags FILE | --predicate SRC) [options] [IN [OUT]]\n"
+    "\n"
+    "Writes the elements of IN whose flag is set, or for which the predicate holds, to OUT,\n"
+    "in their order (stream compaction); --count gets their number.\n" SEL_USAGE_FILES
+        SEL_USAGE_SELECT_BY SEL_USAGE_COMMON SEL_USAGE_TAIL;
+
+const char cli_partition_usage[] =
+    "Usage: clscan partition (--flags FILE | --predicate SRC) [options] [IN [OUT]]\n"
+    "\n"
+    "Writes the selected elements of IN in their order, then the rejected ones in their order\n"
+    "(not reversed, unlike CUB's DevicePartition), to OUT: a stable partition, as many\n"
+    "elements as IN. --count gets the number selected: where the rejected part "
+    "starts.\n" SEL_USAGE_FILES SEL_USAGE_SELECT_BY SEL_USAGE_COMMON SEL_USAGE_TAIL;
+
+const char cli_unique_usage[] =
+    "Usage: clscan unique [options] [IN [OUT]]\n"
+    "\n"
+    "Writes the first element of each run of equal consecutive elements of IN to OUT (as\n"
+    "uniq does for lines); --count gets their number.\n" SEL_USAGE_FILES SEL_USAGE_EQUAL
+        SEL_USAGE_COMMON SEL_USAGE_TAIL;
+
+const char cli_rle_usage[] =
+    "Usage: clscan rle [options] [IN [OUT]]\n"
+    "\n"
+    "Run-length encodes IN: for each run of equal consecutive elements, its first element and\n"
+    "its length. Text without --lengths: one line per run, the value, a space and the length.\n"
+    "With --lengths FILE (required with --format binary): the values to OUT and the lengths\n"
+    "to FILE, each in --format (binary lengths: --count-size bytes each). --count gets the\n"
+    "number of runs.\n" SEL_USAGE_FILES SEL_USAGE_EQUAL
+    "  --lengths FILE         write the run lengths to FILE (see above)\n" SEL_USAGE_COMMON
+        SEL_USAGE_TAIL;
+
+/* ============================================================================================== */
+/* Options                                                                                        */
+/* ============================================================================================== */
+
+enum {
+  OPT_FORMAT,
+  OPT_TYPE,
+  OPT_OUT_TYPE,
+  OPT_MAP_SOURCE,
+  OPT_FLAGS,
+  OPT_PREDICATE,
+  OPT_EQUAL,
+  OPT_COUNT,
+  OPT_COUNT_SIZE,
+  OPT_LENGTHS,
+  OPT_ALGORITHM,
+  OPT_DEVICE
+};
+
+static const cli_option select_options[] = {{"format", 1, OPT_FORMAT},
+                                            {"type", 1, OPT_TYPE},
+                                            {"out-type", 1, OPT_OUT_TYPE},
+                                            {"map-source", 1, OPT_MAP_SOURCE},
+                                            {"flags", 1, OPT_FLAGS},
+                                            {"predicate", 1, OPT_PREDICATE},
+                                            {"equal", 1, OPT_EQUAL},
+                                            {"count", 1, OPT_COUNT},
+                                            {"count-size", 1, OPT_COUNT_SIZE},
+                                            {"lengths", 1, OPT_LENGTHS},
+                                            {"algorithm", 1, OPT_ALGORITHM},
+                                            {"device", 1, OPT_DEVICE},
+                                            {NULL, 0, 0}};
+
+/* The commands and the operation each runs. */
+static const struct {
+  const char *name;
+  clscan_select_op op;
+} select_commands[] = {{"select", CLSCAN_SELECT},
+                       {"partition", CLSCAN_PARTITION},
+                       {"unique", CLSCAN_UNIQUE},
+                       {"rle", CLSCAN_RUN_LENGTH_ENCODE}};
+
+/* Returns the command's name of an operation. */
+static const char *op_command(clscan_select_op op) {
+  for (size_t i = 0; i < sizeof select_commands / sizeof select_commands[0]; i++) {
+    if (select_commands[i].op == op)
+      return select_commands[i].name;
+  }
+  return "select";
+}
+
+/* Applies an option whose value is a name (format, type, output type, algorithm); returns 0 if
+ * the name is not one of its values. */
+static int named_option(cli_select_request *r, int id, const char *v) {
+  clscan_type t;
+  switch (id) {
+    case OPT_FORMAT:
+      r->binary = strcmp(v, "binary") == 0;
+      return r->binary || strcmp(v, "text") == 0;
+    case OPT_TYPE:
+      return cli_type_from_name(v, &r->desc.type);
+    case OPT_OUT_TYPE:
+      if (!cli_type_from_name(v, &t))
+        return 0;
+      r->desc.out_type = CLSCAN_OUT_TYPE(t);
+      return 1;
+    default:
+      return cli_algorithm_from_name(v, &r->desc.algorithm);
+  }
+}
+
+/* Applies one option's value; returns 0 after a usage error. */
+static int select_option(cli_select_request *r, const char *cmd, int id, const char *v) {
+  switch (id) {
+    case OPT_MAP_SOURCE:
+      r->desc.map_source = v;
+      return 1;
+    case OPT_FLAGS:
+      r->flags_path = v;
+      return 1;
+    case OPT_PREDICATE:
+      r->desc.predicate_source = v;
+      return 1;
+    case OPT_EQUAL:
+      r->desc.equal_source = v;
+      return 1;
+    case OPT_COUNT:
+      r->count_path = v;
+      return 1;
+    case OPT_LENGTHS:
+      r->lengths_path = v;
+      return 1;
+    case OPT_DEVICE:
+      r->device = v;
+      return 1;
+    case OPT_COUNT_SIZE:
+      if (strcmp(v, "4") != 0 && strcmp(v, "8") != 0) {
+        cli_usage_error(cmd, "--count-size: '%s' is not 4 or 8", v);
+        return 0;
+      }
+      r->desc.count_size = (size_t)(v[0] - '0');
+      return 1;
+    default:
+      break;
+  }
+  if (named_option(r, id, v))
+    return 1;
+  cli_usage_error(cmd, "--%s: unknown value '%s'", select_options[id].name, v);
+  return 0;
+}
+
+/* Returns 1 for standard input or output: no path or "-". */
+static int is_std(const char *path) {
+  return !path || strcmp(path, "-") == 0;
+}
+
+/* Returns 1 if two output paths name the same file by name (both standard output included). */
+static int same_output(const char *a, const char *b) {
+  return is_std(a) ? is_std(b) : !is_std(b) && strcmp(a, b) == 0;
+}
+
+/* Checks what selects (flags or predicate) and the equality against the operation. */
+static int check_selection(const cli_select_request *r, const char *cmd) {
+  int selects = r->desc.op == CLSCAN_SELECT || r->desc.op == CLSCAN_PARTITION;
+  if (selects && r->flags_path && r->desc.predicate_source)
+    return cli_usage_error(cmd, "--flags and --predicate cannot be combined"), 0;
+  if (selects && !r->flags_path && !r->desc.predicate_source)
+    return cli_usage_error(cmd, "needs --flags FILE or --predicate SRC (what selects)"), 0;
+  if (!selects && (r->flags_path || r->desc.predicate_source))
+    return cli_usage_error(cmd, "--%s is only used by select and partition",
+                           r->flags_path ? "flags" : "predicate"),
+           0;
+  if (selects && r->desc.equal_source)
+    return cli_usage_error(cmd, "--equal is only used by unique and rle"), 0;
+  if (r->flags_path && is_std(r->flags_path) && is_std(r->in_path))
+    return cli_usage_error(cmd, "the input and the flags cannot both be standard input"), 0;
+  return 1;
+}
+
+/* Checks the outputs: --lengths only for rle (and needed there in binary), distinct files. */
+static int check_outputs(const cli_select_request *r, const char *cmd) {
+  int rle = r->desc.op == CLSCAN_RUN_LENGTH_ENCODE;
+  if (r->lengths_path && !rle)
+    return cli_usage_error(cmd, "--lengths is only used by rle"), 0;
+  if (rle && r->binary && !r->lengths_path)
+    return cli_usage_error(cmd, "--format binary needs --lengths FILE for the run lengths"), 0;
+  if ((r->count_path && same_output(r->count_path, r->out_path)) ||
+      (r->lengths_path && same_output(r->lengths_path, r->out_path)) ||
+      (r->count_path && r->lengths_path && same_output(r->count_path, r->lengths_path)))
+    return cli_usage_error(cmd, "OUT, --count and --lengths must be different files"), 0;
+  return 1;
+}
+
+int cli_select_parse(int argc, char **argv, cli_select_request *r) {
+  const char *cmd = argc > 0 ? argv[0] : "select";
+  int known = 0;
+  for (size_t i = 0; i < sizeof select_commands / sizeof select_commands[0]; i++) {
+    if (strcmp(select_commands[i].name, cmd) == 0)
+      r->desc.op = select_commands[i].op, known = 1;
+  }
+  if (!known)
+    return cli_usage_error(NULL, "unknown command '%s'", cmd);
+  cli_parser p;
+  const char *v;
+  int positional = 0;
+  cli_parser_init(&p, cmd, argc, argv, select_options);
+  for (int id; (id = cli_next_option(&p, &v)) != CLI_OPT_END;) {
+    if (id == CLI_OPT_ERROR)
+      return CLI_EXIT_USAGE;
+    if (id == CLI_OPT_HELP) {
+      cli_print_usage(stdout, cmd);
+      return CLI_EXIT_OK;
+    }
+    if (id == CLI_OPT_POSITIONAL) {
+      if (positional == 2)
+        return cli_usage_error(cmd, "unexpected argument '%s'", v);
+      *(positional++ ? &r->out_path : &r->in_path) = v;
+    } else if (!select_option(r, cmd, id, v)) {
+      return CLI_EXIT_USAGE;
+    }
+  }
+  return check_selection(r, cmd) && check_outputs(r, cmd) ? -1 : CLI_EXIT_USAGE;
+}
+
+/* ============================================================================================== */
+/* Reading                                                                                        */
+/* ============================================================================================== */
+
+/* Returns the output type of a selection descriptor. */
+static clscan_type sel_out_type(const clscan_select_desc *d) {
+  if (d->out_type == CLSCAN_OUT_SAME)
+    return d->type;
+  return (clscan_type)((int)d->out_type - (int)CLSCAN_OUT_TYPE(0));
+}
+
+/* Returns the bytes of the count and of one run length. */
+static size_t sel_count_size(const clscan_select_desc *d) {
+  return d->count_size ? d->count_size : 8;
+}
+
+/* Reads a whole file (or standard input) of elements of `type` into b; `what` names it. */
+static int read_file(int binary, const char *path, const char *what, clscan_type type,
+                     cli_byte_buf *b) {
+  const char *name = is_std(path) ? "standard input" : path;
+  FILE *f = is_std(path) ? stdin : fopen(path, "rb");
+  if (!f) {
+    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
+    return 0;
+  }
+  int ok = binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
+  if (f != stdin)
+    fclose(f);
+  if (ok && binary)
+    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
+  return ok;
+}
+
+/* Reads the flags into b and checks them against the n input elements. */
+static int read_flags(const cli_select_request *r, size_t n, cli_byte_buf *b) {
+  if (!read_file(r->binary, r->flags_path, "flags", CLSCAN_UINT8, b))
+    return 0;
+  // Text flags are 0 or 1; binary flags are bytes, and any non-zero byte selects.
+  for (size_t i = 0; !r->binary && i < b->len; i++) {
+    if (b->data[i] > 1) {
+      cli_error("flags line %zu: '%u' is not 0 or 1", i + 1, (unsigned)b->data[i]);
+      return 0;
+    }
+  }
+  if (b->len != n) {
+    cli_error("flags '%s' holds %zu flags, the input %zu elements: one per element is needed",
+              is_std(r->flags_path) ? "-" : r->flags_path, b->len, n);
+    return 0;
+  }
+  return 1;
+}
+
+/* ============================================================================================== */
+/* Running                                                                                        */
+/* ============================================================================================== */
+
+/* The arrays of one selection: the input and flags read, the results and the count. */
+typedef struct sel_arrays {
+  cli_byte_buf in, flags;
+  unsigned char *out, *lengths;
+  size_t n;
+  uint64_t count;
+} sel_arrays;
+
+/* Allocates the result arrays for n elements (at least one byte each, for n = 0). */
+static int alloc_results(const cli_select_request *r, sel_arrays *a) {
+  size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
+  size_t n = a->n ? a->n : 1;
+  if (n > SIZE_MAX / elem || n > SIZE_MAX / cs || !(a->out = malloc(n * elem)) ||
+      (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !(a->lengths = malloc(n * cs)))) {
+    cli_error("out of memory for %zu output elements", a->n);
+    return 0;
+  }
+  return 1;
+}
+
+/* Runs the selection on the device; prints a failure with the build log when a source failed. */
+static int run_selection(const cli_select_request *r, sel_arrays *a) {
+  clscan_context *ctx = NULL;
+  if (!alloc_results(r, a) || !cli_open_context(r->device, &ctx))
+    return 0;
+  // An empty input still passes valid pointers; the library reads none of them.
+  static const unsigned char none[1];
+  const void *in = a->in.data ? a->in.data : none;
+  const unsigned char *flags = r->flags_path ? (a->flags.data ? a->flags.data : none) : NULL;
+  clscan_status st =
+      clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out, a->lengths, a->n, &a->count);
+  if (st != CLSCAN_SUCCESS) {
+    cli_lib_error(st, "%s of %zu %s elements failed", op_command(r->desc.op), a->n,
+                  clscan_type_name(r->desc.type));
+    if (st == CLSCAN_BUILD_FAILED || st == CLSCAN_USER_SOURCE_INVALID)
+      cli_print_build_log(ctx);
+  } else if (a->count > a->n) {
+    cli_error("%s: the library reported %llu results of %zu elements", op_command(r->desc.op),
+              (unsigned long long)a->count, a->n);
+    st = CLSCAN_INVALID_VALUE;
+  }
+  clscan_context_release(ctx);
+  return st == CLSCAN_SUCCESS;
+}
+
+/* ============================================================================================== */
+/* Writing                                                                                        */
+/* ============================================================================================== */
+
+/* The outputs of one selection; f is NULL for one not asked for. */
+typedef struct sel_outputs {
+  cli_output out, count, lengths;
+} sel_outputs;
+
+/* Opens the outputs asked for; on failure drops those already open. */
+static int open_outputs(const cli_select_request *r, sel_outputs *o) {
+  memset(o, 0, sizeof *o);
+  if (!cli_output_open(&o->out, r->out_path))
+    return 0;
+  if (r->count_path && !cli_output_open(&o->count, r->count_path)) {
+    cli_output_abort(&o->out);
+    return 0;
+  }
+  if (r->lengths_path && !cli_output_open(&o->lengths, r->lengths_path)) {
+    cli_output_abort(&o->out);
+    cli_output_abort(&o->count);
+    return 0;
+  }
+  return 1;
+}
+
+/* Drops every output: no target changes. */
+static void abort_outputs(sel_outputs *o) {
+  cli_output_abort(&o->out);
+  if (o->count.f)
+    cli_output_abort(&o->count);
+  if (o->lengths.f)
+    cli_output_abort(&o->lengths);
+}
+
+/* Returns the unsigned integer type of count_size bytes. */
+static clscan_type count_type(const cli_select_request *r) {
+  return sel_count_size(&r->desc) == 4 ? CLSCAN_UINT32 : CLSCAN_UINT64;
+}
+
+/* Writes the runs as text lines "value length". */
+static int write_runs_text(FILE *f, const cli_select_request *r, const sel_arrays *a) {
+  clscan_type t = sel_out_type(&r->desc);
+  size_t elem = clscan_type_size(t);
+  char value[64];
+  for (uint64_t i = 0; i < a->count; i++) {
+    unsigned long long len;
+    if (sel_count_size(&r->desc) == 4) {
+      uint32_t l;
+      memcpy(&l, a->lengths + i * 4, 4);
+      len = l;
+    } else {
+      uint64_t l;
+      memcpy(&l, a->lengths + i * 8, 8);
+      len = l;
+    }
+    cli_format_element(t, a->out + i * elem, value, sizeof value);
+    if (fprintf(f, "%s %llu\n", value, len) < 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* Writes the count as text or count_size bytes. */
+static int write_count(FILE *f, const cli_select_request *r, uint64_t count) {
+  if (!r->binary)
+    return fprintf(f, "%llu\n", (unsigned long long)count) > 0;
+  unsigned char bytes[8];
+  uint32_t narrow = (uint32_t)count;
+  if (sel_count_size(&r->desc) == 4)
+    memcpy(bytes, &narrow, 4);
+  else
+    memcpy(bytes, &count, 8);
+  return cli_write_elements(f, 1, count_type(r), bytes, 1);
+}
+
+/* Writes every result to its output (nothing is committed yet). */
+static int write_results(const cli_select_request *r, sel_arrays *a, sel_outputs *o) {
+  clscan_type t = sel_out_type(&r->desc);
+  size_t n_out = r->desc.op == CLSCAN_PARTITION ? a->n : (size_t)a->count;
+  int ok;
+  if (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !r->lengths_path)
+    ok = write_runs_text(o->out.f, r, a);
+  else
+    ok = cli_write_elements(o->out.f, r->binary, t, a->out, n_out);
+  if (!ok)
+    return cli_error("cannot write %s: %s", o->out.name, strerror(errno)), 0;
+  if (o->lengths.f &&
+      !cli_write_elements(o->lengths.f, r->binary, count_type(r), a->lengths, (size_t)a->count))
+    return cli_error("cannot write %s: %s", o->lengths.name, strerror(errno)), 0;
+  if (o->count.f && !write_count(o->count.f, r, a->count))
+    return cli_error("cannot write %s: %s", o->count.name, strerror(errno)), 0;
+  return 1;
+}
+
+/* Commits the outputs in turn; after a failed commit the others are dropped. */
+static int commit_outputs(sel_outputs *o) {
+  cli_output *all[3] = {&o->out, &o->lengths, &o->count};
+  for (int i = 0; i < 3; i++) {
+    if (!all[i]->f)
+      continue;
+    if (!cli_output_commit(all[i])) {
+      for (int j = i + 1; j < 3; j++) {
+        if (all[j]->f)
+          cli_output_abort(all[j]);
+      }
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Reads the input (and the flags) completely. */
+static int read_inputs(const cli_select_request *r, sel_arrays *a) {
+  if (!read_file(r->binary, r->in_path, "input", r->desc.type, &a->in))
+    return 0;
+  a->n = a->in.len / clscan_type_size(r->desc.type);
+  return !r->flags_path || read_flags(r, a->n, &a->flags);
+}
+
+int cli_cmd_select(int argc, char **argv) {
+  cli_select_request r = {.desc = {.type = CLSCAN_INT32}};
+  int status = cli_select_parse(argc, argv, &r);
+  if (status >= 0)
+    return status;
+
+  // Everything is read and computed before any output is committed.
+  sel_arrays a = {0};
+  sel_outputs o;
+  int ok = read_inputs(&r, &a) && open_outputs(&r, &o);
+  if (ok) {
+    ok = run_selection(&r, &a) && write_results(&r, &a, &o);
+    ok = ok ? commit_outputs(&o) : (abort_outputs(&o), 0);
+  }
+  free(a.in.data);
+  free(a.flags.data);
+  free(a.out);
+  free(a.lengths);
+  return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
