@@ -363,7 +363,9 @@ typedef struct clscan__tuning_key {
   size_t elem_size;           /* the wider of the input and output element sizes (8: user types) */
   size_t in_size;             /* the input element size */
   int segmented;              /* 1: a segmented or by-key scan */
-  size_t state_size;          /* bytes per scan state, for the local-memory fit */
+  int packed; /* 1: a plain 1- or 2-byte scan under a built-in operator (cl/tile.cl's packed path)
+               */
+  size_t state_size; /* bytes per scan state, for the local-memory fit */
 } clscan__tuning_key;
 
 /* The whole tuning policy: the table row (device, then vendor, then default), the device clamps,

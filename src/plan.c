@@ -98,10 +98,16 @@ static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm algo
 static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc *desc,
                                const plan_shape *p, const clscan_tuning *overrides,
                                clscan__tuning *t) {
+  // The tile kernels keep plain narrow scans packed (cl/common.cl, CLSCAN_NARROW): same type in
+  // and out, 1 or 2 bytes, a built-in operator, no map, no segments.
+  const int packed = desc->type != CLSCAN_USER_TYPE && clscan__out_type(desc) == desc->type &&
+                     p->in_size <= 2 && desc->op != CLSCAN_USER_OP && !desc->map_source &&
+                     !desc->segments;
   const clscan__tuning_key key = {.algorithm = resolve(ctx, desc->algorithm),
                                   .elem_size = p->elem_size,
                                   .in_size = p->in_size,
                                   .segmented = desc->segments != 0,
+                                  .packed = packed,
                                   .state_size = p->state_size};
   return clscan__tuning_for(&ctx->info, &key, overrides, t);
 }

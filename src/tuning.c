@@ -24,6 +24,7 @@ typedef struct tuning_row {
   unsigned elem_bytes;        /* wider of the input and output element sizes; 0 matches any */
   unsigned in_bytes;          /* input element size; 0 matches any */
   int segmented;              /* 1: only segmented and by-key plans; 0: any plan */
+  int packed;                 /* 1: only plain narrow plans (cl/tile.cl's packed path) */
   clscan__tuning t;
 } tuning_row;
 
@@ -42,12 +43,25 @@ static const tuning_row table[] = {
      .elem_bytes = 4,
      .segmented = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
-    /* H200: int8 at 0.32 of copy (32 elements per work-item, like int32; not tuned further). */
+    /* H200: packed int8 single pass at 0.845 of copy (0.156 ms; 256 x 4 0.762, 256 x 8 0.734,
+     * 256 x 12 0.591). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 1,
+     .packed = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
+    /* H200: packed int16 single pass at 0.936 of copy (0.278 ms; 256 x 6 0.893, 256 x 8 0.883). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 2,
+     .packed = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+    /* H200: other int8 plans (maps, segments, user operators) at 32 elements per work-item. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 2, .rts_groups_per_cu = 4}},
-    /* H200: int16 at 0.73 of copy (32 elements per work-item; not tuned further). */
+    /* H200: other int16 plans at 32 elements per work-item. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 2,
@@ -105,7 +119,7 @@ static int row_applies(const tuning_row *r, const clscan__device_info *info,
   int shape_ok = (r->algorithm == CLSCAN_ALGO_AUTO || r->algorithm == key->algorithm) &&
                  (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
                  (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
-                 (!r->segmented || key->segmented);
+                 (!r->segmented || key->segmented) && (!r->packed || key->packed);
   return vendor_ok && matches(info->name, r->device) && shape_ok;
 }
 
