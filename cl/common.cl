@@ -232,7 +232,7 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #error "bitwise operators are not defined on floating-point types"
 #endif
 #if CLSCAN_OP == 4
-#define VAL_IDENTITY AS_VAL((uval_t)~(uval_t)0)
+#define VAL_IDENTITY AS_VAL((uval_t)(~(uval_t)0))
 #define VAL_OP(a, b) ((val_t)((a) & (b)))
 #elif CLSCAN_OP == 5
 #define VAL_IDENTITY ((val_t)0)
@@ -246,7 +246,9 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #endif
 
 /* Combines two values through a function, so that macro arguments are evaluated once. */
-ALWAYS_INLINE val_t val_combine(val_t a, val_t b) { return VAL_OP(a, b); }
+ALWAYS_INLINE val_t val_combine(val_t a, val_t b) {
+  return VAL_OP(a, b);
+}
 
 /* The value input element x at index i (from the start of the range) contributes. */
 #if CLSCAN_MAP
@@ -303,10 +305,12 @@ ALWAYS_INLINE elem_t seg_make(val_t v, uint f) {
   s.v = v;
   s.f = f;
 #if SEG_GAP_BYTES > 0
-  for (uint i = 0; i < SEG_GAP_BYTES; i++) s.gap[i] = 0;
+  for (uint i = 0; i < SEG_GAP_BYTES; i++)
+    s.gap[i] = 0;
 #endif
 #if SEG_PAD_WORDS > 0
-  for (uint i = 0; i < SEG_PAD_WORDS; i++) s.pad[i] = 0;
+  for (uint i = 0; i < SEG_PAD_WORDS; i++)
+    s.pad[i] = 0;
 #endif
   return s;
 }
@@ -319,7 +323,9 @@ ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
 #else
 typedef val_t elem_t;
 #define IDENTITY VAL_IDENTITY
-ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) { return VAL_OP(a, b); }
+ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
+  return VAL_OP(a, b);
+}
 #define CHAIN_SEED(seed) (seed)
 #endif
 #define OP(a, b) combine(a, b)
@@ -365,13 +371,19 @@ typedef elem_t item_t;
 #endif
 
 /* The lane of a value, and the value of a lane. */
-ALWAYS_INLINE uint narrow_lane(val_t v) { return (uint)(uval_t)v ^ NARROW_BIAS; }
-ALWAYS_INLINE val_t narrow_value(uint x) { return AS_VAL((uval_t)(x ^ NARROW_BIAS)); }
+ALWAYS_INLINE uint narrow_lane(val_t v) {
+  return (uint)(uval_t)v ^ NARROW_BIAS;
+}
+ALWAYS_INLINE val_t narrow_value(uint x) {
+  return AS_VAL((uval_t)(x ^ NARROW_BIAS));
+}
 #define NARROW_IDENTITY narrow_lane(VAL_IDENTITY)
 
 /* Flips the sign bit of every element of a word where lanes are biased (signed min and max): a
  * word's elements become their lanes' low bits, and back. */
-ALWAYS_INLINE uint narrow_bias(uint w) { return w ^ NARROW_BIAS * NARROW_ONES; }
+ALWAYS_INLINE uint narrow_bias(uint w) {
+  return w ^ NARROW_BIAS * NARROW_ONES;
+}
 
 /* The lane of element k of a biased word. */
 ALWAYS_INLINE uint narrow_get(uint w, uint k) {
@@ -436,7 +448,7 @@ ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
 
 /* Loads element i of a range of n elements, or the identity past its end. */
 ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux, ulong i,
-                               ulong n) {
+                                      ulong n) {
   return i < n ? make_elem(in[i], aux, i) : IDENTITY;
 }
 
@@ -452,7 +464,8 @@ ALWAYS_INLINE elem_t state_or_identity(const __global elem_t *p, ulong i, ulong 
  */
 ALWAYS_INLINE val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t seed) {
 #if CLSCAN_SEGMENTS
-  if (exclusive && x.f) return seed;
+  if (exclusive && x.f)
+    return seed;
   return val_combine(seed, exclusive ? excl.v : incl.v);
 #else
   return exclusive ? excl : incl;
@@ -472,7 +485,8 @@ typedef union elem_bits {
 ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
   elem_bits b;
 #pragma unroll
-  for (uint i = 0; i < ELEM_WORDS; i++) b.u[i] = 0;
+  for (uint i = 0; i < ELEM_WORDS; i++)
+    b.u[i] = 0;
   b.e = x;
   return b;
 }
@@ -483,7 +497,8 @@ ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
  * ------------------------------------------------------------------------------------------- */
 #if CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
 #ifndef CLSCAN_NO_SIZE_CHECK
-typedef char clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
+typedef char
+    clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
 #endif
 #endif
 #if defined(CLSCAN_STATE_SIZE) && !defined(CLSCAN_NO_SIZE_CHECK)

@@ -32,7 +32,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
     tile_load(in, aux, n, t, &x);
     total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch));
   }
-  if (get_local_id(0) == 0) partials[partials_off + get_group_id(0)] = total;
+  if (get_local_id(0) == 0)
+    partials[partials_off + get_group_id(0)] = total;
 }
 
 /*
@@ -51,13 +52,15 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
   offsets += offsets_off;
 
   elem_t run = IDENTITY;
-  for (ulong i = begin; i < end; i++) run = combine(run, partials[i]);
+  for (ulong i = begin; i < end; i++)
+    run = combine(run, partials[i]);
   lanes[lid] = run;
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const elem_t y = lid >= d ? lanes[lid - d] : IDENTITY;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid >= d) run = combine(y, run);
+    if (lid >= d)
+      run = combine(y, run);
     lanes[lid] = run;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -74,8 +77,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
  * segmented scans apply at the output (see out_value in common.cl). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, const __global elem_t *offsets,
-    ulong offsets_off, ulong tiles_per_group, int exclusive, val_t seed) {
+    __global val_t *out, ulong out_off, ulong n, const __global elem_t *offsets, ulong offsets_off,
+    ulong tiles_per_group, int exclusive, val_t seed) {
   __local tile_scratch scratch;
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);

@@ -31,7 +31,8 @@
  * Blelloch's work-group scan of the block (xa at lid, xb at lid + CLSCAN_WG): *ea and *eb receive
  * the exclusive prefixes; returns the block's total. Every work-item must call it.
  */
-ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea, elem_t *eb) {
+ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea,
+                                    elem_t *eb) {
   const uint lid = get_local_id(0);
   const uint ai = lid, bi = lid + CLSCAN_WG;
   tmp[CONFLICT_FREE(ai)] = xa;
@@ -52,7 +53,8 @@ ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, e
   barrier(CLK_LOCAL_MEM_FENCE);
   const elem_t total = tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)] = IDENTITY;
+  if (lid == 0)
+    tmp[CONFLICT_FREE(BLELLOCH_BLOCK - 1)] = IDENTITY;
 
   // Down-sweep: each right child gets (prefix from above) op (left subtree total).
   for (uint d = 1; d < BLELLOCH_BLOCK; d <<= 1) {
@@ -94,16 +96,18 @@ ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_
 }
 
 /* Writes one level-0 result: the value of lead op (exclusive or inclusive prefix). */
-ALWAYS_INLINE void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl, elem_t x,
-                        int exclusive, val_t seed) {
-  if (i >= n) return;
+ALWAYS_INLINE void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl,
+                               elem_t x, int exclusive, val_t seed) {
+  if (i >= n)
+    return;
   const elem_t e = combine(lead, excl);
   out[i] = out_value(e, x, combine(e, x), exclusive, seed);
 }
 
 /* Writes one upper-level result: lead op the exclusive prefix. */
 ALWAYS_INLINE void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead, elem_t excl) {
-  if (i < n) out[i] = combine(lead, excl);
+  if (i < n)
+    out[i] = combine(lead, excl);
 }
 
 /*
@@ -126,7 +130,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
   const elem_t xa = load_or_identity(in, aux, ia, n), xb = load_or_identity(in, aux, ib, n);
   elem_t ea, eb;
   const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
-  if (lid == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  if (lid == 0 && has_sums)
+    sums[sums_off + get_group_id(0)] = total;
   const elem_t lead = CHAIN_SEED(seed);
   store_value(out, ia, n, lead, ea, xa, exclusive, seed);
   store_value(out, ib, n, lead, eb, xb, exclusive, seed);
@@ -145,7 +150,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
   const elem_t xa = state_or_identity(in, ia, n), xb = state_or_identity(in, ib, n);
   elem_t ea, eb;
   const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
-  if (lid == 0 && has_sums) sums[sums_off + get_group_id(0)] = total;
+  if (lid == 0 && has_sums)
+    sums[sums_off + get_group_id(0)] = total;
   const elem_t lead = CHAIN_SEED(seed);
   store_state(out, ia, n, lead, ea);
   store_state(out, ib, n, lead, eb);
@@ -198,22 +204,26 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_o
 #if CLSCAN_SEGMENTS
   // The block's first segment start (block when none).
   __local uint first_head;
-  if (get_local_id(0) == 0) first_head = block;
+  if (get_local_id(0) == 0)
+    first_head = block;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
-    if (i < n && is_head(aux, i)) atomic_min(&first_head, k);
+    if (i < n && is_head(aux, i))
+      atomic_min(&first_head, k);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint h = first_head;
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
-    if (i < n) out[i] = val_combine(seed, k < h ? val_combine(offset.v, out[i]) : out[i]);
+    if (i < n)
+      out[i] = val_combine(seed, k < h ? val_combine(offset.v, out[i]) : out[i]);
   }
 #else
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
-    if (i < n) out[i] = combine(offset, out[i]);
+    if (i < n)
+      out[i] = combine(offset, out[i]);
   }
 #endif
 }
@@ -227,6 +237,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_sum_off
   sums += sums_off;
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
-    if (i < n) sums[i] = combine(offset, sums[i]);
+    if (i < n)
+      sums[i] = combine(offset, sums[i]);
   }
 }

@@ -83,7 +83,8 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
   const ulong x = (ulong)b << 32 | a;
   uint r = 0;
 #pragma unroll
-  for (uint i = 0; i < 4; i++) r |= (uint)(x >> (8 * ((s >> (4 * i)) & 7u)) & 0xFFu) << (8 * i);
+  for (uint i = 0; i < 4; i++)
+    r |= (uint)(x >> (8 * ((s >> (4 * i)) & 7u)) & 0xFFu) << (8 * i);
   return r;
 }
 #endif
@@ -155,13 +156,15 @@ ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
 ALWAYS_INLINE elem_t shfl_up(elem_t x, uint delta) {
   elem_bits a = elem_to_bits(x), r;
 #pragma unroll
-  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_up_u32(a.u[i], delta);
+  for (uint i = 0; i < ELEM_WORDS; i++)
+    r.u[i] = shfl_up_u32(a.u[i], delta);
   return r.e;
 }
 ALWAYS_INLINE elem_t shfl_idx(elem_t x, uint lane) {
   elem_bits a = elem_to_bits(x), r;
 #pragma unroll
-  for (uint i = 0; i < ELEM_WORDS; i++) r.u[i] = shfl_idx_u32(a.u[i], lane);
+  for (uint i = 0; i < ELEM_WORDS; i++)
+    r.u[i] = shfl_idx_u32(a.u[i], lane);
   return r.e;
 }
 
@@ -171,7 +174,8 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const elem_t y = shfl_up(x, d);
-    if (lane >= d) x = combine(y, x);
+    if (lane >= d)
+      x = combine(y, x);
   }
   const elem_t up = shfl_up(x, 1);
   *excl = lane > 0 ? up : IDENTITY;
@@ -189,7 +193,8 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
     barrier(CLK_LOCAL_MEM_FENCE);
     const elem_t y = lane >= d ? s->lanes[lane - d] : IDENTITY;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lane >= d) x = combine(y, x);
+    if (lane >= d)
+      x = combine(y, x);
     s->lanes[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -208,7 +213,8 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
-    if (lane >= d) x = narrow_op(y, x);
+    if (lane >= d)
+      x = narrow_op(y, x);
   }
   const uint up = shfl_up_u32(x, 1);
   *excl = lane > 0 ? up : identity;
@@ -224,7 +230,8 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint y = lane >= d ? s->words[lane - d] : identity;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lane >= d) x = narrow_op(y, x);
+    if (lane >= d)
+      x = narrow_op(y, x);
     s->words[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -252,14 +259,16 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
 #if NUM_GROUPS > 1
   // Lane-group totals meet in local memory; each work-item folds them in order.
   const uint lid = get_local_id(0);
-  if (lid % SG == 0) s->group_total[lid / SG] = segment_total;
+  if (lid % SG == 0)
+    s->group_total[lid / SG] = segment_total;
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint g = lid / SG;
   elem_t before = IDENTITY, all = IDENTITY;
 #pragma unroll
   for (uint i = 0; i < NUM_GROUPS; i++) {
     const elem_t v = s->group_total[i];
-    if (i < g) before = combine(before, v);
+    if (i < g)
+      before = combine(before, v);
     all = combine(all, v);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -315,7 +324,9 @@ ALWAYS_INLINE uint narrow_pack(const uint *p) {
 #if NARROW_SCHEME == 0
 
 /* The state is the running lane. */
-ALWAYS_INLINE uint narrow_state(uint r) { return r; }
+ALWAYS_INLINE uint narrow_state(uint r) {
+  return r;
+}
 
 /* Scans word w seeded with *state, one lane after another. */
 ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
@@ -323,7 +334,8 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   uint p[NARROW_PER_WORD + 1];
   p[0] = *state;
 #pragma unroll
-  for (uint k = 0; k < NARROW_PER_WORD; k++) p[k + 1] = narrow_op(p[k], narrow_get(b, k));
+  for (uint k = 0; k < NARROW_PER_WORD; k++)
+    p[k + 1] = narrow_op(p[k], narrow_get(b, k));
   *state = p[NARROW_PER_WORD];
   return narrow_bias(narrow_pack(exclusive ? p : p + 1));
 }
@@ -352,7 +364,8 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
                                  narrow_lanewise(narrow_bias(x.u[2]), narrow_bias(x.u[3])));
   uint t = narrow_get(w, 0);
 #pragma unroll
-  for (uint k = 1; k < NARROW_PER_WORD; k++) t = narrow_op(t, narrow_get(w, k));
+  for (uint k = 1; k < NARROW_PER_WORD; k++)
+    t = narrow_op(t, narrow_get(w, k));
   return t;
 }
 #elif CLSCAN_OP == 0
@@ -371,7 +384,8 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #pragma unroll
   for (uint i = 0; i < 4; i++) {
 #pragma unroll
-    for (uint k = 0; k < NARROW_PER_WORD; k++) t *= rotate(x.u[i], (uint)(32 - NARROW_BITS * k));
+    for (uint k = 0; k < NARROW_PER_WORD; k++)
+      t *= rotate(x.u[i], (uint)(32 - NARROW_BITS * k));
   }
   return t;
 }
@@ -385,7 +399,9 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
  * low byte of each half is the sum modulo 256. The state is the running prefix R (a byte) in
  * both halves, [R, R].
  */
-ALWAYS_INLINE uint narrow_state(uint r) { return (r & 0xFFu) * 0x00010001u; }
+ALWAYS_INLINE uint narrow_state(uint r) {
+  return (r & 0xFFu) * 0x00010001u;
+}
 
 /* The word whose bytes are byte 0 of lo's halves and byte 0 of hi's, interleaved:
  * [lo.b0, hi.b0, lo.b2, hi.b2]. */
@@ -441,7 +457,9 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #endif
 
 /* The state is the running prefix in every lane. */
-ALWAYS_INLINE uint narrow_state(uint r) { return (r & NARROW_MASK) * NARROW_ONES; }
+ALWAYS_INLINE uint narrow_state(uint r) {
+  return (r & NARROW_MASK) * NARROW_ONES;
+}
 
 /* Copies the top lane of a word to every lane. */
 ALWAYS_INLINE uint narrow_broadcast_top(uint w) {
@@ -509,14 +527,16 @@ ALWAYS_INLINE narrow_words narrow_vector_scan(narrow_words x, uint r, const int 
   uint state = narrow_state(r);
   narrow_words y;
 #pragma unroll
-  for (uint i = 0; i < 4; i++) y.u[i] = narrow_word_scan(x.u[i], &state, exclusive);
+  for (uint i = 0; i < 4; i++)
+    y.u[i] = narrow_word_scan(x.u[i], &state, exclusive);
   return y;
 }
 
 /* Loads the vector from index e (a multiple of VEC) of in[0, n) as words; elements past n read as
  * the identity. full says that the whole tile lies inside the range (then one 16-byte load). */
 ALWAYS_INLINE uint4 narrow_load(const __global in_t *in, ulong n, ulong e, int full) {
-  if (full) return ((const __global uint4 *)in)[e / VEC];
+  if (full)
+    return ((const __global uint4 *)in)[e / VEC];
   narrow_words x;
 #pragma unroll
   for (uint i = 0; i < 4; i++) {
@@ -543,7 +563,8 @@ ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full,
 #pragma unroll
     for (uint k = 0; k < NARROW_PER_WORD; k++) {
       const ulong at = e + i * NARROW_PER_WORD + k;
-      if (at < n) out[at] = AS_VAL((uval_t)(u.u[i] >> (NARROW_BITS * k)));
+      if (at < n)
+        out[at] = AS_VAL((uval_t)(u.u[i] >> (NARROW_BITS * k)));
     }
   }
 }
@@ -690,19 +711,21 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
   }
 #else
 #pragma unroll
-  for (uint k = 0; k < VEC; k++) xs[k] = make_elem(u.e[k], aux, e + k);
+  for (uint k = 0; k < VEC; k++)
+    xs[k] = make_elem(u.e[k], aux, e + k);
 #endif
 }
 
 /* Loads the VEC elements from index e of a range of n elements (elements past n read as the
  * identity); full says that the whole tile lies inside the range. */
-ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux, ulong n,
-                               ulong e, int full, elem_t xs[VEC]) {
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux, ulong n, ulong e,
+                               int full, elem_t xs[VEC]) {
   if (CLSCAN_VECTOR_IO && full) {
     load_full_vector(in, aux, e, xs);
   } else {
 #pragma unroll
-    for (uint k = 0; k < VEC; k++) xs[k] = load_or_identity(in, aux, e + k, n);
+    for (uint k = 0; k < VEC; k++)
+      xs[k] = load_or_identity(in, aux, e + k, n);
   }
 }
 
@@ -726,7 +749,8 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux,
     }
 #else
 #pragma unroll
-    for (uint k = 0; k < VEC; k++) x->v[j][k] = xs[k];
+    for (uint k = 0; k < VEC; k++)
+      x->v[j][k] = xs[k];
 #endif
   }
 }
@@ -745,7 +769,8 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     vt[j] = item_state(x, j, 0);
 #pragma unroll
-    for (uint k = 1; k < VEC; k++) vt[j] = combine(vt[j], item_state(x, j, k));
+    for (uint k = 1; k < VEC; k++)
+      vt[j] = combine(vt[j], item_state(x, j, k));
   }
   // One lane-group scan per vector index, carried from j to j + 1.
   elem_t carry = IDENTITY;
@@ -777,7 +802,8 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
     elem_t vt = xs[0];
 #pragma unroll
-    for (uint k = 1; k < VEC; k++) vt = combine(vt, xs[k]);
+    for (uint k = 1; k < VEC; k++)
+      vt = combine(vt, xs[k]);
     group_scan(vt, lid % SG, s, &excl, &total);
     carry = combine(carry, total);
   }
@@ -810,7 +836,8 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
       const ulong e = base + (ulong)v * VEC;
 #pragma unroll
       for (uint k = 0; k < VEC; k++) {
-        if (e + k < n) out[e + k] = u.e[k];
+        if (e + k < n)
+          out[e + k] = u.e[k];
       }
     }
   }
@@ -834,5 +861,7 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
 #if CLSCAN_NARROW_PRMT == 1
 /* A kernel that only exercises the packed path's inline PTX, which the probe's int32 tile does
  * not compile otherwise. */
-__kernel void tile_probe_prmt(__global uint *p) { p[0] = prmt(p[1], p[2], p[3]); }
+__kernel void tile_probe_prmt(__global uint *p) {
+  p[0] = prmt(p[1], p[2], p[3]);
+}
 #endif

@@ -42,7 +42,8 @@ static clscan_status enqueue(clscan_plan *plan, const clscan__algorithm *algo,
 }
 
 clscan_status clscan__dispatch(clscan_plan *plan, const clscan__request *r) {
-  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_SCAN, clscan__plan_resolve(plan, r->n), r);
+  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_SCAN,
+                                    (int)clscan__plan_resolve(plan, r->n), r);
 }
 
 clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family family, int id,

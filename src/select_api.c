@@ -87,6 +87,11 @@ static int is_body(const char *src) {
 }
 
 /* Appends to *buf (grown with realloc); returns 0 when memory ran out. */
+static int append(char **buf, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 static int append(char **buf, size_t *len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -430,13 +435,34 @@ static clscan_status validate_request(const clscan_select_plan *plan,
                         "a partition writes all n %zu elements; out_capacity is %zu", req->n,
                         b->out_capacity);
   sel_range r[CLSCAN__SEL_BUFFERS] = {
-      [CLSCAN__SEL_IN] = {"input buffer", b->in, b->in_offset, req->n, plan->in_size, 0},
-      [CLSCAN__SEL_FLAGS] = {"flags buffer", b->flags, b->flags_offset, req->n, 1, 0},
-      [CLSCAN__SEL_OUT] = {"output buffer", b->out, b->out_offset, b->out_capacity, plan->out_size,
-                           1},
-      [CLSCAN__SEL_LENGTHS] = {"lengths buffer", b->lengths, b->lengths_offset, b->out_capacity,
-                               plan->count_size, 1},
-      [CLSCAN__SEL_COUNT] = {"count buffer", b->count, b->count_offset, 1, plan->count_size, 1},
+      [CLSCAN__SEL_IN] = {.name = "input buffer",
+                          .mem = b->in,
+                          .off = b->in_offset,
+                          .count = req->n,
+                          .elem = plan->in_size},
+      [CLSCAN__SEL_FLAGS] = {.name = "flags buffer",
+                             .mem = b->flags,
+                             .off = b->flags_offset,
+                             .count = req->n,
+                             .elem = 1},
+      [CLSCAN__SEL_OUT] = {.name = "output buffer",
+                           .mem = b->out,
+                           .off = b->out_offset,
+                           .count = b->out_capacity,
+                           .elem = plan->out_size,
+                           .output = 1},
+      [CLSCAN__SEL_LENGTHS] = {.name = "lengths buffer",
+                               .mem = b->lengths,
+                               .off = b->lengths_offset,
+                               .count = b->out_capacity,
+                               .elem = plan->count_size,
+                               .output = 1},
+      [CLSCAN__SEL_COUNT] = {.name = "count buffer",
+                             .mem = b->count,
+                             .off = b->count_offset,
+                             .count = 1,
+                             .elem = plan->count_size,
+                             .output = 1},
   };
   for (int i = 0; i < CLSCAN__SEL_BUFFERS; i++) {
     if (r[i].mem)

@@ -97,7 +97,6 @@ extern const struct CMUnitTest errors_args_tests[], errors_buffers_tests[], erro
     errors_api_tests[];
 extern const size_t errors_args_count, errors_buffers_count, errors_queues_count, errors_api_count;
 
-
 /* Partitions `dev` into sub-devices of one compute unit each and returns the first (the caller
  * releases it), or NULL where the device cannot be partitioned. */
 cl_device_id first_sub_device(cl_device_id dev);

@@ -115,20 +115,14 @@ static int bench_option(bench_request *r, int id, const char *v) {
 
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int bench_parse(int argc, char **argv, bench_request *r) {
-  static const cli_option options[] = {{"device", 1, OPT_DEVICE},
-                                       {"algorithms", 1, OPT_ALGORITHMS},
-                                       {"types", 1, OPT_TYPES},
-                                       {"out-type", 1, OPT_OUT_TYPE},
-                                       {"variant", 1, OPT_VARIANT},
-                                       {"min-log2", 1, OPT_MIN},
-                                       {"max-log2", 1, OPT_MAX},
-                                       {"reps", 1, OPT_REPS},
-                                       {"seed", 1, OPT_SEED},
-                                       {"csv", 1, OPT_CSV},
-                                       {"plot", 1, OPT_PLOT},
-                                       {"no-reduce", 0, OPT_NO_REDUCE},
-                                       {"family", 1, OPT_FAMILY},
-                                       {NULL, 0, 0}};
+  static const cli_option options[] = {
+      {"device", 1, OPT_DEVICE},   {"algorithms", 1, OPT_ALGORITHMS},
+      {"types", 1, OPT_TYPES},     {"out-type", 1, OPT_OUT_TYPE},
+      {"variant", 1, OPT_VARIANT}, {"min-log2", 1, OPT_MIN},
+      {"max-log2", 1, OPT_MAX},    {"reps", 1, OPT_REPS},
+      {"seed", 1, OPT_SEED},       {"csv", 1, OPT_CSV},
+      {"plot", 1, OPT_PLOT},       {"no-reduce", 0, OPT_NO_REDUCE},
+      {"family", 1, OPT_FAMILY},   {NULL, 0, 0}};
   cli_parser p;
   const char *v;
   cli_parser_init(&p, "bench", argc, argv, options);
