@@ -47,7 +47,7 @@
 #endif
 /* Measurement only (the results are wrong): skip the look-back, so that every tile starts from
  * the identity. What remains is the tile's load, local scan, publication and store, which bounds
- * what any look-back could reach (tools/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
+ * what any look-back could reach (build/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
 #ifndef CLSCAN_TEST_NO_LOOKBACK
 #define CLSCAN_TEST_NO_LOOKBACK 0
 #endif

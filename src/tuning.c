@@ -29,7 +29,7 @@ typedef struct tuning_row {
 } tuning_row;
 
 /* Figures are exclusive add at n = 2^28 unless said otherwise, median of 20, verified, as copy
- * time / scan time against clEnqueueCopyBuffer of the same bytes (tools/tile_sweep.c). */
+ * time / scan time against clEnqueueCopyBuffer of the same bytes (tools/bench/tile_sweep.c). */
 static const tuning_row table[] = {
     /* H200, NVIDIA OpenCL 3.0: uint8 -> uint32 at 0.862 of copying its 5 bytes per element. */
     {.vendor = "NVIDIA",

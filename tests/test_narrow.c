@@ -10,8 +10,8 @@
  * tile + 1, many tiles with a partial last one, and a random size) and at offsets that are
  * multiples of a vector (the packed path) or in place; one cell in four also at odd offsets (the
  * generic path, which needs a second build). Each result is checked element by element against the
- * host reference (tools/ref_scan.h), with the guard elements after the output and the input
- * buffer checked too. Inputs are drawn per operator so that the running result keeps changing
+ * host reference (tests/reference/ref_scan.h), with the guard elements after the output and the
+ * input buffer checked too. Inputs are drawn per operator so that the running result keeps changing
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
  * hundred elements). Every other cell builds with -DCLSCAN_NARROW_PRMT=2, which runs the byte
  * permutations of the NVIDIA path through their C version, so that their selectors are checked

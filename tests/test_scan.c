@@ -3,10 +3,10 @@
  *
  * Every algorithm x type x valid operator x inclusive/exclusive x with/without an initial value
  * is scanned at sizes around the block and level boundaries of every algorithm, and verified
- * element by element against the host reference (tools/ref_scan.h), with the guard elements
- * around the output range and the input checked too. Each size of a cell also rotates through
- * the ways to reach the library: clscan_scan, plans, timed plans and clscan_scan_host; zero,
- * aligned and unaligned offsets; out of place and in place.
+ * element by element against the host reference (tests/reference/ref_scan.h), with the guard
+ * elements around the output range and the input checked too. Each size of a cell also rotates
+ * through the ways to reach the library: clscan_scan, plans, timed plans and clscan_scan_host;
+ * zero, aligned and unaligned offsets; out of place and in place.
  *
  * The matrix is split into groups so that CTest can run them in parallel and so that each
  * process compiles only the kernels it needs (POCL compiles one program per type x operator x

@@ -3,9 +3,9 @@
  *
  * Every test program uses one clscan context per process, created on first use on the default
  * device (CLSCAN_DEVICE selects another) and described once on stdout together with the seed.
- * Test data comes from the deterministic generator in tools/ref_scan.h; every seed is derived
- * from one base seed (CLSCAN_TEST_SEED, printed at start), so a failure's message is enough to
- * reproduce it. A watchdog ends the process, naming the case it was running, when no case makes
+ * Test data comes from the deterministic generator in tests/reference/ref_scan.h; every seed is
+ * derived from one base seed (CLSCAN_TEST_SEED, printed at start), so a failure's message is enough
+ * to reproduce it. A watchdog ends the process, naming the case it was running, when no case makes
  * progress for a while, so a hung kernel fails the test instead of stalling CI.
  *
  * It is also the one case harness: a tu_case is one scan (built-in, or of a tu_spec with output
