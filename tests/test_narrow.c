@@ -139,6 +139,11 @@ typedef struct placement {
 } placement;
 
 /* Reports a failed case into msg; returns 0. */
+static int failed(char *msg, size_t cap, const char *what, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 static int failed(char *msg, size_t cap, const char *what, const char *fmt, ...) {
   int len = snprintf(msg, cap, "%s: ", what);
   va_list ap;
