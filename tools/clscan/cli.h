@@ -275,6 +275,12 @@ int cli_read_text(FILE *f, const char *name, const char *what, clscan_type type,
  * Prints the failure and returns 0 otherwise. The bytes stay in file order (little-endian). */
 int cli_read_binary(FILE *f, const char *name, clscan_type type, cli_byte_buf *b);
 
+/* Reads a whole file (path NULL or "-": standard input) of elements of `type` into b, in binary
+ * (little-endian) or as text; `what` names it in messages ("input", "flags", "keys"). Prints the
+ * failure and returns 0 if it cannot be read (cli_elements.c). */
+int cli_read_element_file(int binary, const char *path, const char *what, clscan_type type,
+                          cli_byte_buf *b);
+
 /* Converts elements of elem bytes between little-endian and the host's order (a no-op on a
  * little-endian host). */
 void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
@@ -282,12 +288,6 @@ void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
 /* Writes n elements as text, one a line, or as raw little-endian bytes (binary: data is
  * converted in place). Returns 0 if writing failed. */
 int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *data, size_t n);
-
-/* Reads a whole file (cli_scan.c) (path NULL or "-": standard input) of elements of `type` into b,
- * as text or binary as r says; `what` names it in messages ("input", "flags", "keys"). Prints the
- * failure and returns 0 if it cannot be read. */
-int cli_read_element_file(const cli_scan_request *r, const char *path, const char *what,
-                          clscan_type type, cli_byte_buf *b);
 
 /* ============================================================================================== */
 /* Output files (cli_output.c)                                                                    */

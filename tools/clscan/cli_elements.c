@@ -137,3 +137,20 @@ int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *dat
   }
   return 1;
 }
+
+int cli_read_element_file(int binary, const char *path, const char *what, clscan_type type,
+                          cli_byte_buf *b) {
+  const int from_stdin = !path || strcmp(path, "-") == 0;
+  const char *name = from_stdin ? "standard input" : path;
+  FILE *f = from_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
+    return 0;
+  }
+  int ok = binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
+  if (!from_stdin)
+    fclose(f);
+  if (ok && binary)
+    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
+  return ok;
+}

@@ -64,7 +64,7 @@ int cli_cmd_reduce(int argc, char **argv) {
   cli_byte_buf in = {0};
   _Alignas(16) unsigned char result[16];
   cli_output out;
-  int ok = cli_read_element_file(&r, r.in_path, "input", r.desc.type, &in) &&
+  int ok = cli_read_element_file(r.binary, r.in_path, "input", r.desc.type, &in) &&
            cli_output_open(&out, r.out_path);
   if (ok) {
     ok = reduce_run(&r, &in, result);

@@ -248,29 +248,12 @@ int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const voi
 /* The scan command: running                                                                      */
 /* ============================================================================================== */
 
-int cli_read_element_file(const cli_scan_request *r, const char *path, const char *what,
-                          clscan_type type, cli_byte_buf *b) {
-  int from_stdin = is_stdin(path);
-  const char *name = from_stdin ? "standard input" : path;
-  FILE *f = from_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
-    return 0;
-  }
-  int ok = r->binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
-  if (!from_stdin)
-    fclose(f);
-  if (ok && r->binary)
-    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
-  return ok;
-}
-
 /* Reads the head flags or keys into s and checks them against the n input elements. */
 static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
   int flags = r->desc.segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
   const char *what = flags ? "flags" : "keys";
   clscan_type type = flags ? CLSCAN_UINT8 : r->desc.key_type;
-  if (!cli_read_element_file(r, r->segments_path, what, type, s))
+  if (!cli_read_element_file(r->binary, r->segments_path, what, type, s))
     return 0;
   // Text flags are 0 or 1; binary flags are bytes, and any non-zero byte starts a segment.
   for (size_t i = 0; flags && !r->binary && i < s->len; i++) {
@@ -290,7 +273,7 @@ static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
 
 /* Reads the input, and the flags or keys, completely. */
 static int scan_read(const cli_scan_request *r, cli_byte_buf *in, cli_byte_buf *segments) {
-  if (!cli_read_element_file(r, r->in_path, "input", r->desc.type, in))
+  if (!cli_read_element_file(r->binary, r->in_path, "input", r->desc.type, in))
     return 0;
   size_t n = in->len / clscan_type_size(r->desc.type);
   return r->desc.segments == CLSCAN_SEGMENTS_NONE || read_segments(r, n, segments);

@@ -294,26 +294,9 @@ static size_t sel_count_size(const clscan_select_desc *d) {
   return d->count_size ? d->count_size : 8;
 }
 
-/* Reads a whole file (or standard input) of elements of `type` into b; `what` names it. */
-static int read_file(int binary, const char *path, const char *what, clscan_type type,
-                     cli_byte_buf *b) {
-  const char *name = is_std(path) ? "standard input" : path;
-  FILE *f = is_std(path) ? stdin : fopen(path, "rb");
-  if (!f) {
-    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
-    return 0;
-  }
-  int ok = binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
-  if (f != stdin)
-    fclose(f);
-  if (ok && binary)
-    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
-  return ok;
-}
-
 /* Reads the flags into b and checks them against the n input elements. */
 static int read_flags(const cli_select_request *r, size_t n, cli_byte_buf *b) {
-  if (!read_file(r->binary, r->flags_path, "flags", CLSCAN_UINT8, b))
+  if (!cli_read_element_file(r->binary, r->flags_path, "flags", CLSCAN_UINT8, b))
     return 0;
   // Text flags are 0 or 1; binary flags are bytes, and any non-zero byte selects.
   for (size_t i = 0; !r->binary && i < b->len; i++) {
@@ -493,7 +476,7 @@ static int commit_outputs(sel_outputs *o) {
 
 /* Reads the input (and the flags) completely. */
 static int read_inputs(const cli_select_request *r, sel_arrays *a) {
-  if (!read_file(r->binary, r->in_path, "input", r->desc.type, &a->in))
+  if (!cli_read_element_file(r->binary, r->in_path, "input", r->desc.type, &a->in))
     return 0;
   a->n = a->in.len / clscan_type_size(r->desc.type);
   return !r->flags_path || read_flags(r, a->n, &a->flags);

@@ -183,24 +183,6 @@ static int is_stdin(const char *path) {
   return !path || strcmp(path, "-") == 0;
 }
 
-/* Reads a whole file (or standard input) of elements of `type` into b. */
-static int read_file(const sort_request *r, const char *path, const char *what, clscan_type type,
-                     cli_byte_buf *b) {
-  int from_stdin = is_stdin(path);
-  const char *name = from_stdin ? "standard input" : path;
-  FILE *f = from_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    cli_error("cannot open %s '%s': %s", what, path, strerror(errno));
-    return 0;
-  }
-  int ok = r->binary ? cli_read_binary(f, name, type, b) : cli_read_text(f, name, what, type, b);
-  if (!from_stdin)
-    fclose(f);
-  if (ok && r->binary)
-    cli_swap_to_little_endian(b->data, b->len, clscan_type_size(type));
-  return ok;
-}
-
 /* Writes n elements to a path and commits it. */
 static int write_file(const sort_request *r, const char *path, clscan_type type, cli_byte_buf *b) {
   cli_output out;
@@ -246,8 +228,9 @@ static int sort_files(const sort_request *r) {
     cli_error("the keys and the values cannot both be standard input");
     return CLI_EXIT_USAGE;
   }
-  if (read_file(r, r->in_path, "input", r->desc.key_type, &keys) &&
-      (!r->values_path || read_file(r, r->values_path, "values", r->value_type, &values)) &&
+  if (cli_read_element_file(r->binary, r->in_path, "input", r->desc.key_type, &keys) &&
+      (!r->values_path ||
+       cli_read_element_file(r->binary, r->values_path, "values", r->value_type, &values)) &&
       sort_arrays(r, &keys, &values) && write_file(r, r->out_path, r->desc.key_type, &keys) &&
       (!r->values_out || write_file(r, r->values_out, r->value_type, &values)))
     ok = 1;
