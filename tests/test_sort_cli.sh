@@ -5,36 +5,9 @@
 # Usage: tests/test_sort_cli.sh PATH/TO/clscan
 set -euo pipefail
 
-if [[ $# -ne 1 || ! -x $1 ]]; then
-  echo "usage: $0 PATH/TO/clscan (an executable)" >&2
-  exit 2
-fi
-CLSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/clscan-sort-cli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-failures=0
-
-ok() { echo "ok   $1"; }
-bad() {
-  echo "FAIL $1: $2"
-  [[ -s stderr.txt ]] && sed 's/^/     stderr: /' stderr.txt | head -5
-  failures=$((failures + 1))
-}
-# run CMD...: stdout in stdout.txt, stderr in stderr.txt, exit status in $status.
-run() {
-  set +e
-  "$@" >stdout.txt 2>stderr.txt
-  status=$?
-  set -e
-}
-# same NAME FILE1 FILE2: the two files are equal.
-same() {
-  if cmp -s "$2" "$3"; then ok "$1"; else bad "$1" "$2 and $3 differ"; fi
-}
-expect_status() {
-  if [[ $status -eq $2 ]]; then ok "$1"; else bad "$1" "exit status $status, expected $2"; fi
-}
+CLI_TEST_NAME=sort-cli
+# shellcheck source=tests/cli_harness.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_harness.sh"
 
 # Text int32 keys, against sort -n.
 awk 'BEGIN { srand(7); for (i = 0; i < 5000; i++) print int(rand() * 2000001) - 1000000 }' >keys.txt
