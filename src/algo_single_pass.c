@@ -1,6 +1,6 @@
 /*
  * clscan: the single pass, a chained scan with decoupled look-back and decoupled fallback, in two
- * shapes (cl/status.cl with cl/single_pass.cl or cl/single_pass_cpu.cl).
+ * shapes (cl/status.cl with cl/lookback_warp.cl and cl/single_pass.cl, or cl/single_pass_cpu.cl).
  *
  * GPU shape: one work-group of tile_wg work-items per tile of tile_wg * tile_vpt 16-byte vectors
  * (cl/tile.cl). CPU shape: one work-item per tile of cpu_tile elements, a sequential loop that
@@ -22,7 +22,7 @@ enum { SCAN, SCAN_IN_PLACE, FINISH };
 
 static const clscan__program gpu_program = {
     .name = "single_pass",
-    .files = {"common", "tile", "status", "single_pass", NULL},
+    .files = {"common", "tile", "status", "lookback_warp", "single_pass", NULL},
     .vector_io_option = 1,
 };
 

@@ -210,7 +210,7 @@ clscan_status clscan__user_source(const clscan_scan_desc *desc, char **out);
 /* service: build options and the program cache (program.c)                                       */
 /* ============================================================================================== */
 
-#define CLSCAN__MAX_FILES 4
+#define CLSCAN__MAX_FILES 6
 #define CLSCAN__MAX_KERNELS 4
 
 /* A program an algorithm builds: the cl/ files it concatenates. Programs are compared by
