@@ -3,6 +3,7 @@
  * benchmark buffers, verified and profiled timing of a plan, timing of a device copy of the same
  * bytes and of the sequential host loop.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +89,7 @@ static const char *const map_sources[CLSCAN_TYPE_COUNT] = {
 };
 
 clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm algo) {
-  clscan_scan_desc d = {.type = spec->type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = algo};
+  clscan_scan_desc d = {.type = spec->type, .op = spec->op, .exclusive = 1, .algorithm = algo};
   if (spec->out_type != spec->type)
     d.out_type = CLSCAN_OUT_TYPE(spec->out_type);
   if (spec->variant == CLI_VARIANT_MAP)
@@ -155,7 +156,7 @@ static int host_data(cli_bench_data *d, uint64_t seed) {
     cli_error("out of host memory for %zu elements", d->n);
     return 0;
   }
-  clscan_ref_fill(s->type, CLSCAN_ADD, seed, d->host_in, d->n);
+  clscan_ref_fill(s->type, s->op, seed, d->host_in, d->n);
   if (s->variant == CLI_VARIANT_MAP)
     map_on_host(s->type, d->host_in, d->host_ref_in, d->n);
   if (d->host_segments)
@@ -296,6 +297,39 @@ cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_be
   return t;
 }
 
+cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
+                                       const char *label, int *differ) {
+  const unsigned char poison = 0x5a;
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  unsigned char *want = reruns > 0 ? malloc(d->out_bytes) : NULL;
+  *differ = 0;
+  if (reruns > 0 && !want) {
+    cli_error("%s: out of host memory for the reruns", label);
+    return CLI_FAILED;
+  }
+  if (want)
+    memcpy(want, d->host_out, d->out_bytes);
+  cli_timing t = CLI_TIMED;
+  for (int i = 0; i < reruns && t == CLI_TIMED; i++) {
+    // A poisoned output makes a rerun that skips elements differ.
+    if (clEnqueueFillBuffer(q, d->out, &poison, 1, 0, d->out_bytes, 0, NULL, NULL) != CL_SUCCESS) {
+      cli_error("%s: clearing the output buffer failed", label);
+      t = CLI_FAILED;
+      break;
+    }
+    t = run_once(plan, d, label, NULL);
+    if (t == CLI_TIMED && clEnqueueReadBuffer(q, d->out, CL_TRUE, 0, d->out_bytes, d->host_out, 0,
+                                              NULL, NULL) != CL_SUCCESS) {
+      cli_error("%s: reading a rerun's output back failed", label);
+      t = CLI_FAILED;
+    }
+    if (t == CLI_TIMED && memcmp(want, d->host_out, d->out_bytes) != 0)
+      (*differ)++;
+  }
+  free(want);
+  return t;
+}
+
 int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
   cl_command_queue q = clscan_context_queue(d->ctx);
   cl_mem src = d->copy_src ? d->copy_src : d->in;
@@ -319,48 +353,95 @@ int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
 /* The sequential host loop                                                                       */
 /* ============================================================================================== */
 
-/* Exclusive sums in plain C, one per element width (integers wrap, as on the device). */
-#define HOST_SCAN(T, NAME)                                \
+/* A host loop: an exclusive scan of n elements from `in` into `out` in plain C. */
+typedef void (*host_loop_fn)(const void *in, void *out, size_t n);
+
+/* Defines an exclusive scan in plain C over T, starting from INIT and combining with COMBINE,
+ * an expression of the running value `acc` and the element `v`. */
+#define HOST_SCAN(T, NAME, INIT, COMBINE)                 \
   static void NAME(const void *in, void *out, size_t n) { \
     const T *x = in;                                      \
-    T *y = out, acc = 0;                                  \
+    T *y = out, acc = INIT;                               \
     for (size_t i = 0; i < n; i++) {                      \
       T v = x[i];                                         \
       y[i] = acc;                                         \
-      acc = (T)(acc + v);                                 \
+      acc = (T)(COMBINE);                                 \
     }                                                     \
   }
-HOST_SCAN(uint8_t, host_scan_u8)
-HOST_SCAN(uint16_t, host_scan_u16)
-HOST_SCAN(uint32_t, host_scan_u32)
-HOST_SCAN(uint64_t, host_scan_u64)
-HOST_SCAN(float, host_scan_float)
-HOST_SCAN(double, host_scan_double)
+
+/* Add, mul, and, or and xor by element width, in the unsigned type (integers wrap, as on the
+ * device); add and mul of the floating types. */
+#define HOST_WIDTH_OPS(U, S)               \
+  HOST_SCAN(U, add_##S, 0, acc + v)        \
+  HOST_SCAN(U, mul_##S, 1, acc *v)         \
+  HOST_SCAN(U, and_##S, (U) ~(U)0, acc &v) \
+  HOST_SCAN(U, or_##S, 0, acc | v)         \
+  HOST_SCAN(U, xor_##S, 0, acc ^ v)
+HOST_WIDTH_OPS(uint8_t, u8)
+HOST_WIDTH_OPS(uint16_t, u16)
+HOST_WIDTH_OPS(uint32_t, u32)
+HOST_WIDTH_OPS(uint64_t, u64)
+HOST_SCAN(float, add_f32, 0, acc + v)
+HOST_SCAN(float, mul_f32, 1, acc *v)
+HOST_SCAN(double, add_f64, 0, acc + v)
+HOST_SCAN(double, mul_f64, 1, acc *v)
+
+/* Min and max in each type's own order, from its largest and smallest value. */
+#define HOST_MIN_MAX(T, S, LO, HI)             \
+  HOST_SCAN(T, min_##S, HI, v < acc ? v : acc) \
+  HOST_SCAN(T, max_##S, LO, acc < v ? v : acc)
+HOST_MIN_MAX(int8_t, i8, INT8_MIN, INT8_MAX)
+HOST_MIN_MAX(uint8_t, u8, 0, UINT8_MAX)
+HOST_MIN_MAX(int16_t, i16, INT16_MIN, INT16_MAX)
+HOST_MIN_MAX(uint16_t, u16, 0, UINT16_MAX)
+HOST_MIN_MAX(int32_t, i32, INT32_MIN, INT32_MAX)
+HOST_MIN_MAX(uint32_t, u32, 0, UINT32_MAX)
+HOST_MIN_MAX(int64_t, i64, INT64_MIN, INT64_MAX)
+HOST_MIN_MAX(uint64_t, u64, 0, UINT64_MAX)
+HOST_MIN_MAX(float, f32, -HUGE_VALF, HUGE_VALF)
+HOST_MIN_MAX(double, f64, -HUGE_VAL, HUGE_VAL)
 
 /* Keeps the host loop's results observable, so that the compiler cannot drop the loop. */
 static volatile unsigned char host_sink;
 
-/* Returns the host loop for a type: floating types add as such, integers by their width. */
-static void (*host_scan_for(clscan_type type))(const void *, void *, size_t) {
+/* Returns the host loop of an operator that does not depend on the signedness: by element width
+ * for integers; NULL for the bitwise operators of the floating types. */
+static host_loop_fn host_width_loop(clscan_type type, clscan_op op) {
+  static const host_loop_fn by_width[4][5] = {{add_u8, mul_u8, and_u8, or_u8, xor_u8},
+                                              {add_u16, mul_u16, and_u16, or_u16, xor_u16},
+                                              {add_u32, mul_u32, and_u32, or_u32, xor_u32},
+                                              {add_u64, mul_u64, and_u64, or_u64, xor_u64}};
+  static const int column[CLSCAN_OP_COUNT] = {
+      [CLSCAN_ADD] = 0, [CLSCAN_MUL] = 1, [CLSCAN_AND] = 2, [CLSCAN_OR] = 3, [CLSCAN_XOR] = 4};
   if (type == CLSCAN_FLOAT)
-    return host_scan_float;
+    return op == CLSCAN_ADD ? add_f32 : op == CLSCAN_MUL ? mul_f32 : NULL;
   if (type == CLSCAN_DOUBLE)
-    return host_scan_double;
-  switch (clscan_type_size(type)) {
-    case 1:
-      return host_scan_u8;
-    case 2:
-      return host_scan_u16;
-    case 4:
-      return host_scan_u32;
-    default:
-      return host_scan_u64;
-  }
+    return op == CLSCAN_ADD ? add_f64 : op == CLSCAN_MUL ? mul_f64 : NULL;
+  size_t e = clscan_type_size(type);
+  int row = e == 1 ? 0 : e == 2 ? 1 : e == 4 ? 2 : 3;
+  return by_width[row][column[op]];
+}
+
+/* Returns the host loop of a type and built-in operator; NULL where there is none. */
+static host_loop_fn host_loop_for(clscan_type type, clscan_op op) {
+  static const host_loop_fn min_max[CLSCAN_TYPE_COUNT][2] = {
+      [CLSCAN_INT32] = {min_i32, max_i32}, [CLSCAN_UINT32] = {min_u32, max_u32},
+      [CLSCAN_INT64] = {min_i64, max_i64}, [CLSCAN_UINT64] = {min_u64, max_u64},
+      [CLSCAN_FLOAT] = {min_f32, max_f32}, [CLSCAN_DOUBLE] = {min_f64, max_f64},
+      [CLSCAN_INT8] = {min_i8, max_i8},    [CLSCAN_UINT8] = {min_u8, max_u8},
+      [CLSCAN_INT16] = {min_i16, max_i16}, [CLSCAN_UINT16] = {min_u16, max_u16}};
+  if ((unsigned)type >= CLSCAN_TYPE_COUNT || (unsigned)op >= CLSCAN_OP_COUNT)
+    return NULL;
+  if (op == CLSCAN_MIN || op == CLSCAN_MAX)
+    return min_max[type][op == CLSCAN_MAX];
+  return host_width_loop(type, op);
 }
 
 double cli_time_host_loop(const cli_bench_data *d) {
-  void (*scan)(const void *, void *, size_t) = host_scan_for(d->type);
+  host_loop_fn scan = host_loop_for(d->type, d->spec.op);
   double times[HOST_RUNS];
+  if (!scan)
+    return 0;
   for (int r = 0; r < HOST_RUNS; r++) {
     double start = measure_host_ms();
     scan(d->host_in, d->host_out, d->n);

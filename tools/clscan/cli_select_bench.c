@@ -473,24 +473,8 @@ static void row_variant(sb_kind k, int percent, char *buf, size_t cap) {
     snprintf(buf, cap, "%s:f=%g", kind_names[k], percent / 100.0);
 }
 
-/* Writes a CSV field, quoted (with quotes doubled) when it holds a separator or a quote, as the
- * scan bench's rows do. */
-static void csv_quoted(FILE *f, const char *text) {
-  if (!strpbrk(text, ",\"\r\n")) {
-    fputs(text, f);
-    return;
-  }
-  fputc('"', f);
-  for (const char *p = text; *p; p++) {
-    if (*p == '"')
-      fputc('"', f);
-    fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 /* Prints a measured row and writes its CSV line, in the scan bench's columns (bytes_per_element
- * is fractional here: it depends on the count). */
+ * is fractional here: it depends on the count; no operator, no reruns). */
 static void print_row(const sb_run *r, int log2n, const char *variant, double bytes, double ms,
                       double copy_ms, double host_ms) {
   const sb_host *h = r->h;
@@ -499,8 +483,8 @@ static void print_row(const sb_run *r, int log2n, const char *variant, double by
   fflush(stdout);
   if (!r->b->csv)
     return;
-  csv_quoted(r->b->csv, r->b->device_name);
-  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.0f\n", r->algo_name,
+  cli_csv_text(r->b->csv, r->b->device_name);
+  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.0f,,0,\n", r->algo_name,
           clscan_type_name(h->type), 1ull << log2n, ms, gbps, copy_ms / ms, copy_ms, host_ms,
           clscan_type_name(h->type), variant, bytes / (double)h->n, (bytes + 1) / 2);
   fflush(r->b->csv);
