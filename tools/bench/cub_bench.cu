@@ -435,8 +435,8 @@ static std::vector<int> to_host(const int *p, size_t n) {
 // copy of those bytes (half of them copied: read once and written once).
 static void prim_row(const char *name, const PrimData &d, double bytes, float ms) {
   size_t copy_bytes = std::min(size_t(bytes / 2), d.n * sizeof(int));
-  float copy = median_ms(
-      [&] { cudaMemcpyAsync(d.out, d.in, copy_bytes, cudaMemcpyDeviceToDevice); });
+  float copy =
+      median_ms([&] { cudaMemcpyAsync(d.out, d.in, copy_bytes, cudaMemcpyDeviceToDevice); });
   // A copy of more than one buffer's bytes is scaled from the largest one the buffers allow.
   double copy_ms = copy * (bytes / 2) / double(copy_bytes);
   std::printf(

@@ -383,6 +383,10 @@ typedef struct cli_bench_data {
   void *host_in, *host_out, *host_ref_in, *host_segments;
 } cli_bench_data;
 
+/* Creates a read-write device buffer of `bytes` bytes, copied from `host` unless it is NULL;
+ * prints the failure (naming the buffer `what`) and returns NULL if it cannot. */
+cl_mem cli_new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what);
+
 /* Allocates the buffers of a plain scan of n elements of `type` and fills the input from `seed`;
  * 0 on failure. */
 int cli_bench_data_init(cli_bench_data *d, clscan_context *ctx, clscan_type type, size_t n,
@@ -403,6 +407,19 @@ typedef enum cli_timing { CLI_TIMED = 0, CLI_WRONG, CLI_FAILED } cli_timing;
  * median in *ms when CLI_TIMED; prints what went wrong otherwise. */
 cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
                          int reps, const char *label, double *ms);
+
+/* A measurement's runs for cli_time_verified(): `run` runs it once on `state` and waits (with ms,
+ * storing its time), returning 0 after printing a failure; `check` verifies the last run's result
+ * (`when` says "before timing" or "after timing" in its messages). */
+typedef struct cli_verified_runs {
+  int (*run)(void *state, double *ms);
+  cli_timing (*check)(void *state, const char *when);
+  void *state;
+} cli_verified_runs;
+
+/* Runs and checks once, runs CLI_WARMUPS warm-ups, times reps runs and checks the last; stores
+ * their median in *ms when CLI_TIMED. The caller poisons the outputs before, if it wants. */
+cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms);
 
 /* Runs a plan whose cli_time_plan() succeeded `reruns` more times on d, each over a poisoned
  * output, and stores in *differ how many gave output bytes other than the verified output of the

@@ -231,16 +231,6 @@ typedef struct sort_device {
   cl_mem src_keys, src_values, keys, values;
 } sort_device;
 
-static cl_mem sort_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
-  cl_int err;
-  cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
-  cl_mem b = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes, host, &err);
-  if (err != CL_SUCCESS)
-    cli_error("cannot allocate the %s buffer of %zu bytes: clCreateBuffer returned %d", what, bytes,
-              (int)err);
-  return err == CL_SUCCESS ? b : NULL;
-}
-
 static void device_free(sort_device *d) {
   cl_mem all[4] = {d->src_keys, d->src_values, d->keys, d->values};
   for (int i = 0; i < 4; i++) {
@@ -252,12 +242,12 @@ static void device_free(sort_device *d) {
 static int device_init(clscan_context *ctx, cli_sort_data *h, int pairs, sort_device *d) {
   size_t kb = h->n * h->ks, vb = h->n * sizeof *h->values;
   memset(d, 0, sizeof *d);
-  d->src_keys = sort_buffer(ctx, kb, h->keys, "keys");
-  d->keys = d->src_keys ? sort_buffer(ctx, kb, NULL, "sorted keys") : NULL;
+  d->src_keys = cli_new_buffer(ctx, kb, h->keys, "keys");
+  d->keys = d->src_keys ? cli_new_buffer(ctx, kb, NULL, "sorted keys") : NULL;
   if (!pairs || !d->keys)
     return d->keys != NULL;
-  d->src_values = sort_buffer(ctx, vb, h->values, "values");
-  d->values = d->src_values ? sort_buffer(ctx, vb, NULL, "sorted values") : NULL;
+  d->src_values = cli_new_buffer(ctx, vb, h->values, "values");
+  d->values = d->src_values ? cli_new_buffer(ctx, vb, NULL, "sorted values") : NULL;
   return d->values != NULL;
 }
 
@@ -272,7 +262,8 @@ typedef struct sort_run {
 
 /* Restores the unsorted keys (and values), sorts them and waits; with ms, stores the time from a
  * marker enqueued after the restore to the sort's end (the wall time if profiling fails). */
-static int sort_once(const sort_run *r, double *ms) {
+static int sort_once(void *state, double *ms) {
+  const sort_run *r = state;
   cl_command_queue q = clscan_context_queue(r->ctx);
   size_t kb = r->h->n * r->h->ks, vb = r->h->n * sizeof *r->h->values;
   cl_event marker = NULL, done = NULL;
@@ -304,7 +295,8 @@ static int sort_once(const sort_run *r, double *ms) {
 }
 
 /* Reads the sorted keys (and values) back and compares them with the expected ones. */
-static cli_timing sort_verify(const sort_run *r, const char *when) {
+static cli_timing sort_verify(void *state, const char *when) {
+  const sort_run *r = state;
   cl_command_queue q = clscan_context_queue(r->ctx);
   cli_sort_data *h = r->h;
   size_t kb = h->n * h->ks, vb = h->n * sizeof *h->values;
@@ -328,31 +320,11 @@ static cli_timing sort_verify(const sort_run *r, const char *when) {
   return CLI_WRONG;
 }
 
-/* Verifies a sort, times reps sorts after warm-ups, verifies the last. */
+/* Verifies a sort, times reps sorts after warm-ups, verifies the last. The sort is in place from
+ * restored unsorted keys, so a sort that wrote nothing leaves them unsorted. */
 static cli_timing sort_time(const sort_run *r, int reps, double *ms) {
-  cl_command_queue q = clscan_context_queue(r->ctx);
-  const unsigned char poison = 0x5a;
-  if (clEnqueueFillBuffer(q, r->d->keys, &poison, 1, 0, r->h->n * r->h->ks, 0, NULL, NULL) !=
-      CL_SUCCESS) {
-    cli_error("%s: clearing the keys failed", r->label);
-    return CLI_FAILED;
-  }
-  cli_timing t = sort_once(r, NULL) ? sort_verify(r, "before timing") : CLI_FAILED;
-  for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
-    t = sort_once(r, NULL) ? CLI_TIMED : CLI_FAILED;
-  double *times = t == CLI_TIMED ? malloc((size_t)reps * sizeof *times) : NULL;
-  if (t == CLI_TIMED && !times) {
-    cli_error("out of host memory");
-    t = CLI_FAILED;
-  }
-  for (int i = 0; i < reps && t == CLI_TIMED; i++)
-    t = sort_once(r, &times[i]) ? CLI_TIMED : CLI_FAILED;
-  if (t == CLI_TIMED)
-    t = sort_verify(r, "after timing");
-  if (t == CLI_TIMED)
-    *ms = measure_median(times, (size_t)reps);
-  free(times);
-  return t;
+  cli_verified_runs v = {.run = sort_once, .check = sort_verify, .state = (void *)r};
+  return cli_time_verified(&v, reps, ms);
 }
 
 cli_timing cli_sort_measure(clscan_context *ctx, clscan_sort_plan *plan, cli_sort_data *h,

@@ -130,8 +130,7 @@ static void map_on_host(clscan_type t, const void *in, void *out, size_t n) {
 /* Benchmark data                                                                                 */
 /* ============================================================================================== */
 
-/* Creates a device buffer, optionally initialised from host memory; prints failures. */
-static cl_mem new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
+cl_mem cli_new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
   cl_int err;
   cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
   cl_mem buf = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes, host, &err);
@@ -166,15 +165,15 @@ static int host_data(cli_bench_data *d, uint64_t seed) {
 
 /* Creates the device buffers: input and segments from the host, output, copy source and copy. */
 static int device_data(cli_bench_data *d) {
-  d->in = new_buffer(d->ctx, d->bytes, d->host_in, "input");
+  d->in = cli_new_buffer(d->ctx, d->bytes, d->host_in, "input");
   if (d->in && d->seg_bytes)
-    d->segments = new_buffer(d->ctx, d->seg_bytes, d->host_segments, "segments");
+    d->segments = cli_new_buffer(d->ctx, d->seg_bytes, d->host_segments, "segments");
   if (d->in && (!d->seg_bytes || d->segments))
-    d->out = new_buffer(d->ctx, d->out_bytes, NULL, "output");
+    d->out = cli_new_buffer(d->ctx, d->out_bytes, NULL, "output");
   if (d->out && d->copy_bytes > d->bytes)
-    d->copy_src = new_buffer(d->ctx, d->copy_bytes, NULL, "copy source");
+    d->copy_src = cli_new_buffer(d->ctx, d->copy_bytes, NULL, "copy source");
   if (d->out && (d->copy_bytes <= d->bytes || d->copy_src))
-    d->copy = new_buffer(d->ctx, d->copy_bytes, NULL, "copy");
+    d->copy = cli_new_buffer(d->ctx, d->copy_bytes, NULL, "copy");
   return d->copy != NULL;
 }
 
@@ -291,6 +290,25 @@ cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_be
   // The last timed run's output is checked too: a time is only reported for right results.
   if (t == CLI_TIMED)
     t = verify(desc, d, label, "after timing");
+  if (t == CLI_TIMED)
+    *ms = measure_median(times, (size_t)reps);
+  free(times);
+  return t;
+}
+
+cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms) {
+  cli_timing t = v->run(v->state, NULL) ? v->check(v->state, "before timing") : CLI_FAILED;
+  for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
+    t = v->run(v->state, NULL) ? CLI_TIMED : CLI_FAILED;
+  double *times = t == CLI_TIMED ? malloc((size_t)reps * sizeof *times) : NULL;
+  if (t == CLI_TIMED && !times) {
+    cli_error("out of host memory");
+    t = CLI_FAILED;
+  }
+  for (int i = 0; i < reps && t == CLI_TIMED; i++)
+    t = v->run(v->state, &times[i]) ? CLI_TIMED : CLI_FAILED;
+  if (t == CLI_TIMED)
+    t = v->check(v->state, "after timing");
   if (t == CLI_TIMED)
     *ms = measure_median(times, (size_t)reps);
   free(times);

@@ -294,16 +294,6 @@ typedef struct sb_device {
   size_t copy_cap; /* bytes of each copy buffer */
 } sb_device;
 
-static cl_mem sb_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
-  cl_int err;
-  cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
-  cl_mem b = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes, host, &err);
-  if (err != CL_SUCCESS)
-    cli_error("cannot allocate the %s buffer of %zu bytes: clCreateBuffer returned %d", what, bytes,
-              (int)err);
-  return err == CL_SUCCESS ? b : NULL;
-}
-
 /* Bytes per element of every device buffer together: input, runs, flags, output, lengths and
  * the two copy buffers (each half of what a row could move at most, n * (2e + 4) + the count). */
 static size_t device_bytes_per_element(size_t e) {
@@ -324,14 +314,14 @@ static int device_init(clscan_context *ctx, const sb_host *h, sb_device *d) {
   size_t n = h->n, e = h->elem;
   memset(d, 0, sizeof *d);
   d->copy_cap = (n * (2 * e + SB_COUNT_SIZE) + SB_COUNT_SIZE + 1) / 2;
-  d->in = sb_buffer(ctx, n * e, h->in, "input");
-  d->runs = d->in ? sb_buffer(ctx, n * e, h->runs, "runs input") : NULL;
-  d->flags = d->runs ? sb_buffer(ctx, n, NULL, "flags") : NULL;
-  d->out = d->flags ? sb_buffer(ctx, n * e, NULL, "output") : NULL;
-  d->lengths = d->out ? sb_buffer(ctx, n * SB_COUNT_SIZE, NULL, "lengths") : NULL;
-  d->count = d->lengths ? sb_buffer(ctx, SB_COUNT_SIZE, NULL, "count") : NULL;
-  d->copy_src = d->count ? sb_buffer(ctx, d->copy_cap, NULL, "copy source") : NULL;
-  d->copy_dst = d->copy_src ? sb_buffer(ctx, d->copy_cap, NULL, "copy") : NULL;
+  d->in = cli_new_buffer(ctx, n * e, h->in, "input");
+  d->runs = d->in ? cli_new_buffer(ctx, n * e, h->runs, "runs input") : NULL;
+  d->flags = d->runs ? cli_new_buffer(ctx, n, NULL, "flags") : NULL;
+  d->out = d->flags ? cli_new_buffer(ctx, n * e, NULL, "output") : NULL;
+  d->lengths = d->out ? cli_new_buffer(ctx, n * SB_COUNT_SIZE, NULL, "lengths") : NULL;
+  d->count = d->lengths ? cli_new_buffer(ctx, SB_COUNT_SIZE, NULL, "count") : NULL;
+  d->copy_src = d->count ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy source") : NULL;
+  d->copy_dst = d->copy_src ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy") : NULL;
   return d->copy_dst != NULL;
 }
 
@@ -353,7 +343,8 @@ typedef struct sb_run {
 
 /* Enqueues the selection once and waits; with ms, stores the time from a marker enqueued just
  * before it to the end of its last command (the wall time if profiling fails). */
-static int run_once(const sb_run *r, double *ms) {
+static int run_once(void *state, double *ms) {
+  const sb_run *r = state;
   clscan_select_buffers bufs = {.in = r->kind >= SB_UNIQUE ? r->d->runs : r->d->in,
                                 .flags = r->kind == SB_SELECT_FLAGS ? r->d->flags : NULL,
                                 .out = r->d->out,
@@ -384,7 +375,8 @@ static int run_once(const sb_run *r, double *ms) {
 }
 
 /* Reads the count, the elements and the lengths back and compares them with the host's. */
-static cli_timing verify(const sb_run *r, const char *when) {
+static cli_timing verify(void *state, const char *when) {
+  const sb_run *r = state;
   sb_host *h = r->h;
   uint32_t count = 0;
   size_t elems = out_elements(h, r->kind);
@@ -423,24 +415,8 @@ static cli_timing time_row(const sb_run *r, double *ms) {
     cli_error("%s: clearing the output buffers failed", r->label);
     return CLI_FAILED;
   }
-  if (!run_once(r, NULL))
-    return CLI_FAILED;
-  cli_timing t = verify(r, "before timing");
-  for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
-    t = run_once(r, NULL) ? CLI_TIMED : CLI_FAILED;
-  double *times = malloc((size_t)r->b->reps * sizeof *times);
-  if (!times && t == CLI_TIMED) {
-    cli_error("out of host memory");
-    t = CLI_FAILED;
-  }
-  for (int i = 0; i < r->b->reps && t == CLI_TIMED; i++)
-    t = run_once(r, &times[i]) ? CLI_TIMED : CLI_FAILED;
-  if (t == CLI_TIMED)
-    t = verify(r, "after timing");
-  if (t == CLI_TIMED)
-    *ms = measure_median(times, (size_t)r->b->reps);
-  free(times);
-  return t;
+  cli_verified_runs v = {.run = run_once, .check = verify, .state = (void *)r};
+  return cli_time_verified(&v, r->b->reps, ms);
 }
 
 /* Times a device copy of `bytes` bytes (median of reps after warm-ups). */
