@@ -575,6 +575,13 @@ expect_status "bench without reruns succeeds" 0
 check "bench without reruns prints no differ count" "a D/K column" \
   grep -Eq '^[a-z-]+ +int32 +add +2\^11 .* -$' stdout.txt
 expect_eq "CSV row without reruns" "$(grep -Ec ',add,0,$' o.csv || true)" 1
+run "$CLSCAN" bench --types float --algorithms "$SP" --min-log2 13 --max-log2 13 --reps 2 \
+  --reruns 2 --concurrent --no-reduce
+expect_status "bench with reruns on two queues succeeds" 0
+check "reruns on two queues compare both outputs, none differs" "no 0/4 row" \
+  grep -Eq '^[a-z-]+ +float +add +2\^13 .* 0/4$' stdout.txt
+run "$CLSCAN" bench --concurrent --reruns 0
+expect_status "bench --concurrent without reruns: exit 2" 2
 
 echo "# bench --family sort"
 rm -f s.csv

@@ -422,11 +422,12 @@ typedef struct cli_verified_runs {
 cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms);
 
 /* Runs a plan whose cli_time_plan() succeeded `reruns` more times on d, each over a poisoned
- * output, and stores in *differ how many gave output bytes other than the verified output of the
- * timed runs (d->host_out, which this overwrites). Prints what went wrong and returns CLI_FAILED
- * if a run or a read fails. */
+ * output, and stores in *differ how many outputs had other bytes than the verified output of the
+ * timed runs (d->host_out, which this overwrites). With two_queues, each rerun also runs at the
+ * same time on a second queue into an output of its own, and both outputs are compared (2 *
+ * reruns in all). Prints what went wrong and returns CLI_FAILED if a run or a read fails. */
 cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
-                                       const char *label, int *differ);
+                                       int two_queues, const char *label, int *differ);
 
 /* Times clEnqueueCopyBuffer of d's copy_bytes into its copy buffer (median of reps, after
  * warm-ups); prints the failure and returns 0 if it fails. */

@@ -33,8 +33,9 @@ typedef struct bench_request {
   cli_variant variant;
   bench_family family;
   int algo_count, sort_algo_count, type_count, op_count, has_out_type, min_log2, max_log2, reps;
-  int reruns; /* runs after the timed ones compared with their output (0: none) */
-  int reduce; /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
+  int reruns;     /* runs after the timed ones compared with their output (0: none) */
+  int concurrent; /* 1: each rerun also runs on a second queue at the same time */
+  int reduce;     /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
   int variant_given, types_given, ops_given, reruns_given; /* what was given */
   uint64_t seed;
 } bench_request;
@@ -50,6 +51,7 @@ enum {
   OPT_FAMILY,
   OPT_OPS,
   OPT_NO_REDUCE,
+  OPT_CONCURRENT,
   OPT_MIN, /* the numeric options, in the order of bench_number's limits */
   OPT_MAX,
   OPT_REPS,
@@ -130,6 +132,9 @@ static int bench_option(bench_request *r, int id, const char *v) {
     case OPT_NO_REDUCE:
       r->reduce = 0;
       return 1;
+    case OPT_CONCURRENT:
+      r->concurrent = 1;
+      return 1;
     default:
       return bench_number(r, id, v);
   }
@@ -167,6 +172,8 @@ static int bench_check(bench_request *r) {
                            "--family %s takes no --variant, --out-type, --plot, --ops or "
                            "--reruns",
                            r->family == FAMILY_SORT ? "sort" : "select");
+  if (r->concurrent && r->reruns == 0)
+    return cli_usage_error("bench", "--concurrent runs the reruns on two queues: give --reruns");
   if (r->plot_path && r->op_count > 1)
     return cli_usage_error("bench", "--plot draws one operator: give --ops one of them");
   if (r->family == FAMILY_SORT && !r->types_given)
@@ -181,15 +188,23 @@ static int bench_check(bench_request *r) {
 
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int bench_parse(int argc, char **argv, bench_request *r) {
-  static const cli_option options[] = {
-      {"device", 1, OPT_DEVICE},   {"algorithms", 1, OPT_ALGORITHMS},
-      {"types", 1, OPT_TYPES},     {"out-type", 1, OPT_OUT_TYPE},
-      {"variant", 1, OPT_VARIANT}, {"min-log2", 1, OPT_MIN},
-      {"max-log2", 1, OPT_MAX},    {"reps", 1, OPT_REPS},
-      {"seed", 1, OPT_SEED},       {"csv", 1, OPT_CSV},
-      {"plot", 1, OPT_PLOT},       {"no-reduce", 0, OPT_NO_REDUCE},
-      {"family", 1, OPT_FAMILY},   {"ops", 1, OPT_OPS},
-      {"reruns", 1, OPT_RERUNS},   {NULL, 0, 0}};
+  static const cli_option options[] = {{"device", 1, OPT_DEVICE},
+                                       {"algorithms", 1, OPT_ALGORITHMS},
+                                       {"types", 1, OPT_TYPES},
+                                       {"out-type", 1, OPT_OUT_TYPE},
+                                       {"variant", 1, OPT_VARIANT},
+                                       {"min-log2", 1, OPT_MIN},
+                                       {"max-log2", 1, OPT_MAX},
+                                       {"reps", 1, OPT_REPS},
+                                       {"seed", 1, OPT_SEED},
+                                       {"csv", 1, OPT_CSV},
+                                       {"plot", 1, OPT_PLOT},
+                                       {"no-reduce", 0, OPT_NO_REDUCE},
+                                       {"family", 1, OPT_FAMILY},
+                                       {"ops", 1, OPT_OPS},
+                                       {"reruns", 1, OPT_RERUNS},
+                                       {"concurrent", 0, OPT_CONCURRENT},
+                                       {NULL, 0, 0}};
   cli_parser p;
   const char *v;
   cli_parser_init(&p, "bench", argc, argv, options);
@@ -288,9 +303,10 @@ static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *ro
   clscan_scan_desc desc = cli_bench_desc(&d->spec, row->algo);
   clscan_plan *plan = s->plans[row->algo];
   cli_timing t = cli_time_plan(plan, &desc, d, s->req->reps, label, &row->ms);
-  row->reruns = s->req->reruns;
+  row->reruns = s->req->reruns * (s->req->concurrent ? 2 : 1);
   if (t == CLI_TIMED)
-    t = cli_count_rerun_differences(plan, d, row->reruns, label, &row->differ);
+    t = cli_count_rerun_differences(plan, d, s->req->reruns, s->req->concurrent, label,
+                                    &row->differ);
   if (t == CLI_TIMED) {
     row->gbps = cli_gbps_bytes((double)d->n * (double)row->bytes_per_element, row->ms);
     bench_row(s, row);
@@ -645,9 +661,10 @@ static void print_header(const bench_state *s) {
          CLI_WARMUPS);
   if (s->req->reruns > 0)
     printf(
-        "reruns:  %d more runs, each over a poisoned output; differ = how many gave output bytes\n"
-        "         other than the verified output of the timed runs\n",
-        s->req->reruns);
+        "reruns:  %d more runs, each over a poisoned output%s; differ = how many outputs had\n"
+        "         other bytes than the verified output of the timed runs\n",
+        s->req->reruns,
+        s->req->concurrent ? ", each at the same time on a second queue (two outputs)" : "");
   printf(
       "GB/s = n * bytes per element / time; the copy moves the same bytes (it copies half of\n"
       "         them, read once and written once); ratio = copy time / scan time (1.0 = copy "

@@ -236,19 +236,25 @@ static cli_timing verify(const clscan_scan_desc *desc, cli_bench_data *d, const 
   return CLI_WRONG;
 }
 
+/* Enqueues one scan of d's input into `out` on queue q (NULL: the context's), without waiting;
+ * stores its first command's event in *first when first is not NULL, its last in *done. */
+static cli_timing enqueue_scan(clscan_plan *plan, cli_bench_data *d, cl_command_queue q, cl_mem out,
+                               const char *label, cl_event *first, cl_event *done) {
+  clscan_status st = d->segments ? clscan_plan_enqueue_segmented(plan, q, d->segments, 0, d->in, 0,
+                                                                 out, 0, d->n, 0, NULL, first, done)
+                                 : clscan_plan_enqueue_timed(plan, q, d->in, 0, out, 0, d->n, 0,
+                                                             NULL, first, done);
+  if (st == CLSCAN_SUCCESS)
+    return CLI_TIMED;
+  cli_lib_error(st, "%s: enqueue failed", label);
+  return CLI_FAILED;
+}
+
 /* Enqueues one scan, optionally timing it; waits for it. */
 static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
   cl_event first = NULL, done = NULL;
-  cl_event *want_first = ms ? &first : NULL;
-  clscan_status st =
-      d->segments ? clscan_plan_enqueue_segmented(plan, NULL, d->segments, 0, d->in, 0, d->out, 0,
-                                                  d->n, 0, NULL, want_first, &done)
-                  : clscan_plan_enqueue_timed(plan, NULL, d->in, 0, d->out, 0, d->n, 0, NULL,
-                                              want_first, &done);
-  if (st != CLSCAN_SUCCESS) {
-    cli_lib_error(st, "%s: enqueue failed", label);
+  if (enqueue_scan(plan, d, NULL, d->out, label, ms ? &first : NULL, &done) != CLI_TIMED)
     return CLI_FAILED;
-  }
   int ok = clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(first, done, ms));
   if (first)
     clReleaseEvent(first);
@@ -315,36 +321,102 @@ cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms) {
   return t;
 }
 
-cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
-                                       const char *label, int *differ) {
+/* The buffers of the reruns: the verified output, and with a second queue its output buffer. */
+typedef struct rerun_state {
+  clscan_plan *plan;
+  cli_bench_data *d;
+  const char *label;
+  unsigned char *want;
+  cl_command_queue q2; /* NULL: one queue */
+  cl_mem out2;
+  int differ;
+} rerun_state;
+
+/* Poisons an output buffer (a rerun that skips elements then differs). */
+static int poison_output(cl_command_queue q, cl_mem out, size_t bytes) {
   const unsigned char poison = 0x5a;
+  return clEnqueueFillBuffer(q, out, &poison, 1, 0, bytes, 0, NULL, NULL) == CL_SUCCESS &&
+         clFinish(q) == CL_SUCCESS;
+}
+
+/* Reads an output back into d->host_out and counts it in r->differ if it is not r->want. */
+static int compare_output(rerun_state *r, cl_command_queue q, cl_mem out) {
+  cli_bench_data *d = r->d;
+  if (clEnqueueReadBuffer(q, out, CL_TRUE, 0, d->out_bytes, d->host_out, 0, NULL, NULL) !=
+      CL_SUCCESS) {
+    cli_error("%s: reading a rerun's output back failed", r->label);
+    return 0;
+  }
+  r->differ += memcmp(r->want, d->host_out, d->out_bytes) != 0;
+  return 1;
+}
+
+/* One rerun over poisoned outputs: on the context's queue, and at the same time on the second
+ * queue when there is one. */
+static cli_timing rerun_once(rerun_state *r) {
+  cli_bench_data *d = r->d;
   cl_command_queue q = clscan_context_queue(d->ctx);
-  unsigned char *want = reruns > 0 ? malloc(d->out_bytes) : NULL;
+  cl_event done[2] = {NULL, NULL};
+  if (!poison_output(q, d->out, d->out_bytes) ||
+      (r->q2 && !poison_output(r->q2, r->out2, d->out_bytes))) {
+    cli_error("%s: clearing the output buffer failed", r->label);
+    return CLI_FAILED;
+  }
+  cli_timing t = enqueue_scan(r->plan, d, q, d->out, r->label, NULL, &done[0]);
+  if (t == CLI_TIMED && r->q2)
+    t = enqueue_scan(r->plan, d, r->q2, r->out2, r->label, NULL, &done[1]);
+  cl_uint events = done[1] ? 2 : 1;
+  if (done[0] && clWaitForEvents(events, done) != CL_SUCCESS) {
+    cli_error("%s: waiting for a rerun failed", r->label);
+    t = CLI_FAILED;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (done[i])
+      clReleaseEvent(done[i]);
+  }
+  if (t == CLI_TIMED && !compare_output(r, q, d->out))
+    t = CLI_FAILED;
+  if (t == CLI_TIMED && r->q2 && !compare_output(r, r->q2, r->out2))
+    t = CLI_FAILED;
+  return t;
+}
+
+/* Creates the second queue and its output buffer; prints the failure and returns 0 if it cannot. */
+static int second_queue(rerun_state *r) {
+  cl_int err;
+  cl_context cl = clscan_context_cl_context(r->d->ctx);
+  r->q2 = clCreateCommandQueue(cl, clscan_context_device(r->d->ctx), 0, &err);
+  if (err != CL_SUCCESS) {
+    cli_error("%s: cannot create a second queue: clCreateCommandQueue returned %d", r->label,
+              (int)err);
+    r->q2 = NULL;
+    return 0;
+  }
+  r->out2 = cli_new_buffer(r->d->ctx, r->d->out_bytes, NULL, "second output");
+  return r->out2 != NULL;
+}
+
+cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
+                                       int two_queues, const char *label, int *differ) {
+  rerun_state r = {.plan = plan, .d = d, .label = label};
   *differ = 0;
-  if (reruns > 0 && !want) {
+  if (reruns <= 0)
+    return CLI_TIMED;
+  r.want = malloc(d->out_bytes);
+  if (!r.want) {
     cli_error("%s: out of host memory for the reruns", label);
     return CLI_FAILED;
   }
-  if (want)
-    memcpy(want, d->host_out, d->out_bytes);
-  cli_timing t = CLI_TIMED;
-  for (int i = 0; i < reruns && t == CLI_TIMED; i++) {
-    // A poisoned output makes a rerun that skips elements differ.
-    if (clEnqueueFillBuffer(q, d->out, &poison, 1, 0, d->out_bytes, 0, NULL, NULL) != CL_SUCCESS) {
-      cli_error("%s: clearing the output buffer failed", label);
-      t = CLI_FAILED;
-      break;
-    }
-    t = run_once(plan, d, label, NULL);
-    if (t == CLI_TIMED && clEnqueueReadBuffer(q, d->out, CL_TRUE, 0, d->out_bytes, d->host_out, 0,
-                                              NULL, NULL) != CL_SUCCESS) {
-      cli_error("%s: reading a rerun's output back failed", label);
-      t = CLI_FAILED;
-    }
-    if (t == CLI_TIMED && memcmp(want, d->host_out, d->out_bytes) != 0)
-      (*differ)++;
-  }
-  free(want);
+  memcpy(r.want, d->host_out, d->out_bytes);
+  cli_timing t = !two_queues || second_queue(&r) ? CLI_TIMED : CLI_FAILED;
+  for (int i = 0; i < reruns && t == CLI_TIMED; i++)
+    t = rerun_once(&r);
+  *differ = r.differ;
+  if (r.out2)
+    clReleaseMemObject(r.out2);
+  if (r.q2)
+    clReleaseCommandQueue(r.q2);
+  free(r.want);
   return t;
 }
 

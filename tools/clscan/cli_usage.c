@@ -99,6 +99,8 @@ static const cli_command commands[] = {
      "  --reps N               timed runs per measurement, after 2 warm-ups (default 20)\n"
      "  --reruns K             runs after the timed ones, each compared byte for byte with\n"
      "                         their verified output: the differ column (default 5; 0: none)\n"
+     "  --concurrent           each rerun also runs at the same time on a second queue, into\n"
+     "                         an output of its own; both outputs are compared (scan rows)\n"
      "  --seed S               seed of the random input and segments (default: from the clock)\n"
      "  --csv FILE             write every row as CSV\n"
      "  --plot FILE.svg        write an SVG chart of GB/s against n (one operator)\n"
