@@ -264,9 +264,26 @@ static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *lab
   return ok ? CLI_TIMED : CLI_FAILED;
 }
 
-/* Runs the scan over a poisoned output and verifies it. */
-static cli_timing first_run(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
-                            const char *label) {
+/* A plan being timed, for cli_time_verified(). */
+typedef struct plan_runs {
+  clscan_plan *plan;
+  const clscan_scan_desc *desc;
+  cli_bench_data *d;
+  const char *label;
+} plan_runs;
+
+static int plan_run(void *state, double *ms) {
+  const plan_runs *p = state;
+  return run_once(p->plan, p->d, p->label, ms) == CLI_TIMED;
+}
+
+static cli_timing plan_check(void *state, const char *when) {
+  const plan_runs *p = state;
+  return verify(p->desc, p->d, p->label, when);
+}
+
+cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
+                         int reps, const char *label, double *ms) {
   // A poisoned output makes a scan that writes nothing fail, even after another algorithm.
   const unsigned char poison = 0x5a;
   cl_command_queue q = clscan_context_queue(d->ctx);
@@ -275,31 +292,9 @@ static cli_timing first_run(clscan_plan *plan, const clscan_scan_desc *desc, cli
     cli_error("%s: clearing the output buffer failed", label);
     return CLI_FAILED;
   }
-  cli_timing t = run_once(plan, d, label, NULL);
-  return t == CLI_TIMED ? verify(desc, d, label, "before timing") : t;
-}
-
-cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
-                         int reps, const char *label, double *ms) {
-  cli_timing t = first_run(plan, desc, d, label);
-  for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
-    t = run_once(plan, d, label, NULL);
-  if (t != CLI_TIMED)
-    return t;
-  double *times = malloc((size_t)reps * sizeof *times);
-  if (!times) {
-    cli_error("out of host memory");
-    return CLI_FAILED;
-  }
-  for (int i = 0; i < reps && t == CLI_TIMED; i++)
-    t = run_once(plan, d, label, &times[i]);
-  // The last timed run's output is checked too: a time is only reported for right results.
-  if (t == CLI_TIMED)
-    t = verify(desc, d, label, "after timing");
-  if (t == CLI_TIMED)
-    *ms = measure_median(times, (size_t)reps);
-  free(times);
-  return t;
+  plan_runs p = {.plan = plan, .desc = desc, .d = d, .label = label};
+  cli_verified_runs v = {.run = plan_run, .check = plan_check, .state = &p};
+  return cli_time_verified(&v, reps, ms);
 }
 
 cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms) {
