@@ -240,24 +240,27 @@ typedef struct cli_select_request {
  * is to run, else an exit status (after --help, or a usage error, printed). */
 int cli_select_parse(int argc, char **argv, cli_select_request *r);
 
-/* What `bench --family select` measures (cli_select_bench.c): on ctx, every type at every size
- * from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU, 2^24 else; capped to fit the device), each
- * algorithm; rows to stdout and, with csv, as CSV lines in the scan bench's columns. */
-typedef struct cli_select_bench {
+/* What `bench --family select` (cli_select_bench.c) and `--family sort` (cli_bench_sort.c)
+ * measure: on ctx, every type at every size from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU,
+ * less else; capped to fit the device), each algorithm (algos for the selections, sort_algos for
+ * the sorts); rows to stdout and, with csv, as CSV lines (the selections in the scan bench's
+ * columns). */
+typedef struct cli_family_bench {
   clscan_context *ctx;
   const char *device_name;
   const clscan_algorithm *algos;
+  const clscan_sort_algorithm *sort_algos;
   const clscan_type *types;
-  int algo_count, type_count, min_log2, max_log2, reps;
+  int algo_count, sort_algo_count, type_count, min_log2, max_log2, reps;
   uint64_t seed;
   FILE *csv;
-} cli_select_bench;
+} cli_family_bench;
 
 /* Prints what the selection family measures and the table's columns. */
 void cli_bench_select_header(void);
 
 /* Verifies and times the selection primitives; returns 0 if any measurement failed. */
-int cli_bench_select(const cli_select_bench *b);
+int cli_bench_select(const cli_family_bench *b);
 
 /* The usage texts of the selection commands, for the command table. */
 extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];
@@ -508,23 +511,12 @@ int cli_sort_max_log2(cl_device_id device, size_t key_size);
 /* Returns the time in ms of the C library's qsort of h's keys (0 if memory ran out). */
 double cli_sort_qsort_ms(const cli_sort_data *h);
 
-/* What `bench --family sort` measures (cli_bench.c): every type at every size, every
- * distribution, keys and pairs, each algorithm. */
-typedef struct cli_sort_bench {
-  clscan_context *ctx;
-  const char *device_name;
-  const clscan_sort_algorithm *algos;
-  const clscan_type *types;
-  int algo_count, type_count, min_log2, max_log2, reps;
-  uint64_t seed;
-  FILE *csv;
-} cli_sort_bench;
-
 /* Prints what the sort family measures and the table's columns. */
-void cli_bench_sort_header(const cli_sort_bench *b);
+void cli_bench_sort_header(const cli_family_bench *b);
 
-/* Verifies and times the sorts; returns 0 if any measurement failed. */
-int cli_bench_sort(const cli_sort_bench *b);
+/* Verifies and times the sorts (every distribution, keys and pairs); returns 0 if any measurement
+ * failed. */
+int cli_bench_sort(const cli_family_bench *b);
 
 /* ============================================================================================== */
 /* Reports of bench (cli_plot.c)                                                                  */

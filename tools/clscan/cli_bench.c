@@ -713,20 +713,28 @@ static void run_scans(bench_state *s) {
   print_lesson(s);
 }
 
-/* Measures the selection family (cli_select_bench.c): its own rows, in the same CSV columns. */
-static void run_selections(bench_state *s) {
+/* Returns what the selection and sort families measure. */
+static cli_family_bench family_bench(const bench_state *s) {
   const bench_request *r = s->req;
-  cli_select_bench b = {.ctx = s->ctx,
+  cli_family_bench b = {.ctx = s->ctx,
                         .device_name = s->device_name,
                         .algos = r->algos,
-                        .algo_count = r->algo_count,
+                        .sort_algos = r->sort_algos,
                         .types = r->types,
+                        .algo_count = r->algo_count,
+                        .sort_algo_count = r->sort_algo_count,
                         .type_count = r->type_count,
                         .min_log2 = r->min_log2,
                         .max_log2 = r->max_log2,
                         .reps = r->reps,
                         .seed = r->seed,
                         .csv = s->csv.f};
+  return b;
+}
+
+/* Measures the selection family (cli_select_bench.c): its own rows, in the same CSV columns. */
+static void run_selections(bench_state *s) {
+  cli_family_bench b = family_bench(s);
   print_device(s);
   cli_bench_select_header();
   s->failed = !cli_bench_select(&b);
@@ -734,18 +742,7 @@ static void run_selections(bench_state *s) {
 
 /* Measures the sorts (cli_bench_sort.c): rows and CSV columns of their own. */
 static void run_sorts(bench_state *s) {
-  const bench_request *r = s->req;
-  cli_sort_bench b = {.ctx = s->ctx,
-                      .device_name = s->device_name,
-                      .algos = r->sort_algos,
-                      .algo_count = r->sort_algo_count,
-                      .types = r->types,
-                      .type_count = r->type_count,
-                      .min_log2 = r->min_log2,
-                      .max_log2 = r->max_log2,
-                      .reps = r->reps,
-                      .seed = r->seed,
-                      .csv = s->csv.f};
+  cli_family_bench b = family_bench(s);
   print_device(s);
   cli_bench_sort_header(&b);
   s->failed = !cli_bench_sort(&b);

@@ -399,19 +399,20 @@ static clscan_sort_desc row_desc(clscan_type type, clscan_sort_algorithm algo, i
 
 /* Creates the plans of one type; unsupported ones are skipped with a note. Returns 0 if a plan
  * failed otherwise. */
-static int create_sort_plans(const cli_sort_bench *b, clscan_type type, sort_plans plans) {
+static int create_sort_plans(const cli_family_bench *b, clscan_type type, sort_plans plans) {
   int ok = 1;
   memset(plans, 0, sizeof(sort_plans));
-  for (int a = 0; a < b->algo_count; a++) {
+  for (int a = 0; a < b->sort_algo_count; a++) {
     for (int p = 0; p < 4; p++) {
-      clscan_sort_desc d = row_desc(type, b->algos[a], p & 1, p >> 1);
+      clscan_sort_desc d = row_desc(type, b->sort_algos[a], p & 1, p >> 1);
       clscan_status st = clscan_sort_plan_create(b->ctx, &d, &plans[a][p & 1][p >> 1]);
       if (st == CLSCAN_UNSUPPORTED_BY_DEVICE && p == 0)
-        printf("note: skipping %s sorts of %s: %s (%s)\n", cli_sort_algorithm_name(b->algos[a]),
-               clscan_type_name(type), clscan_status_string(st), clscan_last_error_detail());
+        printf("note: skipping %s sorts of %s: %s (%s)\n",
+               cli_sort_algorithm_name(b->sort_algos[a]), clscan_type_name(type),
+               clscan_status_string(st), clscan_last_error_detail());
       else if (st != CLSCAN_SUCCESS && st != CLSCAN_UNSUPPORTED_BY_DEVICE) {
         cli_lib_error(st, "cannot create the %s sort plan for %s",
-                      cli_sort_algorithm_name(b->algos[a]), clscan_type_name(type));
+                      cli_sort_algorithm_name(b->sort_algos[a]), clscan_type_name(type));
         ok = 0;
       }
     }
@@ -437,7 +438,7 @@ static void algo_column(clscan_sort_algorithm asked, const clscan_sort_plan *pla
 }
 
 /* Measures one row (a plan on host data) and prints it; returns 0 if it failed. */
-static int sort_row(const cli_sort_bench *b, clscan_sort_plan *plan, clscan_sort_algorithm asked,
+static int sort_row(const cli_family_bench *b, clscan_sort_plan *plan, clscan_sort_algorithm asked,
                     cli_sort_data *h, cli_sort_dist dist, int pairs, int log2n) {
   const char *kind = pairs ? "pairs" : "keys", *type = clscan_type_name(h->desc.key_type);
   char algo[32], label[96];
@@ -466,7 +467,7 @@ static int sort_row(const cli_sort_bench *b, clscan_sort_plan *plan, clscan_sort
 }
 
 /* Measures every distribution, kind and algorithm of one type at n = 2^log2n. */
-static int sort_size(const cli_sort_bench *b, clscan_type type, int log2n, sort_plans plans) {
+static int sort_size(const cli_family_bench *b, clscan_type type, int log2n, sort_plans plans) {
   int ok = 1;
   for (int dist = 0; dist < CLI_SORT_DIST_COUNT; dist++) {
     int narrow = dist == CLI_SORT_NARROW;
@@ -477,10 +478,10 @@ static int sort_size(const cli_sort_bench *b, clscan_type type, int log2n, sort_
       return 0;
     }
     for (int pairs = 0; pairs < 2; pairs++) {
-      for (int a = 0; a < b->algo_count; a++) {
+      for (int a = 0; a < b->sort_algo_count; a++) {
         clscan_sort_plan *plan = plans[a][pairs][narrow];
         if (plan)
-          ok = sort_row(b, plan, b->algos[a], &h, (cli_sort_dist)dist, pairs, log2n) && ok;
+          ok = sort_row(b, plan, b->sort_algos[a], &h, (cli_sort_dist)dist, pairs, log2n) && ok;
       }
     }
     cli_sort_data_free(&h);
@@ -488,7 +489,7 @@ static int sort_size(const cli_sort_bench *b, clscan_type type, int log2n, sort_
   return ok;
 }
 
-void cli_bench_sort_header(const cli_sort_bench *b) {
+void cli_bench_sort_header(const cli_family_bench *b) {
   printf(
       "family:  sort, ascending: keys, and pairs of keys and uint32 index values; keys uniform\n"
       "         (random bits), few (%d distinct random keys), sorted (ascending already) and\n"
@@ -510,7 +511,7 @@ void cli_bench_sort_header(const cli_sort_bench *b) {
   }
 }
 
-int cli_bench_sort(const cli_sort_bench *b) {
+int cli_bench_sort(const cli_family_bench *b) {
   cl_device_id device = clscan_context_device(b->ctx);
   int ok = 1;
   for (int i = 0; i < b->type_count; i++) {

@@ -331,7 +331,7 @@ static int device_init(clscan_context *ctx, const sb_host *h, sb_device *d) {
 
 /* One measurement in progress. */
 typedef struct sb_run {
-  const cli_select_bench *b;
+  const cli_family_bench *b;
   cl_command_queue q;
   sb_host *h;
   sb_device *d;
@@ -564,7 +564,7 @@ static int measure_algorithm(sb_run *r, clscan_select_plan *const plans[SB_KIND_
 }
 
 /* Measures one type at n = 2^log2n with every algorithm. */
-static int measure_size(const cli_select_bench *b, clscan_type type, int log2n, sb_plans plans) {
+static int measure_size(const cli_family_bench *b, clscan_type type, int log2n, sb_plans plans) {
   sb_host h;
   sb_device d = {0};
   sb_run r = {.b = b, .q = clscan_context_queue(b->ctx), .h = &h, .d = &d};
@@ -580,7 +580,7 @@ static int measure_size(const cli_select_bench *b, clscan_type type, int log2n, 
 
 /* Creates the plans of one type; unsupported ones are skipped with a note. Returns 0 if a plan
  * failed otherwise. */
-static int create_plans(const cli_select_bench *b, clscan_type type, sb_plans plans) {
+static int create_plans(const cli_family_bench *b, clscan_type type, sb_plans plans) {
   int ok = 1;
   memset(plans, 0, sizeof(sb_plans));
   for (int a = 0; a < b->algo_count; a++) {
@@ -616,7 +616,7 @@ static int max_log2_for(cl_device_id device, size_t elem) {
 }
 
 /* Measures one type at every size that fits; returns 0 if anything failed. */
-static int measure_type(const cli_select_bench *b, clscan_type type) {
+static int measure_type(const cli_family_bench *b, clscan_type type) {
   cl_device_id device = clscan_context_device(b->ctx);
   int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : 24;
   int cap = max_log2_for(device, clscan_type_size(type));
@@ -653,7 +653,7 @@ void cli_bench_select_header(void) {
          "n", "sel%", "median ms", "GB/s", "ratio", "copy ms", "host ms");
 }
 
-int cli_bench_select(const cli_select_bench *b) {
+int cli_bench_select(const cli_family_bench *b) {
   int ok = 1;
   for (int i = 0; i < b->type_count; i++)
     ok = measure_type(b, b->types[i]) && ok;
