@@ -256,6 +256,10 @@ typedef struct cli_family_bench {
   FILE *csv;
 } cli_family_bench;
 
+/* Returns the largest log2 n a family measures for a type: b->max_log2, or 2^28 on a GPU and
+ * 2^cpu_default else, at most `cap` (what fits the device; a note says when it caps). */
+int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_default, int cap);
+
 /* Prints what the selection family measures and the table's columns. */
 void cli_bench_select_header(void);
 

@@ -516,12 +516,7 @@ int cli_bench_sort(const cli_family_bench *b) {
   int ok = 1;
   for (int i = 0; i < b->type_count; i++) {
     clscan_type type = b->types[i];
-    int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : 22;
-    int cap = cli_sort_max_log2(device, clscan_type_size(type));
-    int max = want < cap ? want : cap;
-    if (max < want)
-      printf("note: %s sizes capped at 2^%d so that the buffers fit the device\n",
-             clscan_type_name(type), cap);
+    int max = cli_family_max_log2(b, type, 22, cli_sort_max_log2(device, clscan_type_size(type)));
     sort_plans plans;
     ok = create_sort_plans(b, type, plans) && ok;
     for (int k = b->min_log2; k <= max; k++)

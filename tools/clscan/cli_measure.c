@@ -54,6 +54,15 @@ int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec) {
   return max_log2(device, in + out + seg + half + src, largest);
 }
 
+int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_default, int cap) {
+  cl_device_id device = clscan_context_device(b->ctx);
+  int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : cpu_default;
+  if (cap < want)
+    printf("note: %s sizes capped at 2^%d so that the buffers fit the device\n",
+           clscan_type_name(type), cap);
+  return want < cap ? want : cap;
+}
+
 /* ============================================================================================== */
 /* Variants                                                                                       */
 /* ============================================================================================== */

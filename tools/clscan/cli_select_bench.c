@@ -618,12 +618,7 @@ static int max_log2_for(cl_device_id device, size_t elem) {
 /* Measures one type at every size that fits; returns 0 if anything failed. */
 static int measure_type(const cli_family_bench *b, clscan_type type) {
   cl_device_id device = clscan_context_device(b->ctx);
-  int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : 24;
-  int cap = max_log2_for(device, clscan_type_size(type));
-  int max = want < cap ? want : cap;
-  if (max < want)
-    printf("note: %s sizes capped at 2^%d so that the buffers fit the device\n",
-           clscan_type_name(type), cap);
+  int max = cli_family_max_log2(b, type, 24, max_log2_for(device, clscan_type_size(type)));
   sb_plans plans;
   int ok = create_plans(b, type, plans);
   for (int k = b->min_log2; k <= max; k++)
