@@ -452,6 +452,10 @@ int cli_max_log2_for_device(cl_device_id device, size_t elem);
 /* As cli_max_log2_for_device(), for every buffer of a spec's benchmark data. */
 int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec);
 
+/* Returns a 64-bit mix of a seed and an index (splitmix64's finaliser): the benchmarks' random
+ * numbers. */
+uint64_t cli_mix64(uint64_t seed, uint64_t i);
+
 /* Returns GB/s for reading and writing n elements of elem bytes in ms milliseconds. */
 double cli_gbps(size_t n, size_t elem, double ms);
 

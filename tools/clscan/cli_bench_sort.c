@@ -35,14 +35,6 @@ const char *cli_sort_dist_name(cli_sort_dist d) {
 /* Keys                                                                                           */
 /* ============================================================================================== */
 
-/* A 64-bit mix of a seed and an index (splitmix64's finaliser). */
-static uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Returns the key bits whose ascending ordered bits (ref_sort_order) are u, for a key type of
  * `bits` bits: the inverse of the sign flip of signed integers and of the float flip. */
 static uint64_t key_from_order(clscan_type t, unsigned bits, uint64_t u) {
@@ -61,16 +53,16 @@ static uint64_t dist_order(cli_sort_dist dist, unsigned bits, size_t n, uint64_t
   unsigned log2n = 0;
   switch (dist) {
     case CLI_SORT_FEW:
-      return mix(seed ^ 0xfe3, mix(seed, i) % FEW_KEYS) & all;
+      return cli_mix64(seed ^ 0xfe3, cli_mix64(seed, i) % FEW_KEYS) & all;
     case CLI_SORT_SORTED:
       // Ascending: index i spread over the key's range (or folded onto it when n > 2^bits).
       while (log2n < 63 && ((size_t)1 << log2n) < n)
         log2n++;
       return log2n <= bits ? (uint64_t)i << (bits - log2n) : (uint64_t)i >> (log2n - bits);
     case CLI_SORT_NARROW:
-      return mix(seed, i) & ((((uint64_t)1) << (bits / 2)) - 1);
+      return cli_mix64(seed, i) & ((((uint64_t)1) << (bits / 2)) - 1);
     default:
-      return mix(seed, i) & all;
+      return cli_mix64(seed, i) & all;
   }
 }
 

@@ -54,6 +54,13 @@ int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec) {
   return max_log2(device, in + out + seg + half + src, largest);
 }
 
+uint64_t cli_mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_default, int cap) {
   cl_device_id device = clscan_context_device(b->ctx);
   int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : cpu_default;

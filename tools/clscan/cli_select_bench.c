@@ -67,14 +67,6 @@ static clscan_select_desc kind_desc(sb_kind k, clscan_type type, clscan_algorith
 /* Host data and the host loops                                                                   */
 /* ============================================================================================== */
 
-/* A 64-bit mix of a seed and an index (splitmix64's finaliser). */
-static uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Stores the small integer v (0..99) as element i of `type` (integers by their width). */
 static void store_small(clscan_type type, void *data, size_t i, unsigned v) {
   if (type == CLSCAN_FLOAT)
@@ -95,7 +87,7 @@ static void store_small(clscan_type type, void *data, size_t i, unsigned v) {
 static void fill_values(clscan_type type, uint64_t seed, void *in, void *runs, size_t n) {
   unsigned v = 0;
   for (size_t i = 0; i < n; i++) {
-    uint64_t h = mix(seed, i);
+    uint64_t h = cli_mix64(seed, i);
     store_small(type, in, i, (unsigned)(h % 100));
     // A new run starts with probability 1 / SB_MEAN_RUN, with a value unlike the last.
     if (i > 0 && (h >> 32) % SB_MEAN_RUN == 0)
@@ -106,7 +98,7 @@ static void fill_values(clscan_type type, uint64_t seed, void *in, void *runs, s
 
 static void fill_flags(uint64_t seed, int percent, unsigned char *flags, size_t n) {
   for (size_t i = 0; i < n; i++)
-    flags[i] = (unsigned char)(mix(seed ^ 0xf1a9, i) % 10000 < (uint64_t)percent * 100);
+    flags[i] = (unsigned char)(cli_mix64(seed ^ 0xf1a9, i) % 10000 < (uint64_t)percent * 100);
 }
 
 /* The host loops by element width: select by flags, unique and rle compare and copy bits (the
@@ -223,7 +215,7 @@ static const unsigned char *selection(sb_host *h, sb_kind k) {
     return h->sel;
   }
   for (size_t i = 0; i < h->n; i++)
-    h->sel[i] = mix(h->seed, i) % 100 < 50;
+    h->sel[i] = cli_mix64(h->seed, i) % 100 < 50;
   return h->sel;
 }
 
