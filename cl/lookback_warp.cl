@@ -109,7 +109,7 @@ ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
  * result is the left fold's bits, since the operator is exact. Returns LOOKBACK_DONE, or
  * LOOKBACK_FALLBACK when tile lb->next stayed silent for CLSCAN_SPIN rounds.
  */
-ALWAYS_INLINE int warp_lookback_run(__global ulong *status, ulong epoch, warp_lookback *lb,
+ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp_lookback *lb,
                                     elem_t seed) {
   const uint lane = get_local_id(0);
   for (;;) {
@@ -184,7 +184,7 @@ ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step, u
  * after it (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile stayed so
  * for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
  */
-ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback *lb, elem_t seed) {
+ALWAYS_INLINE int warp_search(__global status_t *status, ulong epoch, warp_lookback *lb, elem_t seed) {
   const uint lane = get_local_id(0);
   for (;;) {
     const long t = lb->next - (long)lane;
@@ -235,7 +235,7 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
  * from the cache. Returns LOOKBACK_DONE (lb->acc is the exclusive prefix), or LOOKBACK_FALLBACK
  * when tile next stayed unreadable for CLSCAN_SPIN rounds.
  */
-ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *lb) {
+ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookback *lb) {
   const uint lane = get_local_id(0);
   __local elem_t *stage = lb->cache + LOOKBACK_CACHE;
   const long last = lb->top - LOOKBACK_CACHE; /* the last tile the cache does not hold */
@@ -281,7 +281,7 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
 
 /* Runs warp 0's look-back (all 32 lanes call it): returns LOOKBACK_DONE (lb->acc is the
  * exclusive prefix) or LOOKBACK_FALLBACK (tile lb->next must be reduced, then warp_take()). */
-ALWAYS_INLINE int warp_lookback_run(__global ulong *status, ulong epoch, warp_lookback *lb,
+ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp_lookback *lb,
                                     elem_t seed) {
   if (!lb->folding && warp_search(status, epoch, lb, seed) == LOOKBACK_FALLBACK)
     return LOOKBACK_FALLBACK;

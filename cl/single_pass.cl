@@ -76,7 +76,7 @@ typedef struct single_pass_shared {
  * with the same functions and prefix as the owner (so the bits agree).
  */
 ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar *aux,
-                                   __global val_t *out, ulong n, __global ulong *status,
+                                   __global val_t *out, ulong n, __global status_t *status,
                                    ulong epoch, elem_t chain_seed, int exclusive, val_t seed,
                                    __local single_pass_shared *sh) {
   const uint lid = get_local_id(0);
@@ -114,7 +114,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
                                     ulong out_off, ulong n, __global uint *temp, uint ticket_base,
                                     ulong epoch, val_t seed, int exclusive, const int in_place,
                                     __local single_pass_shared *sh) {
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
@@ -272,7 +272,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
     val_t seed, int exclusive, int in_place) {
   __local single_pass_shared sh;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   finish_in_place(in + in_off, aux + aux_off * AUX_SIZE, out + out_off, n, status, epoch,
                   CHAIN_SEED(seed), exclusive, seed, &sh);
 }

@@ -98,7 +98,7 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
  * single_pass.cl).
  */
 ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
-                                  __global ulong *status, ulong t, ulong epoch, elem_t chain_seed,
+                                  __global status_t *status, ulong t, ulong epoch, elem_t chain_seed,
                                   int in_place, __local lookback_state *lb) {
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   lookback_begin(lb, t);
@@ -125,7 +125,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
     val_t seed, int exclusive, int in_place) {
   __local lookback_state lb;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
   aux += aux_off * AUX_SIZE;

@@ -1,25 +1,34 @@
 /*
  * clscan kernels: the status words of the single-pass scans (single_pass.cl, single_pass_cpu.cl).
  *
- * Tile t has STATUS_WORDS 64-bit words; each carries
- *   bits 63..35 the launch epoch, bits 34..33 the state (0 none, 1 aggregate, 2 inclusive
- *   prefix), bit 32 a segmented state's flag where it is packed (see below), bits 31..0 one
- *   32-bit piece of the value.
+ * Tile t has STATUS_WORDS words (status_t); each carries the launch epoch in its top bits, then
+ * the state (0 none, 1 aggregate, 2 inclusive prefix), then, in 64-bit words, a segmented
+ * state's flag where it is packed (see below), and in its low bits one piece of the value:
+ *   64-bit words: bits 63..35 epoch, 34..33 state, 32 flag, 31..0 a 32-bit piece;
+ *   32-bit words (CLSCAN_STATUS32, for devices without 64-bit atomics): bits 31..18 epoch,
+ *   17..16 state, 15..0 a 16-bit piece, so a 4-byte value takes two words.
  * A word from an older launch has a smaller epoch and reads as "none", so no initialisation
- * kernel runs between launches (the host zeroes the words before the epoch outgrows 29 bits).
- * Words only grow (atom_max): a state never goes back, and the flag bit lies below the state
- * bits, so it cannot undo that. A reader accepts a value only when all words show this epoch
- * and the same state. Two publishers of one state (the owner and a fallback) combine the same
- * elements in the same order, so their bits agree.
+ * kernel runs between launches (the host zeroes the words before the epoch outgrows 14 bits,
+ * src/temp.c). Words only grow (atomic max): a state never goes back, and the flag bit lies below
+ * the state bits, so it cannot undo that. A reader accepts a value only when all words show this
+ * epoch and the same state. Two publishers of one state (the owner and a fallback) combine the
+ * same elements in the same order, so their bits agree, and a reader that takes some words from
+ * one and some from the other still gets those bits.
  *
- * A state takes one word per 32 bits, except a segmented state of a 4-byte built-in value, whose
- * flag travels in bit 32 of its single word: one word per tile halves the look-back's reads and
- * publications, and a torn two-word state would read as "none" and make its reader wait.
+ * A state takes one word per 32 bits (per 16 bits in 32-bit words), except a segmented state of
+ * a 4-byte built-in value in 64-bit words, whose flag travels in bit 32 of its single word: one
+ * word per tile halves the look-back's reads and publications, and a torn two-word state would
+ * read as "none" and make its reader wait.
  *
- * Needs common.cl first, and 64-bit atomics.
+ * Needs common.cl first, and 64-bit atomics unless CLSCAN_STATUS32.
  */
+#ifndef CLSCAN_STATUS32
+#define CLSCAN_STATUS32 0
+#endif
+#if !CLSCAN_STATUS32
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
 
 #ifndef CLSCAN_NV_PTX
 #define CLSCAN_NV_PTX 0
@@ -27,13 +36,32 @@
 
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
+
+#if CLSCAN_STATUS32
+typedef uint status_t;
+#define STATUS_EPOCH_SHIFT 18
+#define STATUS_STATE_SHIFT 16
+#define STATUS_PAYLOAD_MASK 0xfffful /* a word's piece of the value */
+#define GATE_CLOSED (1u << 17)
+/* 32-bit atomics (core since OpenCL 1.1). */
+#define status_atomic_max(p, v) atomic_max((volatile __global uint *)(p), (uint)(v))
+#define status_atomic_load(p) atomic_or((volatile __global uint *)(p), 0u)
+#define status_atomic_cas(p, c, v) atomic_cmpxchg((volatile __global uint *)(p), (uint)(c), (uint)(v))
+#else
+typedef ulong status_t;
 #define STATUS_EPOCH_SHIFT 35
 #define STATUS_STATE_SHIFT 33
+#define STATUS_PAYLOAD_MASK 0x1fffffffful /* a word's piece of the value, and the flag bit */
+#define GATE_CLOSED (1ul << 34)
+#define status_atomic_max(p, v) atom_max((volatile __global ulong *)(p), (ulong)(v))
+#define status_atomic_load(p) atom_add((volatile __global ulong *)(p), 0ul)
+#define status_atomic_cas(p, c, v) atom_cmpxchg((volatile __global ulong *)(p), (ulong)(c), (ulong)(v))
+#endif
 
 /* ---------------------------------------------------------------------------------------------
- * A state as status-word payloads (the low 33 bits of each word).
+ * A state as status-word payloads (the low bits of each word, below the state).
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_SEGMENTS && CLSCAN_TYPE != 64 && VAL_SIZE == 4
+#if CLSCAN_SEGMENTS && CLSCAN_TYPE != 64 && VAL_SIZE == 4 && !CLSCAN_STATUS32
 #define STATUS_WORDS 1
 typedef union value_word {
   val_t v;
@@ -48,6 +76,22 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
   value_word w;
   w.u = (uint)p[0];
   return seg_make(w.v, (uint)(p[0] >> 32) & 1u);
+}
+#elif CLSCAN_STATUS32
+/* Two 16-bit pieces per 32-bit word of the state, low piece first. */
+#define STATUS_WORDS (2 * ELEM_WORDS)
+ALWAYS_INLINE void state_to_payloads(elem_t x, ulong p[STATUS_WORDS]) {
+  const elem_bits b = elem_to_bits(x);
+#pragma unroll
+  for (uint i = 0; i < STATUS_WORDS; i++)
+    p[i] = (b.u[i / 2] >> (16 * (i % 2))) & 0xffffu;
+}
+ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
+  elem_bits b = elem_to_bits(IDENTITY);
+#pragma unroll
+  for (uint i = 0; i < ELEM_WORDS; i++)
+    b.u[i] = (uint)p[2 * i] | (uint)p[2 * i + 1] << 16;
+  return b.e;
 }
 #else
 #define STATUS_WORDS ELEM_WORDS
@@ -71,20 +115,20 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
  * ------------------------------------------------------------------------------------------- */
 
 /* Reads one status word, bypassing caches that could hold a stale copy. */
-ALWAYS_INLINE ulong status_load(__global ulong *p) {
-#if CLSCAN_NV_PTX
+ALWAYS_INLINE ulong status_load(__global status_t *p) {
+#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
   ulong v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 #else
-  return atom_add((volatile __global ulong *)p, 0ul);
+  return status_atomic_load(p);
 #endif
 }
 
 /* Reads a tile's status words into w. On NVIDIA two words come in one 16-byte load (measured
  * about 1% faster for int64 and double on the H200); the words are still checked one by one. */
-ALWAYS_INLINE void status_load_words(__global ulong *p, ulong w[STATUS_WORDS]) {
-#if CLSCAN_NV_PTX
+ALWAYS_INLINE void status_load_words(__global status_t *p, ulong w[STATUS_WORDS]) {
+#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
   if (STATUS_WORDS == 2) {
     // w[STATUS_WORDS - 1] is w[1] here; written so, the dead branch of one-word states does not
     // index past w.
@@ -101,17 +145,17 @@ ALWAYS_INLINE void status_load_words(__global ulong *p, ulong w[STATUS_WORDS]) {
 }
 
 /* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). */
-ALWAYS_INLINE void status_publish(__global ulong *status, ulong t, ulong epoch, ulong state,
+ALWAYS_INLINE void status_publish(__global status_t *status, ulong t, ulong epoch, ulong state,
                                   elem_t value) {
   ulong p[STATUS_WORDS];
   state_to_payloads(value, p);
   const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
   for (uint i = 0; i < STATUS_WORDS; i++)
-    atom_max(&status[t * STATUS_WORDS + i], head | p[i]);
+    status_atomic_max(&status[t * STATUS_WORDS + i], head | p[i]);
 }
 
 /* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
-ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, elem_t *value) {
+ALWAYS_INLINE ulong status_read(__global status_t *status, ulong t, ulong epoch, elem_t *value) {
   ulong w[STATUS_WORDS];
   status_load_words(&status[t * STATUS_WORDS], w);
   ulong state = 0;
@@ -121,7 +165,7 @@ ALWAYS_INLINE ulong status_read(__global ulong *status, ulong t, ulong epoch, el
     if (i > 0 && s != state)
       return 0;
     state = s;
-    w[i] &= 0x1fffffffful;
+    w[i] &= STATUS_PAYLOAD_MASK;
   }
   *value = payloads_to_state(w);
 #if CLSCAN_SEGMENTS
@@ -171,7 +215,7 @@ ALWAYS_INLINE void backoff(uint round) {
 }
 
 /* Polls tile t up to `spins` times; returns its state (0: it stayed silent or torn). */
-ALWAYS_INLINE ulong status_poll(__global ulong *status, ulong t, ulong epoch, uint spins,
+ALWAYS_INLINE ulong status_poll(__global status_t *status, ulong t, ulong epoch, uint spins,
                                 elem_t *value) {
   for (uint spin = 0; spin < spins; spin++) {
     const ulong state = status_read(status, t, epoch, value);
@@ -215,7 +259,7 @@ ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
  * stays silent for `spins` polls (LOOKBACK_FALLBACK: the caller reduces that tile and passes its
  * aggregate to lookback_take(), or calls again). seed is the chain's seed.
  */
-ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *status, ulong epoch,
+ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global status_t *status, ulong epoch,
                                uint spins, elem_t seed) {
   for (;;) {
     if (!lb->folding && lb->next < 0) {
@@ -248,30 +292,29 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global ulong *statu
 
 /* ---------------------------------------------------------------------------------------------
  * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
- * words: bits 63..35 the epoch (a word of an older launch reads as open and unvisited), bit 34
- * "closed" (the owner is done with its look-back), bit 0 "visited" (a fallback read the tile's
- * input). Both bits are set by compare-and-swap, which fails only when another work-item changed
+ * words: the epoch in the status words' epoch bits (a word of an older launch reads as open and
+ * unvisited), "closed" in the bit above the state's (the owner is done with its look-back), bit 0
+ * "visited" (a fallback read the tile's input). Both bits are set by compare-and-swap, which fails only when another work-item changed
  * the word: nobody waits for anybody. Only the order of the two bits in the word's modification
  * order matters, which even relaxed atomics define.
  * ------------------------------------------------------------------------------------------- */
-#define GATE_CLOSED (1ul << 34)
 #define GATE_VISITED 1ul
 
 /* Tile t's gate, for a range of `tiles` tiles. */
-ALWAYS_INLINE __global ulong *gate_word(__global ulong *status, ulong tiles, ulong t) {
+ALWAYS_INLINE __global status_t *gate_word(__global status_t *status, ulong tiles, ulong t) {
   return &status[tiles * STATUS_WORDS + t];
 }
 
 /* Sets `bit` in tile t's gate unless it is closed; returns the gate as it was (this epoch's). */
-ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulong epoch,
+ALWAYS_INLINE ulong gate_mark(__global status_t *status, ulong tiles, ulong t, ulong epoch,
                               ulong bit) {
-  __global ulong *p = gate_word(status, tiles, t);
-  ulong g = atom_add(p, 0ul);
+  __global status_t *p = gate_word(status, tiles, t);
+  ulong g = status_atomic_load(p);
   for (;;) {
     const ulong cur = (g >> STATUS_EPOCH_SHIFT) == epoch ? g : epoch << STATUS_EPOCH_SHIFT;
     if (cur & GATE_CLOSED)
       return cur;
-    const ulong old = atom_cmpxchg(p, g, cur | bit);
+    const ulong old = status_atomic_cas(p, g, cur | bit);
     if (old == g)
       return cur;
     g = old;
@@ -280,25 +323,25 @@ ALWAYS_INLINE ulong gate_mark(__global ulong *status, ulong tiles, ulong t, ulon
 
 /* A fallback marks tile t visited before it reads the tile's input: returns 0 if the owner has
  * closed the gate (its publications are then complete, and it may be writing the tile). */
-ALWAYS_INLINE int gate_enter(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+ALWAYS_INLINE int gate_enter(__global status_t *status, ulong tiles, ulong t, ulong epoch) {
   return !(gate_mark(status, tiles, t, epoch, GATE_VISITED) & GATE_CLOSED);
 }
 
 /* The owner closes tile t's gate before any store: returns 1 if a fallback visited the tile (the
  * owner then writes nothing, and the finishing launch writes the tile). */
-ALWAYS_INLINE int gate_close(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
+ALWAYS_INLINE int gate_close(__global status_t *status, ulong tiles, ulong t, ulong epoch) {
   return (gate_mark(status, tiles, t, epoch, GATE_CLOSED) & GATE_VISITED) != 0;
 }
 
 /* The finishing launch: returns 1 if tile t's owner left its output to it. */
-ALWAYS_INLINE int gate_deferred(__global ulong *status, ulong tiles, ulong t, ulong epoch) {
-  const ulong g = atom_add(gate_word(status, tiles, t), 0ul);
+ALWAYS_INLINE int gate_deferred(__global status_t *status, ulong tiles, ulong t, ulong epoch) {
+  const ulong g = status_atomic_load(gate_word(status, tiles, t));
   return (g >> STATUS_EPOCH_SHIFT) == epoch && (g & GATE_CLOSED) && (g & GATE_VISITED);
 }
 
 /* The exclusive prefix of a deferred tile t: its owner published it as tile t - 1's inclusive
  * prefix (the same bits tile t - 1's owner publishes: both are the left fold through t - 1). */
-ALWAYS_INLINE elem_t gate_exclusive(__global ulong *status, ulong t, ulong epoch, elem_t seed) {
+ALWAYS_INLINE elem_t gate_exclusive(__global status_t *status, ulong t, ulong epoch, elem_t seed) {
   elem_t v = seed;
   if (t > 0)
     status_read(status, t - 1, epoch, &v);

@@ -9,7 +9,8 @@
  * tagged with the launch's epoch, so the buffer is zeroed only when it is new, was used by another
  * algorithm, or the epoch would overflow (temp.c). Temporary layout: the ticket counter, then from
  * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile, then one 8-byte in-place
- * gate per tile (cl/single_pass.cl, "In place").
+ * gate per tile (cl/single_pass.cl, "In place"); on devices without 64-bit atomics, 4-byte words,
+ * two per 4 bytes of state (cl/status.cl, CLSCAN_STATUS32).
  */
 #include "internal.h"
 
@@ -50,6 +51,7 @@ static size_t tile_elems(const clscan_plan *plan) {
 static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg) {
   const clscan__tuning *t = &plan->tuning;
   cfg->withhold = plan->withhold;
+  cfg->status32 = plan->status32;
   if (t->single_pass_cpu) {
     cfg->program = &cpu_program;
     cfg->kernels = &cpu_kernels;
@@ -65,8 +67,12 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
+/* Per tile: one 8-byte word per 4 bytes of state, or one 4-byte word per 2 bytes (32-bit status
+ * words), and a gate word. */
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
-  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * 8 * ((plan->state_size + 3) / 4 + 1);
+  const size_t pieces = (plan->state_size + 3) / 4 * (plan->status32 ? 2 : 1);
+  const size_t word = plan->status32 ? 4 : 8;
+  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * word * (pieces + 1);
 }
 
 static cl_uint tickets(const clscan_plan *plan, size_t n) {

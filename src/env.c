@@ -19,6 +19,8 @@
  *                          decoupled fallback runs (tests of the no-hang protocol).
  *   CLSCAN_NO_PTX          set: never probe for or use the NVIDIA inline-PTX path.
  *   CLSCAN_BUILD_OPTIONS   appended to every program's build options.
+ *   CLSCAN_TEST_STATUS32   non-zero: single-pass scans use the 32-bit status words that devices
+ *                          without 64-bit atomics use, also where 64-bit atomics exist.
  */
 #include <stdlib.h>
 
@@ -34,6 +36,7 @@ static const char *const names[CLSCAN__ENV_COUNT] = {
     [CLSCAN__ENV_TEST_WITHHOLD] = "CLSCAN_TEST_WITHHOLD",
     [CLSCAN__ENV_NO_PTX] = "CLSCAN_NO_PTX",
     [CLSCAN__ENV_BUILD_OPTIONS] = "CLSCAN_BUILD_OPTIONS",
+    [CLSCAN__ENV_TEST_STATUS32] = "CLSCAN_TEST_STATUS32",
 };
 
 const char *clscan__env_string(clscan__env_var var) {

@@ -154,6 +154,7 @@ typedef enum clscan__env_var {
   CLSCAN__ENV_TEST_WITHHOLD,
   CLSCAN__ENV_NO_PTX,
   CLSCAN__ENV_BUILD_OPTIONS,
+  CLSCAN__ENV_TEST_STATUS32,
   CLSCAN__ENV_COUNT
 } clscan__env_var;
 
@@ -248,6 +249,7 @@ struct clscan__kernel_config {
   int vector_io;           /* 1: 16-byte vector loads and stores (offsets are aligned) */
   int nv_ptx;              /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
+  int status32;            /* 1: 32-bit status words (cl/status.cl, CLSCAN_STATUS32) */
 };
 
 /* Composes the build options for a configuration into buf. */
@@ -570,6 +572,7 @@ struct clscan_plan {
   unsigned vec;     /* elements per vector of the tile kernels (VEC in common.cl) */
   clscan__tuning tuning;
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
+  int status32;         /* 1: the single pass uses 32-bit status words (no 64-bit atomics) */
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];

@@ -135,6 +135,8 @@ static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
   CLSCAN_RETURN_IF_ERROR(clscan__user_source(&plan->desc, &plan->user_source));
   CLSCAN_RETURN_IF_ERROR(tuning_of(plan->ctx, desc, &p, tuning, &plan->tuning));
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+  plan->status32 = !plan->ctx->info.has_int64_atomics ||
+                   clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0;
   return CLSCAN_SUCCESS;
 }
 

@@ -71,6 +71,9 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
   // Test only: withhold tile publications so that the fallback path runs.
   if (cfg->withhold)
     APPEND(" -DCLSCAN_TEST_WITHHOLD=%u", cfg->withhold);
+  // Devices without 64-bit atomics: 32-bit status words.
+  if (cfg->status32)
+    APPEND(" -DCLSCAN_STATUS32=1");
   // A user-supplied extra string (like CLBlast's CLBLAST_BUILD_OPTIONS).
   const char *extra = clscan__env_string(CLSCAN__ENV_BUILD_OPTIONS);
   if (extra)

@@ -12,8 +12,9 @@
 
 #include "internal.h"
 
-/* Epochs live in 29 bits of the single-pass status words (cl/status.cl). */
-#define EPOCH_LIMIT ((cl_ulong)1 << 29)
+/* Epochs live in 14 bits of the single-pass status words (the 32-bit words' epoch bits; the
+ * 64-bit words have 29, cl/status.cl): the slot is zeroed once every 16383 launches. */
+#define EPOCH_LIMIT ((cl_ulong)1 << 14)
 
 /* Returns 1 if a slot's last use has completed (or there was none). */
 static int slot_idle(const clscan__temp_slot *s) {

@@ -100,11 +100,6 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
   if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
                         ctx->info.name);
-  if (desc->algorithm == CLSCAN_ALGO_SINGLE_PASS && !ctx->info.has_int64_atomics)
-    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
-                        "the single-pass scan needs cl_khr_int64_base_atomics and "
-                        "cl_khr_int64_extended_atomics, which device %s lacks",
-                        ctx->info.name);
   if (rusticl_int8_crash(ctx, desc))
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
                         "int8 %s scans crash the LLVM JIT of Mesa %s's rusticl (device %s)",
