@@ -3,7 +3,9 @@
  * count fused with the scatter through the scan's decoupled look-back and fallback, in two shapes:
  * cl/select.cl (GPU: work-groups of tile_wg work-items, `items` elements each) and
  * cl/select_cpu.cl (CPU: one work-item per tile of cpu_tile elements). Both build on
- * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl.
+ * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl; the
+ * GPU shape looks back with cl/lookback_warp.cl's warp-wide window on NVIDIA (a tree reduction of
+ * the counts) and with status.cl's serial walker elsewhere.
  *
  * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
  * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (2 words, or 4 for
@@ -21,7 +23,7 @@ enum { EMPTY = CLSCAN__SEL_KERNEL_EMPTY, PASS, COUNT_TILES, COUNT_TOTAL };
 
 static const clscan__program gpu_program = {
     .name = "select",
-    .files = {"common", "select_common", "status", "select", NULL},
+    .files = {"common", "select_common", "status", "lookback_warp", "select", NULL},
 };
 
 static const clscan__program cpu_program = {
