@@ -20,15 +20,20 @@
  * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
  * Onesweep path (sort_histogram, sort_passes, sort_onesweep, sort_finish) counts every pass's
  * digits in one launch and takes each tile's digit offsets from a chained scan across tiles, one
- * chain per digit, with the scan's status words, decoupled look-back and fallback (status.cl): a
- * tile whose predecessor is silent counts that predecessor's digit itself, so no tile waits for
- * another to be scheduled. A pass in which one digit holds every key is the identity and is
- * skipped; every kernel derives from the histogram which buffer holds the keys before its pass.
+ * chain per digit, with the scan's status words (status.cl; one word per digit and tile,
+ * digit-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
+ * silent counts that predecessor's digit itself, so no tile waits for another to be scheduled.
+ * The look-back runs the 256 chains in parallel: each of SORT_LANES work-items walks SORT_CHAINS
+ * chains at once, one read of each in flight per round, adding counts (sums of integers: exact
+ * whatever was read), and publishes each digit's inclusive prefix as soon as its chain is done.
+ * A pass in which one digit holds every key is the identity and is skipped; every kernel derives
+ * from the histogram which buffer holds the keys before its pass.
  *
  * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
  * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
- * work-items that run look-backs). Needs common.cl first (with CLSCAN_TYPE uint and CLSCAN_OP
- * add), and status.cl before it for the Onesweep kernels (SORT_ONESWEEP).
+ * work-items that run look-backs, a power of two <= SORT_WG). Needs common.cl first (with
+ * CLSCAN_TYPE uint and CLSCAN_OP add), and status.cl before it for the Onesweep kernels
+ * (SORT_ONESWEEP).
  */
 
 #ifndef SORT_KEY_TYPE
@@ -510,21 +515,102 @@ ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, u
   return c;
 }
 
-/* The exclusive prefix of tile t's digit-d chain (the tile's keys of digit d before its own),
- * with the scan's look-back; silent predecessors are counted here and published. */
-ALWAYS_INLINE uint sort_lookback(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
-                                 uint mask, uint d, __global ulong *chain, ulong epoch,
-                                 __local lookback_state *lb) {
-  if (t == 0)
-    return 0;
-  lookback_begin(lb, t);
-  while (lookback_run(lb, chain, epoch, SORT_SPIN, 0u) == LOOKBACK_FALLBACK) {
-    const ulong silent = (ulong)lb->next;
-    const uint c = sort_count_digit(keys, n, silent, shift, mask, d);
-    status_publish(chain, silent, epoch, STATE_AGGREGATE, c);
-    lookback_take(lb, c);
+/* Chains a look-back work-item walks at once (its digits go in groups of this many). With 8,
+ * sort_onesweep takes 161 registers on sm_90 (ptxas), within what its 23 KB of local memory per
+ * 32 work-items leaves for occupancy. */
+#define SORT_LANE_DIGITS (SORT_RADIX / SORT_LANES)
+#ifndef SORT_CHAINS
+#if SORT_LANE_DIGITS < 8
+#define SORT_CHAINS SORT_LANE_DIGITS
+#else
+#define SORT_CHAINS 8
+#endif
+#endif
+
+/* Ends chain d's look-back with the tile's exclusive prefix `prefix`: publishes the tile's
+ * inclusive prefix (unless it is tile 0, which published it first, or withheld) and turns
+ * m->base[d] into the destination of the digit's first key minus its place. */
+ALWAYS_INLINE void sort_chain_done(__global ulong *chain, ulong t, ulong epoch, int withheld,
+                                   uint d, uint prefix, __local sort_tile_mem *m) {
+  if (t > 0 && !withheld)
+    status_publish(chain, t, epoch, STATE_PREFIX, prefix + m->count[d]);
+  m->base[d] += prefix - sort_digit_start(m, d);
+}
+
+/*
+ * The look-backs of digits d0, d0 + SORT_LANES, ... (SORT_CHAINS digits), walked at once by one
+ * work-item: each round reads the next predecessor of every unfinished chain (independent reads,
+ * so their round trips overlap), adds its count and moves back, until an inclusive prefix ends
+ * the chain. A predecessor that stays silent for SORT_SPIN rounds is counted here from its keys
+ * and published (the decoupled fallback). Counts are sums of integers, so the result is the same
+ * whatever was read. Each chain publishes the tile's inclusive prefix as soon as it is done.
+ */
+ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong n, ulong t,
+                                        uint shift, uint mask, uint d0, __global ulong *status,
+                                        ulong tiles, ulong epoch, int withheld,
+                                        __local sort_tile_mem *m) {
+  uint acc[SORT_CHAINS], spins[SORT_CHAINS];
+  long next[SORT_CHAINS]; /* the next predecessor to read; < 0 once the chain is done */
+#pragma unroll
+  for (uint k = 0; k < SORT_CHAINS; k++) {
+    acc[k] = 0;
+    spins[k] = 0;
+    next[k] = (long)t - 1;
+    if (next[k] < 0)
+      sort_chain_done(status + (d0 + k * SORT_LANES) * tiles, t, epoch, withheld,
+                      d0 + k * SORT_LANES, 0, m);
   }
-  return lb->acc;
+  for (uint idle = 0;;) {
+    ulong state[SORT_CHAINS];
+    uint v[SORT_CHAINS];
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      state[k] = 0;
+      v[k] = 0;
+      if (next[k] >= 0)
+        state[k] =
+            status_read(status + (d0 + k * SORT_LANES) * tiles, (ulong)next[k], epoch, &v[k]);
+    }
+    // At most one fallback a round (one copy of its code): the first chain whose predecessor
+    // stayed silent for SORT_SPIN rounds; other such chains count theirs in the next rounds.
+    uint fk = SORT_CHAINS, fd = 0, fc = 0;
+    ulong ft = 0;
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      if (next[k] >= 0 && !state[k] && ++spins[k] >= SORT_SPIN && fk == SORT_CHAINS) {
+        fk = k;
+        fd = d0 + k * SORT_LANES;
+        ft = (ulong)next[k];
+      }
+    }
+    if (fk < SORT_CHAINS) {
+      fc = sort_count_digit(keys, n, ft, shift, mask, fd);
+      status_publish(status + fd * tiles, ft, epoch, STATE_AGGREGATE, fc);
+    }
+    int open = 0, moved = 0;
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      if (k == fk) {
+        state[k] = STATE_AGGREGATE;
+        v[k] = fc;
+      }
+      if (next[k] >= 0 && state[k]) {
+        const uint d = d0 + k * SORT_LANES;
+        acc[k] += v[k];
+        spins[k] = 0;
+        moved = 1;
+        next[k] = state[k] == STATE_PREFIX ? -1 : next[k] - 1;
+        if (next[k] < 0)
+          sort_chain_done(status + d * tiles, t, epoch, withheld, d, acc[k], m);
+      }
+      open |= next[k] >= 0;
+    }
+    if (!open)
+      return;
+    idle = moved ? 0 : idle + 1;
+    if (idle)
+      backoff(idle - 1);
+  }
 }
 
 /* One pass: tiles take tickets, rank their keys, publish their digit counts, look back along
@@ -536,7 +622,6 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
                             __global sort_value_t *bvals, ulong bvals_off, ulong n, uint pass,
                             uint begin_bit, uint end_bit, __global uint *temp, ulong tiles) {
   __local sort_tile_mem m;
-  __local lookback_state lb[SORT_LANES];
   __local uint tile_id;
   const uint lid = get_local_id(0);
   if (!((temp[SORT_RUNS] >> pass) & 1u))
@@ -583,17 +668,11 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ...
+  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
+  // of them at once.
   if (lid < SORT_LANES) {
-    for (uint d = lid; d < SORT_RADIX; d += SORT_LANES) {
-      __global ulong *chain = status + d * tiles;
-      const uint prefix = sort_lookback(keys, n, t, shift, mask, d, chain, epoch, &lb[lid]);
-      if (t > 0) {
-        if (!withheld)
-          status_publish(chain, t, epoch, STATE_PREFIX, prefix + m.count[d]);
-      }
-      m.base[d] += prefix - sort_digit_start(&m, d);
-    }
+    for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
+      sort_lookback_chains(keys, n, t, shift, mask, d0, status, tiles, epoch, withheld, &m);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
