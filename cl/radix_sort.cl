@@ -21,7 +21,7 @@
  * Onesweep path (sort_histogram, sort_passes, sort_onesweep, sort_finish) counts every pass's
  * digits in one launch and takes each tile's digit offsets from a chained scan across tiles, one
  * chain per digit, with the scan's status words (status.cl; one word per digit and tile,
- * digit-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
+ * tile-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
  * silent counts that predecessor's digit itself, so no tile waits for another to be scheduled.
  * The look-back runs the 256 chains in parallel: each of SORT_LANES work-items walks SORT_CHAINS
  * chains at once, one read of each in flight per round, adding counts (sums of integers: exact
@@ -427,12 +427,19 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
  *
  * Temporary layout (uints from `temp`): SORT_MAX_PASSES ticket counters, then the histogram of
  * every pass (SORT_MAX_PASSES * SORT_RADIX counts), then from SORT_STATUS_OFFSET bytes the status
- * words, digit-major: digit d's chain of tile t is word d * tiles + t. Pass p publishes under
- * epoch p + 1; the host zeroes counters, histogram and words before each sort.
+ * words, tile-major: digit d's chain of tile t is word t * SORT_RADIX + d. Pass p publishes
+ * under epoch p + 1; the host zeroes counters, histogram and words before each sort.
  * ------------------------------------------------------------------------------------------- */
 #define SORT_MAX_PASSES 8
 #define SORT_HIST_OFFSET 16 /* uints */
 #define SORT_STATUS_OFFSET ((SORT_HIST_OFFSET + SORT_MAX_PASSES * SORT_RADIX) * 4)
+
+/* Tile t's status word in digit d's chain. A tile's words are consecutive, so that the work-items
+ * publishing or reading consecutive digits of one tile touch one stretch of memory (a warp's
+ * accesses coalesce). */
+ALWAYS_INLINE __global ulong *sort_word(__global ulong *status, ulong t, uint d) {
+  return status + t * SORT_RADIX + d;
+}
 
 /* The shift and mask of pass p's digit for the bit range [begin_bit, end_bit). */
 ALWAYS_INLINE void sort_pass_digit(uint p, uint begin_bit, uint end_bit, uint *shift, uint *mask) {
@@ -530,10 +537,10 @@ ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, u
 /* Ends chain d's look-back with the tile's exclusive prefix `prefix`: publishes the tile's
  * inclusive prefix (unless it is tile 0, which published it first, or withheld) and turns
  * m->base[d] into the destination of the digit's first key minus its place. */
-ALWAYS_INLINE void sort_chain_done(__global ulong *chain, ulong t, ulong epoch, int withheld,
+ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch, int withheld,
                                    uint d, uint prefix, __local sort_tile_mem *m) {
   if (t > 0 && !withheld)
-    status_publish(chain, t, epoch, STATE_PREFIX, prefix + m->count[d]);
+    status_publish(sort_word(status, t, d), 0, epoch, STATE_PREFIX, prefix + m->count[d]);
   m->base[d] += prefix - sort_digit_start(m, d);
 }
 
@@ -547,8 +554,7 @@ ALWAYS_INLINE void sort_chain_done(__global ulong *chain, ulong t, ulong epoch, 
  */
 ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong n, ulong t,
                                         uint shift, uint mask, uint d0, __global ulong *status,
-                                        ulong tiles, ulong epoch, int withheld,
-                                        __local sort_tile_mem *m) {
+                                        ulong epoch, int withheld, __local sort_tile_mem *m) {
   uint acc[SORT_CHAINS], spins[SORT_CHAINS];
   long next[SORT_CHAINS]; /* the next predecessor to read; < 0 once the chain is done */
 #pragma unroll
@@ -557,8 +563,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
     spins[k] = 0;
     next[k] = (long)t - 1;
     if (next[k] < 0)
-      sort_chain_done(status + (d0 + k * SORT_LANES) * tiles, t, epoch, withheld,
-                      d0 + k * SORT_LANES, 0, m);
+      sort_chain_done(status, t, epoch, withheld, d0 + k * SORT_LANES, 0, m);
   }
   for (uint idle = 0;;) {
     ulong state[SORT_CHAINS];
@@ -569,7 +574,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
       v[k] = 0;
       if (next[k] >= 0)
         state[k] =
-            status_read(status + (d0 + k * SORT_LANES) * tiles, (ulong)next[k], epoch, &v[k]);
+            status_read(sort_word(status, (ulong)next[k], d0 + k * SORT_LANES), 0, epoch, &v[k]);
     }
     // At most one fallback a round (one copy of its code): the first chain whose predecessor
     // stayed silent for SORT_SPIN rounds; other such chains count theirs in the next rounds.
@@ -585,7 +590,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
     }
     if (fk < SORT_CHAINS) {
       fc = sort_count_digit(keys, n, ft, shift, mask, fd);
-      status_publish(status + fd * tiles, ft, epoch, STATE_AGGREGATE, fc);
+      status_publish(sort_word(status, ft, fd), 0, epoch, STATE_AGGREGATE, fc);
     }
     int open = 0, moved = 0;
 #pragma unroll
@@ -601,7 +606,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
         moved = 1;
         next[k] = state[k] == STATE_PREFIX ? -1 : next[k] - 1;
         if (next[k] < 0)
-          sort_chain_done(status + d * tiles, t, epoch, withheld, d, acc[k], m);
+          sort_chain_done(status, t, epoch, withheld, d, acc[k], m);
       }
       open |= next[k] >= 0;
     }
@@ -620,7 +625,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
                             __global sort_value_t *avals, ulong avals_off,
                             __global sort_bits_t *bkeys, ulong bkeys_off,
                             __global sort_value_t *bvals, ulong bvals_off, ulong n, uint pass,
-                            uint begin_bit, uint end_bit, __global uint *temp, ulong tiles) {
+                            uint begin_bit, uint end_bit, __global uint *temp) {
   __local sort_tile_mem m;
   __local uint tile_id;
   const uint lid = get_local_id(0);
@@ -653,7 +658,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
 #endif
   if (!withheld) {
     for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-      status_publish(status + d * tiles, t, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
+      status_publish(sort_word(status, t, d), 0, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
                      m.count[d]);
   }
 
@@ -672,7 +677,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   // of them at once.
   if (lid < SORT_LANES) {
     for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
-      sort_lookback_chains(keys, n, t, shift, mask, d0, status, tiles, epoch, withheld, &m);
+      sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, &m);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
