@@ -426,9 +426,10 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
  * The Onesweep path.
  *
  * Temporary layout (uints from `temp`): SORT_MAX_PASSES ticket counters, then the histogram of
- * every pass (SORT_MAX_PASSES * SORT_RADIX counts), then from SORT_STATUS_OFFSET bytes the status
- * words, tile-major: digit d's chain of tile t is word t * SORT_RADIX + d. Pass p publishes
- * under epoch p + 1; the host zeroes counters, histogram and words before each sort.
+ * every pass (SORT_MAX_PASSES * SORT_RADIX counts, which sort_passes turns into the digits'
+ * starts), then from SORT_STATUS_OFFSET bytes the status words, tile-major: digit d's chain of
+ * tile t is word t * SORT_RADIX + d. Pass p publishes under epoch p + 1; the host zeroes
+ * counters, histogram and words before each sort.
  * ------------------------------------------------------------------------------------------- */
 #define SORT_MAX_PASSES 8
 #define SORT_HIST_OFFSET 16 /* uints */
@@ -480,16 +481,6 @@ __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, u
   }
 }
 
-/* 1 if pass p is the identity: one of its digits holds every key. */
-ALWAYS_INLINE int sort_pass_skipped(const __global uint *temp, uint p, ulong n) {
-  const __global uint *h = temp + SORT_HIST_OFFSET + p * SORT_RADIX;
-  for (uint d = 0; d < SORT_RADIX; d++) {
-    if (h[d])
-      return h[d] == n;
-  }
-  return 0;
-}
-
 /* Words SORT_RUNS and SORT_SIDES of the temporary buffer: bit p of the first says that pass p
  * runs (it is not the identity), bit p of the second that the keys are in the temporary
  * buffers before pass p (the parity of the passes before p that ran; bit `passes`: after the
@@ -497,18 +488,44 @@ ALWAYS_INLINE int sort_pass_skipped(const __global uint *temp, uint p, ulong n) 
 #define SORT_RUNS 8
 #define SORT_SIDES 9
 
-/* Decides which passes run and where the keys are before each (one work-item, after
- * sort_histogram). */
+/* Digits of the histogram per work-item of sort_passes (consecutive ones). */
+#define SORT_PASS_DIGITS (SORT_RADIX / SORT_WG)
+
+/* Turns pass p's histogram into the digits' starts (its exclusive scan) in place, work-item l
+ * taking digits [l * SORT_PASS_DIGITS, (l + 1) * SORT_PASS_DIGITS); returns 1 if the pass is the
+ * identity (one of its digits holds every key). */
+ALWAYS_INLINE int sort_pass_starts(__global uint *temp, uint p, ulong n, __local uint *scratch) {
+  __global uint *h = temp + SORT_HIST_OFFSET + p * SORT_RADIX + get_local_id(0) * SORT_PASS_DIGITS;
+  uint sum = 0, whole = 0, any;
+  for (uint e = 0; e < SORT_PASS_DIGITS; e++) {
+    sum += h[e];
+    whole |= h[e] == n;
+  }
+  sort_wg_exclusive(whole, scratch, &any);
+  uint total, acc = sort_wg_exclusive(sum, scratch, &total);
+  for (uint e = 0; e < SORT_PASS_DIGITS; e++) {
+    const uint c = h[e];
+    h[e] = acc;
+    acc += c;
+  }
+  return any != 0;
+}
+
+/* Decides which passes run and where the keys are before each, and turns every pass's histogram
+ * into its digits' starts (one work-group of SORT_WG work-items, after sort_histogram). */
 __kernel void sort_passes(__global uint *temp, ulong n, uint passes) {
+  __local uint scratch[SORT_WG];
   uint runs = 0, sides = 0, side = 0;
   for (uint p = 0; p < passes; p++) {
     sides |= side << p;
-    const uint run = (uint)!sort_pass_skipped(temp, p, n);
+    const uint run = (uint)!sort_pass_starts(temp, p, n, scratch);
     runs |= run << p;
     side ^= run;
   }
-  temp[SORT_RUNS] = runs;
-  temp[SORT_SIDES] = sides | side << passes;
+  if (get_local_id(0) == 0) {
+    temp[SORT_RUNS] = runs;
+    temp[SORT_SIDES] = sides | side << passes;
+  }
 }
 
 #if SORT_ONESWEEP
@@ -662,15 +679,10 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
                      m.count[d]);
   }
 
-  // The digits' starts in the whole pass (the exclusive scan of the histogram), in local memory.
-  if (lid == 0) {
-    const __global uint *h = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
-    uint acc = 0;
-    for (uint d = 0; d < SORT_RADIX; d++) {
-      m.base[d] = acc;
-      acc += h[d];
-    }
-  }
+  // The digits' starts in the whole pass (sort_passes scanned the histogram), in local memory.
+  const __global uint *starts = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    m.base[d] = starts[d];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS

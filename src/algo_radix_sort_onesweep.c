@@ -1,12 +1,12 @@
 /*
  * clscan: the Onesweep radix sort (cl/status.cl, cl/radix_sort.cl; Adinets and Merrill 2022).
- * sort_histogram counts every pass's digits in one launch; sort_passes decides which passes run
- * (a pass in which one digit holds every key is the identity) and where the keys are before
- * each; then one sort_onesweep launch per pass ranks each tile in local memory and takes the
- * tile's digit offsets from a chained scan across tiles, one chain per digit, with the scan's
- * status words (status.cl), a decoupled look-back whose work-items walk 8 chains each at once,
- * and the decoupled fallback; sort_finish copies the keys back if they ended in the temporary
- * copies. Needs 64-bit atomics.
+ * sort_histogram counts every pass's digits in one launch; sort_passes (one work-group) decides
+ * which passes run (a pass in which one digit holds every key is the identity) and where the
+ * keys are before each, and scans each pass's histogram into the digits' starts; then one
+ * sort_onesweep launch per pass ranks each tile in local memory and takes the tile's digit offsets
+ * from a chained scan across tiles, one chain per digit, with the scan's status words (status.cl),
+ * a decoupled look-back whose work-items walk 8 chains each at once, and the decoupled fallback;
+ * sort_finish copies the keys back if they ended in the temporary copies. Needs 64-bit atomics.
  *
  * Temporary layout (zeroed before each sort): the ticket counters of the passes, the pass and
  * side words, the histograms (SORT_HIST_OFFSET in cl/radix_sort.cl), from STATUS_OFFSET the
@@ -60,7 +60,7 @@ static clscan_status enqueue(const clscan__sort_launch *l) {
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, plan->k[HISTOGRAM], hist_args, 7, tiles, local));
   const clscan__karg passes_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(n), CLSCAN__ARG(passes)};
-  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, 1));
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, local));
   for (cl_uint p = 0; p < passes; p++) {
     const clscan__karg args[] = {CLSCAN__ARG(a),      CLSCAN__ARG(a_off),  CLSCAN__ARG(av),
                                  CLSCAN__ARG(av_off), CLSCAN__ARG(temp),   CLSCAN__ARG(b_off),
