@@ -3,8 +3,9 @@
  * work-group reads 32 predecessors' status words (status.cl) per round trip, lane i tile next - i,
  * and decides with ballots. Exact operators reduce the window's ready values as a tree, others
  * fold them strictly left to right (status.cl, "The look-back as a strict left fold"), so the
- * results have the bits of the serial walker. Elsewhere this file is empty and the programs use
- * status.cl's serial walker (lookback_run).
+ * results have the bits of the serial walker: the search keeps what it reads in local memory, and
+ * lane 0 folds from there once it met an inclusive prefix. Elsewhere this file is empty and the
+ * programs use status.cl's serial walker (lookback_run).
  *
  * Needs common.cl (or the renamed state of select_common.cl), status.cl and, for the strict fold,
  * tile.cl's shfl_idx first.
@@ -25,16 +26,27 @@
 #define CLSCAN_LOOKBACK_TREE 0
 #endif
 #endif
-/* The strict fold on NVIDIA gathers CLSCAN_FOLD_CHUNK window values by shuffles before it combines
- * them, so that the shuffles' latencies overlap (the combinations stay in tile order). */
+/* The strict fold loads CLSCAN_FOLD_CHUNK values of local memory before it combines them. On the
+ * H200 one at a time was fastest (float 0.897 of copy against 0.85 for chunks of 4, 8 or 16,
+ * which used fewer registers; double 0.757 against 0.75). */
 #ifndef CLSCAN_FOLD_CHUNK
-#define CLSCAN_FOLD_CHUNK 16
+#define CLSCAN_FOLD_CHUNK 1
 #endif
-/* The strict fold on NVIDIA publishes each tile's inclusive prefix it computes on the way (1), or
- * only the caller's own (0). */
-#ifndef CLSCAN_FOLD_PUBLISH
-#define CLSCAN_FOLD_PUBLISH 0
+/* The strict fold keeps the aggregates its search reads in local memory, for the tiles up to
+ * LOOKBACK_CACHE back, so that it folds them without reading them again; tiles further back are
+ * reread 32 per round trip. (Rereading every window doubled the look-back's round trips, which
+ * lengthened the chain of tiles waiting for a prefix: the float scan ran at half its speed.) */
+#ifndef LOOKBACK_CACHE
+#if defined(CLSCAN_STATE_SIZE) && CLSCAN_STATE_SIZE <= 8
+#define LOOKBACK_CACHE 256
+#elif !defined(CLSCAN_STATE_SIZE) || CLSCAN_STATE_SIZE <= 32
+#define LOOKBACK_CACHE 64
+#else
+#define LOOKBACK_CACHE 32
 #endif
+#endif
+/* Local memory a work-group provides for warp_begin(): the cache, then a window's stage. */
+#define LOOKBACK_LOCAL (LOOKBACK_CACHE + 32)
 
 #if CLSCAN_NV_PTX
 
@@ -52,57 +64,27 @@ ALWAYS_INLINE uint lowest_bit(uint m) {
   return 31u - clz(m & (0u - m));
 }
 
-/* Folds lanes first, first - 1, ..., last (first >= last, both warp-uniform) of v onto acc, one
- * after another in that order: CLSCAN_FOLD_CHUNK shuffles, then their combinations. Each lane
- * folded gets the fold through its own value in *mine. */
-ALWAYS_INLINE elem_t fold_lanes_down(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
-  const uint lane = get_local_id(0);
-  for (uint base = first + 1; base > last;) {
-    elem_t w[CLSCAN_FOLD_CHUNK];
-#pragma unroll
-    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      w[k] = shfl_idx(v, (base - 1u - k) & 31u);
-#pragma unroll
-    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      if (k < base - last) {
-        acc = combine(acc, w[k]);
-        if (lane == base - 1u - k)
-          *mine = acc;
-      }
-    base = base - last > CLSCAN_FOLD_CHUNK ? base - CLSCAN_FOLD_CHUNK : last;
-  }
-  return acc;
-}
-
-/* Folds lanes first, first + 1, ..., last - 1 (first <= last, warp-uniform) onto acc in order;
- * each lane folded gets the fold through its own value in *mine. */
-ALWAYS_INLINE elem_t fold_lanes_up(elem_t acc, elem_t v, uint first, uint last, elem_t *mine) {
-  const uint lane = get_local_id(0);
-  for (uint base = first; base < last;) {
-    elem_t w[CLSCAN_FOLD_CHUNK];
-#pragma unroll
-    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      w[k] = shfl_idx(v, (base + k) & 31u);
-#pragma unroll
-    for (uint k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-      if (base + k < last) {
-        acc = combine(acc, w[k]);
-        if (lane == base + k)
-          *mine = acc;
-      }
-    base = last - base > CLSCAN_FOLD_CHUNK ? base + CLSCAN_FOLD_CHUNK : last;
-  }
-  return acc;
-}
-
-/* The state of warp 0's look-back, the same in every lane (as lookback_state in status.cl, but
- * the warp keeps no aggregates: its fold rereads the windows its search passed). */
+/* The state of warp 0's look-back, the same in every lane (as lookback_state in status.cl). The
+ * strict fold keeps tile top - d's aggregate in cache[d] for d < LOOKBACK_CACHE, and uses
+ * cache[LOOKBACK_CACHE ..] as the stage of a reread window. */
 typedef struct warp_lookback {
   long top, next;
   int folding;
   uint spins, first_silent; /* rounds the window's first silent lane, first_silent, stayed so */
   elem_t acc;
+  __local elem_t *cache; /* LOOKBACK_LOCAL values (unused by the tree) */
 } warp_lookback;
+
+/* Starts the look-back of tile t (all 32 lanes); cache has LOOKBACK_LOCAL values. */
+ALWAYS_INLINE void warp_begin(warp_lookback *lb, ulong t, __local elem_t *cache) {
+  lb->top = (long)t - 1;
+  lb->next = lb->top;
+  lb->folding = 0;
+  lb->spins = 0;
+  lb->first_silent = 0;
+  lb->acc = IDENTITY;
+  lb->cache = cache;
+}
 
 #if CLSCAN_LOOKBACK_TREE
 
@@ -168,14 +150,39 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
 
 #else
 
+/* Orders the warp's local memory accesses before the barrier against those after it. */
+ALWAYS_INLINE void warp_sync(void) {
+  asm volatile("bar.warp.sync -1;" ::: "memory");
+}
+
+/* Folds count values of local memory, v[0], v[step], v[2 * step], ... (written by any lane before
+ * a warp_sync()), onto acc strictly in that order, in lane 0, and gives every lane the result.
+ * The values come in chunks of CLSCAN_FOLD_CHUNK loads issued before their combinations. */
+ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step, uint count) {
+  if (get_local_id(0) == 0) {
+    for (; count >= CLSCAN_FOLD_CHUNK; count -= CLSCAN_FOLD_CHUNK) {
+      elem_t w[CLSCAN_FOLD_CHUNK];
+#pragma unroll
+      for (int k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+        w[k] = v[k * step];
+#pragma unroll
+      for (int k = 0; k < CLSCAN_FOLD_CHUNK; k++)
+        acc = combine(acc, w[k]);
+      v += CLSCAN_FOLD_CHUNK * step;
+    }
+    for (; count > 0; count--, v += step)
+      acc = combine(acc, *v);
+  }
+  return shfl_idx(acc, 0);
+}
+
 /*
  * Searching (all 32 lanes call it): lane i reads tile next - i, so one round trip covers 32
  * predecessors (Merrill & Garland's window); tiles before 0 read as an inclusive prefix equal to
- * the seed. When the nearest inclusive prefix comes before any silent tile, it and the aggregates
- * after it are folded strictly left to right, one lane's value after another through shuffles
- * (not as a tree: a tree brackets differently and gives other floating-point bits), and the
- * search is over (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile
- * stayed so for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
+ * the seed. Each lane keeps what it read in the cache. When the nearest inclusive prefix comes
+ * before any silent tile, the search is over: lb->acc is that prefix and lb->next the first tile
+ * after it (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile stayed so
+ * for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
  */
 ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback *lb, elem_t seed) {
   const uint lane = get_local_id(0);
@@ -185,25 +192,20 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
     ulong state = STATE_PREFIX;
     if (t >= 0)
       state = status_read(status, (ulong)t, epoch, &v);
+    if (state && lb->top - t < LOOKBACK_CACHE)
+      lb->cache[lb->top - t] = v;
     const uint silent = ballot(state == 0), done = ballot(state == STATE_PREFIX);
     const uint x = silent ? lowest_bit(silent) : 32u, p = done ? lowest_bit(done) : 32u;
     if (p < x) {
-      // The prefix of tile next - p, then the aggregates of tiles next - p + 1 .. next.
-      elem_t acc = shfl_idx(v, p), mine = IDENTITY;
-      if (p > 0)
-        acc = fold_lanes_down(acc, v, p - 1, 0, &mine);
-      // Each fold step is the inclusive prefix of its tile (the strict left fold through it):
-      // publish it, so that later look-backs stop sooner (its owner publishes the same bits).
-      if (CLSCAN_FOLD_PUBLISH && lane < p)
-        status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
-      lb->acc = acc;
+      // The prefix of tile next - p; the fold goes on with the aggregates after it.
+      lb->acc = shfl_idx(v, p);
+      lb->next -= (long)p - 1;
       lb->folding = 1;
-      lb->next++;
       lb->spins = 0;
       return LOOKBACK_DONE;
     }
     if (x == 32) {
-      // 32 aggregates and no prefix: search the window before them (the fold rereads these).
+      // 32 aggregates and no prefix: search the window before them.
       lb->next -= 32;
       lb->spins = 0;
       lb->first_silent = 0;
@@ -226,32 +228,36 @@ ALWAYS_INLINE int warp_search(__global ulong *status, ulong epoch, warp_lookback
 }
 
 /*
- * Folding (all 32 lanes call it): lane i rereads tile next + i (up to top), and the window is
- * folded onto lb->acc strictly in tile order up to its first unreadable (torn) tile, starting
- * again from the last inclusive prefix among those. Returns LOOKBACK_DONE when next passed top
- * (lb->acc is the exclusive prefix), or LOOKBACK_FALLBACK when tile next stayed unreadable for
- * CLSCAN_SPIN rounds.
+ * Folding (all 32 lanes call it), strictly in tile order from lb->next to lb->top. Tiles further
+ * back than the cache reaches are reread, 32 per round trip (lane i tile next + i), into the stage
+ * and folded up to the window's first unreadable (torn) tile, starting again from the last
+ * inclusive prefix among them (status words only move forward: a better start); the rest comes
+ * from the cache. Returns LOOKBACK_DONE (lb->acc is the exclusive prefix), or LOOKBACK_FALLBACK
+ * when tile next stayed unreadable for CLSCAN_SPIN rounds.
  */
 ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *lb) {
   const uint lane = get_local_id(0);
-  while (lb->next <= lb->top) {
+  __local elem_t *stage = lb->cache + LOOKBACK_CACHE;
+  const long last = lb->top - LOOKBACK_CACHE; /* the last tile the cache does not hold */
+  while (lb->next <= last) {
     const long t = lb->next + (long)lane;
     elem_t v = IDENTITY;
     ulong state = STATE_AGGREGATE;
-    if (t <= lb->top)
+    if (t <= last)
       state = status_read(status, (ulong)t, epoch, &v);
     const uint silent = ballot(state == 0), x = silent ? lowest_bit(silent) : 32u;
-    const uint count = (uint)min((long)x, lb->top - lb->next + 1);
+    const uint count = (uint)min((long)x, last - lb->next + 1);
     const uint done = ballot(state == STATE_PREFIX) & (count < 32 ? (1u << count) - 1u : ~0u);
     uint i = 0;
-    elem_t acc = lb->acc, mine = IDENTITY;
+    elem_t acc = lb->acc;
     if (done) {
       i = 31u - clz(done);
       acc = shfl_idx(v, i++);
     }
-    lb->acc = fold_lanes_up(acc, v, i, count, &mine);
-    if (CLSCAN_FOLD_PUBLISH && lane >= i && lane < count)
-      status_publish(status, (ulong)t, epoch, STATE_PREFIX, mine);
+    stage[lane] = v;
+    warp_sync();
+    lb->acc = fold_local(acc, stage + i, 1, count - i);
+    warp_sync();
     lb->next += (long)count;
     if (count > 0) {
       lb->spins = 0;
@@ -262,6 +268,13 @@ ALWAYS_INLINE int warp_fold(__global ulong *status, ulong epoch, warp_lookback *
       }
       backoff(lb->spins);
     }
+  }
+  if (lb->next <= lb->top) {
+    // cache[d] is tile top - d's aggregate: in tile order, d runs from top - next down to 0.
+    warp_sync();
+    const uint d = (uint)(lb->top - lb->next);
+    lb->acc = fold_local(lb->acc, lb->cache + d, -1, d + 1);
+    lb->next = lb->top + 1;
   }
   return LOOKBACK_DONE;
 }
@@ -276,12 +289,15 @@ ALWAYS_INLINE int warp_lookback_run(__global ulong *status, ulong epoch, warp_lo
 }
 
 /* Takes tile lb->next's aggregate v from a fallback (all lanes, the same v). A searching
- * look-back steps past it (its fold rereads it); a folding one folds it. */
+ * look-back keeps it in the cache (or its fold rereads it) and steps past it; a folding one folds
+ * it. */
 ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
   if (lb->folding) {
     lb->acc = combine(lb->acc, v);
     lb->next++;
   } else {
+    if (get_local_id(0) == 0 && lb->top - lb->next < LOOKBACK_CACHE)
+      lb->cache[lb->top - lb->next] = v;
     lb->next--;
   }
 }

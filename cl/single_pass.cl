@@ -64,6 +64,8 @@ typedef struct single_pass_shared {
   uchar deferred[CLSCAN_WG];
 #if !CLSCAN_NV_PTX
   lookback_state lb;
+#elif !CLSCAN_LOOKBACK_TREE
+  elem_t lookback_cache[LOOKBACK_LOCAL]; /* warp 0's (lookback_warp.cl) */
 #endif
   elem_t prefix;
 } single_pass_shared;
@@ -151,12 +153,11 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   // joins when a predecessor must be reduced.
 #if CLSCAN_NV_PTX
   warp_lookback wl;
-  wl.top = (long)tile - 1;
-  wl.next = wl.top;
-  wl.folding = 0;
-  wl.spins = 0;
-  wl.first_silent = 0;
-  wl.acc = IDENTITY;
+#if CLSCAN_LOOKBACK_TREE
+  warp_begin(&wl, tile, 0);
+#else
+  warp_begin(&wl, tile, sh->lookback_cache);
+#endif
 #else
   if (lid == 0)
     lookback_begin(&sh->lb, tile);

@@ -366,6 +366,7 @@ typedef struct clscan__tuning_key {
   int packed; /* 1: a plain 1- or 2-byte scan under a built-in operator (cl/tile.cl's packed path)
                */
   size_t state_size; /* bytes per scan state, for the local-memory fit */
+  int floating;      /* 1: float or double values (their look-back folds strictly) */
 } clscan__tuning_key;
 
 /* The whole tuning policy: the table row (device, then vendor, then default), the device clamps,

@@ -108,7 +108,8 @@ static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc
                                   .in_size = p->in_size,
                                   .segmented = desc->segments != 0,
                                   .packed = packed,
-                                  .state_size = p->state_size};
+                                  .state_size = p->state_size,
+                                  .floating = clscan__type_is_float(clscan__out_type(desc))};
   return clscan__tuning_for(&ctx->info, &key, overrides, t);
 }
 

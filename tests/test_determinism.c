@@ -15,7 +15,12 @@
  * Run it with several POCL threads (CTest sets POCL_MAX_PTHREAD_COUNT=8), so that work-groups
  * interleave and look-backs reach different depths from run to run.
  *
- * `test_determinism [GROUP...]` runs the named groups (cpu, cpu-small, gpu-shape), all without.
+ * The group "queues" runs float and double sums of one plan on two command queues at once (the
+ * default kernel shape), QUEUE_ROUNDS scans on each before either is waited for: every output must
+ * have the bits of a scan run alone.
+ *
+ * `test_determinism [GROUP...]` runs the named groups (cpu, cpu-small, gpu-shape, queues), all
+ * without.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -316,6 +321,88 @@ static void run_case(const det_shape *shape, det_kind kind, size_t n) {
 }
 
 /* ============================================================================================== */
+/* Two queues at once                                                                             */
+/* ============================================================================================== */
+
+#define QUEUE_ROUNDS 4
+
+/* Scans of one plan on two queues, QUEUE_ROUNDS each and all enqueued before any wait, into
+ * separate outputs: each must equal a scan run alone, bit for bit. */
+static void run_two_queues(det_kind kind, size_t n) {
+  clscan_context *ctx = tu_context();
+  cl_context cl_ctx = clscan_context_cl_context(ctx);
+  cl_device_id dev = clscan_context_device(ctx);
+  char what[160];
+  const size_t bytes = n * elem_size(kind);
+  const uint64_t seed = tu_mix(tu_mix(tu_seed(), 0x9e37 + (uint64_t)kind), n);
+  snprintf(what, sizeof what, "%s n=%zu on two queues (seed %" PRIu64 ")", kind_names[kind], n,
+           seed);
+  tu_progress(what);
+  void *in = malloc(bytes), *alone = malloc(bytes), *got = malloc(bytes);
+  unsigned char *flags = malloc(n);
+  assert_true(in && alone && got && flags);
+  fill_input(kind, seed, n, in, flags);
+  cl_int err;
+  cl_command_queue q[2];
+  for (int i = 0; i < 2; i++) {
+    q[i] = clCreateCommandQueue(cl_ctx, dev, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+  }
+  cl_mem in_buf = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes), out[2][QUEUE_ROUNDS];
+  assert_non_null(in_buf);
+  assert_true(tu_write(ctx, NULL, in_buf, 0, bytes, in));
+  clscan_scan_desc d;
+  kind_desc(kind, &d);
+  d.algorithm = CLSCAN_ALGO_AUTO;
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create(ctx, &d, &plan), CLSCAN_SUCCESS);
+  for (int i = 0; i < 2; i++)
+    for (int r = 0; r < QUEUE_ROUNDS; r++) {
+      out[i][r] = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes);
+      assert_non_null(out[i][r]);
+    }
+  // The scan alone.
+  assert_int_equal(clscan_plan_enqueue(plan, q[0], in_buf, 0, out[0][0], 0, n, 0, NULL, NULL),
+                   CLSCAN_SUCCESS);
+  assert_int_equal(clFinish(q[0]), CL_SUCCESS);
+  assert_true(tu_read(ctx, q[0], out[0][0], 0, bytes, alone));
+  char msg[256];
+  if (!check_reference(kind, n, in, flags, alone, msg, sizeof msg))
+    fail_msg("%s: %s", what, msg);
+  // Both queues at once, alternating.
+  for (int r = 0; r < QUEUE_ROUNDS; r++)
+    for (int i = 0; i < 2; i++)
+      assert_int_equal(clscan_plan_enqueue(plan, q[i], in_buf, 0, out[i][r], 0, n, 0, NULL, NULL),
+                       CLSCAN_SUCCESS);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(clFinish(q[i]), CL_SUCCESS);
+  for (int i = 0; i < 2; i++)
+    for (int r = 0; r < QUEUE_ROUNDS; r++) {
+      assert_true(tu_read(ctx, q[i], out[i][r], 0, bytes, got));
+      if (memcmp(got, alone, bytes) != 0)
+        fail_msg("%s: queue %d, round %d differs from the scan run alone", what, i, r);
+      clReleaseMemObject(out[i][r]);
+    }
+  clscan_plan_release(plan);
+  clReleaseMemObject(in_buf);
+  for (int i = 0; i < 2; i++)
+    clReleaseCommandQueue(q[i]);
+  free(in);
+  free(alone);
+  free(got);
+  free(flags);
+}
+
+static void test_two_queues(void **state) {
+  (void)state;
+  run_two_queues(DET_FLOAT_ADD, det_sizes[1]);
+  clscan_scan_desc d;
+  kind_desc(DET_DOUBLE_ADD, &d);
+  if (clscan_context_supports(tu_context(), &d) == CLSCAN_SUCCESS)
+    run_two_queues(DET_DOUBLE_ADD, det_sizes[1]);
+}
+
+/* ============================================================================================== */
 /* Tests: one per shape x case, over the sizes                                                    */
 /* ============================================================================================== */
 
@@ -361,6 +448,15 @@ int main(int argc, char **argv) {
     }
     failed += _cmocka_run_group_tests(shapes[s].name, tests[s], NKINDS, tu_group_setup,
                                       tu_group_teardown);
+  }
+  int queues = argc == 1;
+  for (int a = 1; a < argc; a++)
+    queues |= strcmp(argv[a], "queues") == 0;
+  if (queues) {
+    static const struct CMUnitTest queue_tests[] = {
+        cmocka_unit_test(test_two_queues),
+    };
+    failed += cmocka_run_group_tests_name("queues", queue_tests, tu_group_setup, tu_group_teardown);
   }
   tu_context_release();
   printf("clscan tests: seed %" PRIu64 ", %zu runs per case\n", tu_seed(), runs());

@@ -252,6 +252,10 @@ static void build_cells(void) {
         x->vpt = vpts[(o + 2 * a + t) % COUNT(vpts)];
         x->wg = (tu_device_is_cpu() ? cpu_wgs : gpu_wgs)[(o + a + t) % COUNT(cpu_wgs)];
         x->prmt = (int)(c % 2);
+        // A debugging aid: CLSCAN_TEST_NARROW_PRMT=0 or 1 sets every cell's choice.
+        const char *prmt = getenv("CLSCAN_TEST_NARROW_PRMT");
+        if (prmt && *prmt)
+          x->prmt = atoi(prmt) != 0;
         x->odd_offsets = (o + t) % 4 == a;
         x->withhold = a == 1 && (o + t) % 2 == 0;
         snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s", clscan_type_name(x->type),

@@ -47,9 +47,14 @@
 static const clscan_shape shapes[] = {CLSCAN_SHAPE_GPU, CLSCAN_SHAPE_CPU};
 static const char *const shape_names[] = {"gpu-shape", "cpu-shape"};
 
-/* A small GPU-shaped geometry, so that tiles and groups are crossed at small sizes. */
-static const clscan_tuning small_gpu = {
-    .tile_wg = 4, .tile_vpt = 2, .rts_groups_per_cu = 3, .single_pass_shape = CLSCAN_SHAPE_GPU};
+/* A small GPU-shaped geometry, so that tiles and groups are crossed at small sizes: 4 work-items
+ * on a CPU device, one warp (the least NVIDIA accepts) on a GPU. */
+static clscan_tuning small_gpu(void) {
+  return (clscan_tuning){.tile_wg = tu_device_is_cpu() ? 4 : 32,
+                         .tile_vpt = 2,
+                         .rts_groups_per_cu = 3,
+                         .single_pass_shape = CLSCAN_SHAPE_GPU};
+}
 
 /* One reduction to run and check. */
 typedef struct reduce_case {
@@ -305,7 +310,7 @@ static void test_types(void **state) {
         continue;
       for (int s = 0; s < 3; s++) {
         reduce_case r = {.c = {.type = (clscan_type)t, .op = (clscan_op)op}};
-        r.tuning = s == 0 ? small_gpu : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
+        r.tuning = s == 0 ? small_gpu() : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
         size_t pick = tu_random_size(&rs, 0, sizeof small_sizes / sizeof small_sizes[0] - 1);
         r.c.n = s == 0 ? small_sizes[pick] : tu_random_size(&rs, 1, 20000);
         r.c.in_off = tu_random_size(&rs, 0, 1) ? tu_random_size(&rs, 1, 7) : 0;
@@ -330,7 +335,7 @@ static void test_boundaries(void **state) {
     for (size_t i = 0; i < sizeof small_sizes / sizeof small_sizes[0]; i++) {
       for (int s = 0; s < 3; s++) {
         reduce_case r = {.c = {.type = types[k], .op = ops[k], .n = small_sizes[i]}};
-        r.tuning = s == 0 ? small_gpu : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
+        r.tuning = s == 0 ? small_gpu() : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
         r.c.in_off = i % 3 == 0 ? 0 : i % 3 == 1 ? 16 : 5;
         r.c.out_off = i % 2;
         r.c.seed = tu_mix(tu_seed(), 1000 + k * 100 + i * 3 + (size_t)s);
@@ -376,7 +381,7 @@ static void test_user(void **state) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
       for (int s = 0; s < 3; s++) {
         reduce_case r = {.c = {.spec = specs[k], .n = sizes[i]}, .host = s == 2 && i == 2};
-        r.tuning = s == 0 ? small_gpu : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
+        r.tuning = s == 0 ? small_gpu() : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
         r.c.in_off = i % 2 ? 3 : 0;
         r.c.out_off = i % 3;
         r.c.seed = tu_mix(tu_seed(), 3000 + k * 100 + i * 3 + (size_t)s);

@@ -175,6 +175,7 @@ typedef struct cli_tuning_row {
   unsigned elem_bytes, in_bytes;
   int segmented;
   int packed;      /* 1: a plain 1- or 2-byte scan (the library's packed narrow tiles) */
+  int floating;    /* 1: float or double values (a strictly folding look-back) */
   clscan_tuning t; /* every field resolved, as clscan_plan_get_tuning() reports them */
 } cli_tuning_row;
 

@@ -232,6 +232,7 @@ static void print_row(const tune_state *s, clscan_type type, int log2n) {
                         .device = name,
                         .elem_bytes = (unsigned)clscan_type_size(type),
                         .packed = clscan_type_size(type) <= 2, /* tune measures plain scans */
+                        .floating = type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE,
                         .t = lead->resolved};
   print_row_comment(s, type, log2n, lead);
   cli_print_tuning_row(stdout, &row);

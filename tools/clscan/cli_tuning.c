@@ -94,6 +94,8 @@ void cli_print_tuning_row(FILE *f, const cli_tuning_row *row) {
     fputs("     .segmented = 1,\n", f);
   if (row->packed)
     fputs("     .packed = 1,\n", f);
+  if (row->floating)
+    fputs("     .floating = 1,\n", f);
   char params[256];
   format_params(&row->t, params, sizeof params);
   // The table's lines end by column 100 (.clang-format): a longer `.t` takes a field a line, in
