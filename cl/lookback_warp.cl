@@ -305,15 +305,3 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
 #endif /* CLSCAN_LOOKBACK_TREE */
 
 #endif
-
-#if CLSCAN_NV_PTX
-/* Starts warp 0's look-back of tile t (all 32 lanes; tile 0's reaches the seed at once). */
-ALWAYS_INLINE void warp_lookback_begin(warp_lookback *lb, ulong t) {
-  lb->top = (long)t - 1;
-  lb->next = lb->top;
-  lb->folding = 0;
-  lb->spins = 0;
-  lb->first_silent = 0;
-  lb->acc = IDENTITY;
-}
-#endif

@@ -117,7 +117,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
   const uint lid = get_local_id(0);
 #if CLSCAN_NV_PTX
   warp_lookback wl;
-  warp_lookback_begin(&wl, t);
+  warp_begin(&wl, t, 0); /* the tree keeps no cache */
 #else
   if (lid == 0)
     lookback_begin(&sh->lb, t);

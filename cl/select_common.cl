@@ -147,18 +147,7 @@ ALWAYS_INLINE cnt_bits cnt_to_bits(cnt_t x) {
 #define ELEM_WORDS CNT_WORDS
 #define combine cnt_combine
 #define IDENTITY CNT_IDENTITY
-/* Counts are exact: lookback_warp.cl reduces its window as a tree. */
+/* Counts are exact: lookback_warp.cl reduces its window as a tree (and compiles no strict fold,
+ * whose shuffles come from tile.cl, which the selections do not include). */
 #undef CLSCAN_LOOKBACK_TREE
 #define CLSCAN_LOOKBACK_TREE 1
-
-#if CLSCAN_NV_PTX
-/* Lane `lane`'s count state (all 32 lanes execute it). lookback_warp.cl's strict fold names this
- * shuffle, which the scan's programs take from tile.cl; the selections have no tile.cl and never
- * call the strict fold. */
-ALWAYS_INLINE cnt_t shfl_idx(cnt_t x, uint lane) {
-  cnt_bits b = cnt_to_bits(x);
-  for (uint i = 0; i < CNT_WORDS; i++)
-    asm volatile("shfl.sync.idx.b32 %0, %0, %1, 0x1f, 0xffffffff;" : "+r"(b.u[i]) : "r"(lane));
-  return b.e;
-}
-#endif
