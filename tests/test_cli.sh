@@ -83,6 +83,20 @@ run "$CLSCAN" bench --min-log2 13 --max-log2 12
 expect_status "bench with min above max: exit 2" 2
 run "$CLSCAN" bench --reps 0
 expect_status "bench with 0 reps: exit 2" 2
+run "$CLSCAN" bench --ops add,sub
+expect_status "bench with an unknown operator: exit 2" 2
+expect_stderr "bench names the bad operator" "--ops: bad or repeated item 'sub'"
+run "$CLSCAN" bench --ops min,min
+expect_status "bench with a repeated operator: exit 2" 2
+run "$CLSCAN" bench --reruns -1
+expect_status "bench with negative reruns: exit 2" 2
+run "$CLSCAN" bench --ops min,max --plot p.svg
+expect_status "bench --plot with two operators: exit 2" 2
+check "bench --plot with two operators writes no chart" "p.svg exists" test ! -e p.svg
+run "$CLSCAN" bench --family sort --reruns 3
+expect_status "bench --family sort with --reruns: exit 2" 2
+run "$CLSCAN" bench --family sort --algorithms blelloch
+expect_status "bench --family sort with a scan algorithm: exit 2" 2
 
 # ---------------------------------------------------------------------------------------------
 echo "# scan: operators, initial values, algorithms"
@@ -484,7 +498,7 @@ echo "# bench and tune"
 run "$CLSCAN" bench --min-log2 10 --max-log2 12 --reps 3 --csv f.csv --plot f.svg
 expect_status "tiny bench succeeds" 0
 skipped=$(grep -c '^note: skipping' stdout.txt || true)
-row='^(blelloch|hillis-steele|reduce-then-scan|single-pass) +int32 +2\^1[0-2] +[0-9.]+ '
+row='^(blelloch|hillis-steele|reduce-then-scan|single-pass) +int32 +add +2\^1[0-2] +[0-9.]+ '
 rows=$(grep -Ec "$row" stdout.txt || true)
 expect_eq "bench prints a row per algorithm and size" "$rows" "$((3 * (4 - skipped)))"
 check "bench verifies" "no 'verified'" grep -q "verified before and after timing" stdout.txt
@@ -519,14 +533,14 @@ bench_variant() {
     grep -q "$bytes bytes per element" stdout.txt
   check "bench $name finds no wrong result" "WRONG or FAILED in stdout" \
     test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
-  expect_eq "bench $name rows" "$(grep -Ec "^[a-z-]+ +$types +2\^[0-9]+ +[0-9.]+ " stdout.txt)" \
+  expect_eq "bench $name rows" "$(grep -Ec "^[a-z-]+ +$types +add +2\^[0-9]+ +[0-9.]+ " stdout.txt)" \
     "$want"
   expect_eq "bench $name CSV rows" "$(grep -c ",${name%% *},$bytes," v.csv || true)" "$want"
 }
 bench_variant "map" "uint8->uint32" 5 2 --variant map --types uint8 --out-type uint32 \
   --algorithms "$SP" --min-log2 10 --max-log2 11
 check "CSV has the new columns at the end" "header differs" \
-  grep -q '^device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,bytes_per_element,copy_bytes$' v.csv
+  grep -q '^device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,bytes_per_element,copy_bytes,op,reruns,reruns_differ$' v.csv
 if [[ $HAS_SP == yes ]]; then
   bench_variant "segmented" "int32" 9 4 --variant segmented --algorithms reduce-then-scan,single-pass \
     --min-log2 11 --max-log2 12
@@ -540,6 +554,50 @@ if command -v python3 >/dev/null; then
   check "SVG of a variant is well-formed XML" "parse error" \
     python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" k.svg
 fi
+
+echo "# bench operators and reruns"
+rm -f o.csv
+run "$CLSCAN" bench --types int8,uint16 --ops min,max,xor --algorithms "$SP" --min-log2 12 \
+  --max-log2 12 --reps 2 --reruns 3 --seed 9 --csv o.csv
+expect_status "bench of min, max and xor on narrow types succeeds" 0
+check "bench of the operators finds no wrong result" "WRONG or FAILED in stdout" \
+  test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
+orow='^[a-z-]+ +(int8|uint16) +(min|max|xor) +2\^12 +[0-9.]+ '
+expect_eq "bench prints a scan and a reduce row per type and operator" \
+  "$(grep -Ec "$orow" stdout.txt || true)" 12
+expect_eq "every row compares 3 reruns, none differs" \
+  "$(grep -E "$orow" stdout.txt | grep -Ec ' 0/3$' || true)" 12
+expect_eq "CSV rows name the operator and the reruns" \
+  "$(grep -Ec ',(min|max|xor),3,0$' o.csv || true)" 6
+run "$CLSCAN" bench --types int32 --algorithms "$SP" --min-log2 11 --max-log2 11 --reps 2 \
+  --reruns 0 --no-reduce --csv o.csv
+expect_status "bench without reruns succeeds" 0
+check "bench without reruns prints no differ count" "a D/K column" \
+  grep -Eq '^[a-z-]+ +int32 +add +2\^11 .* -$' stdout.txt
+expect_eq "CSV row without reruns" "$(grep -Ec ',add,0,$' o.csv || true)" 1
+run "$CLSCAN" bench --types float --algorithms "$SP" --min-log2 13 --max-log2 13 --reps 2 \
+  --reruns 2 --concurrent --no-reduce
+expect_status "bench with reruns on two queues succeeds" 0
+check "reruns on two queues compare both outputs, none differs" "no 0/4 row" \
+  grep -Eq '^[a-z-]+ +float +add +2\^13 .* 0/4$' stdout.txt
+run "$CLSCAN" bench --concurrent --reruns 0
+expect_status "bench --concurrent without reruns: exit 2" 2
+
+echo "# bench --family sort"
+rm -f s.csv
+run "$CLSCAN" bench --family sort --types uint32,float --min-log2 11 --max-log2 11 --reps 1 \
+  --seed 3 --csv s.csv
+expect_status "bench of the sorts succeeds" 0
+check "bench of the sorts finds no wrong result" "WRONG or FAILED in stdout" \
+  test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
+skipped=$(grep -c '^note: skipping .* sorts of' stdout.txt || true)
+srow='^(keys|pairs) +(uniform|few|sorted|narrow) +(lsd|onesweep) +(uint32|float) +2\^11 +[0-9.]+ '
+expect_eq "bench prints a row per type, distribution, kind and algorithm" \
+  "$(grep -Ec "$srow" stdout.txt || true)" "$((32 - 8 * skipped))"
+check "sort CSV has its header" "header differs" \
+  grep -q '^device,algo,key_type,value_type,distribution,n,ms,keys_per_s,host_ms$' s.csv
+expect_eq "sort CSV has every row" "$(grep -Ec ',(uniform|few|sorted|narrow),2048,' s.csv || true)" \
+  "$((32 - 8 * skipped))"
 
 run "$CLSCAN" tune --log2 12 --reps 3
 expect_status "tiny tune succeeds" 0

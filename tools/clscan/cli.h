@@ -13,6 +13,7 @@
  *   cli_reduce.c    the reduce command
  *   cli_select.c    the select, partition, unique and rle commands
  *   cli_select_bench.c  bench --family select (the selection primitives)
+ *   cli_bench_sort.c    the sort measurements of sort --bench and bench --family sort
  *   cli_measure.c   the measurements bench and tune share (with tools/bench/measure.c)
  *   cli_bench.c     the bench command; cli_plot.c its CSV and SVG reports
  *   cli_tune.c      the tune command
@@ -117,6 +118,19 @@ int cli_parse_type_list(const char *command, const char *text, clscan_type *out,
 /* Parses a comma-separated list of algorithm names (not "auto"), like cli_parse_type_list. */
 int cli_parse_algorithm_list(const char *command, const char *text, clscan_algorithm *out,
                              int *count);
+
+/* Parses a comma-separated list of operator names (add, mul, min, max, and, or, xor), like
+ * cli_parse_type_list. */
+int cli_parse_op_list(const char *command, const char *text, clscan_op *out, int *count);
+
+/* Returns a sort algorithm's name ("auto", "lsd", "onesweep"), or looks one up by name (0 if
+ * none has it). */
+const char *cli_sort_algorithm_name(clscan_sort_algorithm a);
+int cli_sort_algorithm_from_name(const char *name, clscan_sort_algorithm *out);
+
+/* Parses a comma-separated list of sort algorithm names, like cli_parse_type_list. */
+int cli_parse_sort_algorithm_list(const char *command, const char *text, clscan_sort_algorithm *out,
+                                  int *count);
 
 /* Looks a key type of --keys up by name: int32, uint32, int64 or uint64; returns 0 otherwise. */
 int cli_key_type_from_name(const char *name, clscan_type *out);
@@ -227,24 +241,31 @@ typedef struct cli_select_request {
  * is to run, else an exit status (after --help, or a usage error, printed). */
 int cli_select_parse(int argc, char **argv, cli_select_request *r);
 
-/* What `bench --family select` measures (cli_select_bench.c): on ctx, every type at every size
- * from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU, 2^24 else; capped to fit the device), each
- * algorithm; rows to stdout and, with csv, as CSV lines in the scan bench's columns. */
-typedef struct cli_select_bench {
+/* What `bench --family select` (cli_select_bench.c) and `--family sort` (cli_bench_sort.c)
+ * measure: on ctx, every type at every size from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU,
+ * less else; capped to fit the device), each algorithm (algos for the selections, sort_algos for
+ * the sorts); rows to stdout and, with csv, as CSV lines (the selections in the scan bench's
+ * columns). */
+typedef struct cli_family_bench {
   clscan_context *ctx;
   const char *device_name;
   const clscan_algorithm *algos;
+  const clscan_sort_algorithm *sort_algos;
   const clscan_type *types;
-  int algo_count, type_count, min_log2, max_log2, reps;
+  int algo_count, sort_algo_count, type_count, min_log2, max_log2, reps;
   uint64_t seed;
   FILE *csv;
-} cli_select_bench;
+} cli_family_bench;
+
+/* Returns the largest log2 n a family measures for a type: b->max_log2, or 2^28 on a GPU and
+ * 2^cpu_default else, at most `cap` (what fits the device; a note says when it caps). */
+int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_default, int cap);
 
 /* Prints what the selection family measures and the table's columns. */
 void cli_bench_select_header(void);
 
 /* Verifies and times the selection primitives; returns 0 if any measurement failed. */
-int cli_bench_select(const cli_select_bench *b);
+int cli_bench_select(const cli_family_bench *b);
 
 /* The usage texts of the selection commands, for the command table. */
 extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];
@@ -342,14 +363,15 @@ const char *cli_variant_name(cli_variant v);
 /* Looks a variant up by name; returns 0 if none has it. */
 int cli_variant_from_name(const char *name, cli_variant *out);
 
-/* What is measured: input type, output type and variant. */
+/* What is measured: input type, output type, variant and operator (zero: CLSCAN_ADD). */
 typedef struct cli_bench_spec {
   clscan_type type, out_type;
   cli_variant variant;
+  clscan_op op;
 } cli_bench_spec;
 
-/* Returns the descriptor of a spec for an algorithm: an exclusive add into the output type, with
- * the variant's map source or segments. */
+/* Returns the descriptor of a spec for an algorithm: an exclusive scan by the spec's operator into
+ * the output type, with the variant's map source or segments. */
 clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm algo);
 
 /* Returns the bytes one element moves at least: input, output, and flag or key. */
@@ -368,6 +390,10 @@ typedef struct cli_bench_data {
   cl_mem in, out, segments, copy_src, copy;
   void *host_in, *host_out, *host_ref_in, *host_segments;
 } cli_bench_data;
+
+/* Creates a read-write device buffer of `bytes` bytes, copied from `host` unless it is NULL;
+ * prints the failure (naming the buffer `what`) and returns NULL if it cannot. */
+cl_mem cli_new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what);
 
 /* Allocates the buffers of a plain scan of n elements of `type` and fills the input from `seed`;
  * 0 on failure. */
@@ -390,12 +416,34 @@ typedef enum cli_timing { CLI_TIMED = 0, CLI_WRONG, CLI_FAILED } cli_timing;
 cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
                          int reps, const char *label, double *ms);
 
+/* A measurement's runs for cli_time_verified(): `run` runs it once on `state` and waits (with ms,
+ * storing its time), returning 0 after printing a failure; `check` verifies the last run's result
+ * (`when` says "before timing" or "after timing" in its messages). */
+typedef struct cli_verified_runs {
+  int (*run)(void *state, double *ms);
+  cli_timing (*check)(void *state, const char *when);
+  void *state;
+} cli_verified_runs;
+
+/* Runs and checks once, runs CLI_WARMUPS warm-ups, times reps runs and checks the last; stores
+ * their median in *ms when CLI_TIMED. The caller poisons the outputs before, if it wants. */
+cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms);
+
+/* Runs a plan whose cli_time_plan() succeeded `reruns` more times on d, each over a poisoned
+ * output, and stores in *differ how many outputs had other bytes than the verified output of the
+ * timed runs (d->host_out, which this overwrites). With two_queues, each rerun also runs at the
+ * same time on a second queue into an output of its own, and both outputs are compared (2 *
+ * reruns in all). Prints what went wrong and returns CLI_FAILED if a run or a read fails. */
+cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
+                                       int two_queues, const char *label, int *differ);
+
 /* Times clEnqueueCopyBuffer of d's copy_bytes into its copy buffer (median of reps, after
  * warm-ups); prints the failure and returns 0 if it fails. */
 int cli_time_copy(cli_bench_data *d, int reps, double *ms);
 
-/* Times a single-threaded exclusive add scan in C over d's input, in its type (median of a few
- * runs); the same loop for every variant, a baseline. */
+/* Times a single-threaded exclusive scan in C by the spec's operator over d's input, in its type
+ * (median of a few runs); the same loop for every variant, a baseline. Returns 0 where the
+ * operator has no loop for the type (the bitwise ones on floating types). */
 double cli_time_host_loop(const cli_bench_data *d);
 
 /* Returns the largest log2 n whose in, out and copy buffers of elem bytes fit in a quarter of
@@ -405,6 +453,10 @@ int cli_max_log2_for_device(cl_device_id device, size_t elem);
 /* As cli_max_log2_for_device(), for every buffer of a spec's benchmark data. */
 int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec);
 
+/* Returns a 64-bit mix of a seed and an index (splitmix64's finaliser): the benchmarks' random
+ * numbers. */
+uint64_t cli_mix64(uint64_t seed, uint64_t i);
+
 /* Returns GB/s for reading and writing n elements of elem bytes in ms milliseconds. */
 double cli_gbps(size_t n, size_t elem, double ms);
 
@@ -412,21 +464,90 @@ double cli_gbps(size_t n, size_t elem, double ms);
 double cli_gbps_bytes(double bytes, double ms);
 
 /* ============================================================================================== */
+/* Sort measurements: sort --bench and bench --family sort (cli_bench_sort.c)                     */
+/* ============================================================================================== */
+
+/* The key distributions: uniform random bits; FEW (16) distinct random keys; already sorted
+ * (ascending, spread over the key's range); a narrow range, random in the low half of the bits of
+ * the ordered keys (sorted with end_bit = half the key's bits). */
+typedef enum cli_sort_dist {
+  CLI_SORT_UNIFORM = 0,
+  CLI_SORT_FEW,
+  CLI_SORT_SORTED,
+  CLI_SORT_NARROW
+} cli_sort_dist;
+
+/* Number of distributions. */
+#define CLI_SORT_DIST_COUNT 4
+
+/* Returns a distribution's name ("uniform", "few", "sorted", "narrow"). */
+const char *cli_sort_dist_name(cli_sort_dist d);
+
+/* Fills n keys of key_type from a distribution (deterministic for a seed). */
+void cli_sort_fill_keys(clscan_type key_type, cli_sort_dist dist, uint64_t seed, void *keys,
+                        size_t n);
+
+/* The host side of one sort measurement: the unsorted keys and their uint32 index values, the
+ * expected sorted keys and values, room to read results back, and the host radix sort's time. */
+typedef struct cli_sort_data {
+  clscan_sort_desc desc; /* value_size 0; the measurement adds the values */
+  size_t n, ks;
+  unsigned char *keys, *want_keys, *got;
+  uint32_t *values, *want_values;
+  double host_ms;
+} cli_sort_data;
+
+/* Fills n keys of desc's key type from a distribution and computes the expected result with a
+ * single-threaded host radix sort of the reference's ordered bits (checked against ref_sort() up
+ * to 2^20 keys); n must be below 2^32. Prints the failure and returns 0 if it cannot. */
+int cli_sort_data_init(cli_sort_data *h, const clscan_sort_desc *desc, cli_sort_dist dist, size_t n,
+                       uint64_t seed);
+
+/* Releases what cli_sort_data_init() allocated. */
+void cli_sort_data_free(cli_sort_data *h);
+
+/* Sorts h's keys (with pairs, and their index values) with a plan of h->desc (value_size 4 with
+ * pairs) on device buffers, in place from a pristine copy each run: verifies the result, times
+ * reps runs after warm-ups, verifies again. Stores the median in *ms when CLI_TIMED; prints what
+ * went wrong otherwise. */
+cli_timing cli_sort_measure(clscan_context *ctx, clscan_sort_plan *plan, cli_sort_data *h,
+                            int pairs, int reps, const char *label, double *ms);
+
+/* Returns the largest log2 n whose sort buffers of key_size-byte keys and uint32 values fit in a
+ * quarter of the device's memory and in its largest allocation. */
+int cli_sort_max_log2(cl_device_id device, size_t key_size);
+
+/* Returns the time in ms of the C library's qsort of h's keys (0 if memory ran out). */
+double cli_sort_qsort_ms(const cli_sort_data *h);
+
+/* Prints what the sort family measures and the table's columns. */
+void cli_bench_sort_header(const cli_family_bench *b);
+
+/* Verifies and times the sorts (every distribution, keys and pairs); returns 0 if any measurement
+ * failed. */
+int cli_bench_sort(const cli_family_bench *b);
+
+/* ============================================================================================== */
 /* Reports of bench (cli_plot.c)                                                                  */
 /* ============================================================================================== */
 
-/* One measured row of bench. gbps counts n * bytes_per_element bytes; so does the copy. */
+/* One measured row of bench. gbps counts n * bytes_per_element bytes; so does the copy. Of
+ * `reruns` runs after the timed ones, `differ` gave other output bits (reruns 0: not checked). */
 typedef struct cli_bench_row {
   clscan_algorithm algo;
   clscan_type type, out_type;
   cli_variant variant;
-  int log2n;
+  clscan_op op;
+  int log2n, reruns, differ;
   size_t bytes_per_element;
   double ms, gbps, copy_ms, host_ms;
 } cli_bench_row;
 
 /* Writes a row's types into buf: "int32", or "uint8->uint32" when the output type differs. */
 void cli_row_types(const cli_bench_row *row, char *buf, size_t cap);
+
+/* Writes a CSV field, quoted (with quotes doubled) when it holds a separator or a quote. */
+void cli_csv_text(FILE *f, const char *text);
 
 /* Writes the CSV header, or one row, to f (device names are quoted as needed). */
 void cli_csv_header(FILE *f);

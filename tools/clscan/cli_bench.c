@@ -1,7 +1,9 @@
 /*
  * The clscan program's `bench` command: every algorithm against a device copy of the same bytes
- * and a host loop, over a range of sizes and types, for one variant (plain, map, segmented,
- * by-key) and output type, with a table, "the seed's lesson", and CSV and SVG reports.
+ * and a host loop, over a range of sizes, types and operators, for one variant (plain, map,
+ * segmented, by-key) and output type, with a determinism check of reruns, a table, "the seed's
+ * lesson", and CSV and SVG reports. `--family select` and `--family sort` measure the selection
+ * primitives (cli_select_bench.c) and the sorts (cli_bench_sort.c) instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,16 +19,24 @@
 /* The bench command: options                                                                     */
 /* ============================================================================================== */
 
+/* The families of primitives bench measures. */
+typedef enum bench_family { FAMILY_SCAN = 0, FAMILY_SELECT, FAMILY_SORT } bench_family;
+
 /* What the command line asks for. */
 typedef struct bench_request {
-  const char *device, *csv_path, *plot_path;
+  const char *device, *csv_path, *plot_path, *algos_text;
   clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
+  clscan_sort_algorithm sort_algos[CLSCAN_SORT_ALGORITHM_COUNT];
   clscan_type types[CLSCAN_TYPE_COUNT];
+  clscan_op ops[CLSCAN_OP_COUNT];
   clscan_type out_type; /* with has_out_type; else each input type */
   cli_variant variant;
-  int algo_count, type_count, has_out_type, min_log2, max_log2, reps;
-  int reduce; /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
-  int family_select, algos_given, variant_given; /* --family select; what was given */
+  bench_family family;
+  int algo_count, sort_algo_count, type_count, op_count, has_out_type, min_log2, max_log2, reps;
+  int reruns;     /* runs after the timed ones compared with their output (0: none) */
+  int concurrent; /* 1: each rerun also runs on a second queue at the same time */
+  int reduce;     /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
+  int variant_given, types_given, ops_given, reruns_given; /* what was given */
   uint64_t seed;
 } bench_request;
 
@@ -39,11 +49,14 @@ enum {
   OPT_CSV,
   OPT_PLOT,
   OPT_FAMILY,
-  OPT_MIN,
+  OPT_OPS,
+  OPT_NO_REDUCE,
+  OPT_CONCURRENT,
+  OPT_MIN, /* the numeric options, in the order of bench_number's limits */
   OPT_MAX,
   OPT_REPS,
-  OPT_SEED,
-  OPT_NO_REDUCE
+  OPT_RERUNS,
+  OPT_SEED
 };
 
 /* Applies a numeric option; returns 0 after a usage error. */
@@ -54,6 +67,7 @@ static int bench_number(bench_request *r, int id, const char *v) {
   } limits[] = {{"--min-log2", 0, 40},
                 {"--max-log2", 0, 40},
                 {"--reps", 1, 100000},
+                {"--reruns", 0, 100000},
                 {"--seed", 0, UINT64_MAX}};
   unsigned long long x;
   int i = id - OPT_MIN;
@@ -65,6 +79,10 @@ static int bench_number(bench_request *r, int id, const char *v) {
     r->max_log2 = (int)x;
   if (id == OPT_REPS)
     r->reps = (int)x;
+  if (id == OPT_RERUNS) {
+    r->reruns = (int)x;
+    r->reruns_given = 1;
+  }
   if (id == OPT_SEED)
     r->seed = x;
   return 1;
@@ -77,10 +95,14 @@ static int bench_option(bench_request *r, int id, const char *v) {
       r->device = v;
       return 1;
     case OPT_ALGORITHMS:
-      r->algos_given = 1;
-      return cli_parse_algorithm_list("bench", v, r->algos, &r->algo_count);
+      r->algos_text = v; /* parsed with the family's names once every option is known */
+      return 1;
     case OPT_TYPES:
+      r->types_given = 1;
       return cli_parse_type_list("bench", v, r->types, &r->type_count);
+    case OPT_OPS:
+      r->ops_given = 1;
+      return cli_parse_op_list("bench", v, r->ops, &r->op_count);
     case OPT_OUT_TYPE:
       r->has_out_type = 1;
       if (cli_type_from_name(v, &r->out_type))
@@ -88,10 +110,12 @@ static int bench_option(bench_request *r, int id, const char *v) {
       cli_usage_error("bench", "--out-type: unknown type '%s'", v);
       return 0;
     case OPT_FAMILY:
-      r->family_select = strcmp(v, "select") == 0;
-      if (r->family_select || strcmp(v, "scan") == 0)
+      r->family = strcmp(v, "select") == 0 ? FAMILY_SELECT
+                  : strcmp(v, "sort") == 0 ? FAMILY_SORT
+                                           : FAMILY_SCAN;
+      if (r->family != FAMILY_SCAN || strcmp(v, "scan") == 0)
         return 1;
-      cli_usage_error("bench", "--family: '%s' is not scan or select", v);
+      cli_usage_error("bench", "--family: '%s' is not scan, select or sort", v);
       return 0;
     case OPT_VARIANT:
       r->variant_given = 1;
@@ -108,21 +132,79 @@ static int bench_option(bench_request *r, int id, const char *v) {
     case OPT_NO_REDUCE:
       r->reduce = 0;
       return 1;
+    case OPT_CONCURRENT:
+      r->concurrent = 1;
+      return 1;
     default:
       return bench_number(r, id, v);
   }
 }
 
+/* Parses --algorithms with the family's names (or sets the family's default); returns 0 after a
+ * usage error. */
+static int bench_algorithms(bench_request *r) {
+  static const clscan_algorithm select_algos[] = {CLSCAN_ALGO_SINGLE_PASS,
+                                                  CLSCAN_ALGO_REDUCE_THEN_SCAN};
+  if (r->family == FAMILY_SORT && r->algos_text)
+    return cli_parse_sort_algorithm_list("bench", r->algos_text, r->sort_algos,
+                                         &r->sort_algo_count);
+  if (r->family == FAMILY_SORT) {
+    r->sort_algos[0] = CLSCAN_SORT_LSD;
+    r->sort_algos[1] = CLSCAN_SORT_ONESWEEP;
+    r->sort_algo_count = 2;
+    return 1;
+  }
+  if (r->algos_text)
+    return cli_parse_algorithm_list("bench", r->algos_text, r->algos, &r->algo_count);
+  if (r->family == FAMILY_SELECT) {
+    memcpy(r->algos, select_algos, sizeof select_algos);
+    r->algo_count = 2;
+  }
+  return 1;
+}
+
+/* Checks the options against each other once all are known; returns -1 to go on, or an exit
+ * status after a usage error. */
+static int bench_check(bench_request *r) {
+  if (r->family != FAMILY_SCAN &&
+      (r->variant_given || r->has_out_type || r->plot_path || r->ops_given || r->reruns_given))
+    return cli_usage_error("bench",
+                           "--family %s takes no --variant, --out-type, --plot, --ops or "
+                           "--reruns",
+                           r->family == FAMILY_SORT ? "sort" : "select");
+  if (r->concurrent && r->reruns == 0)
+    return cli_usage_error("bench", "--concurrent runs the reruns on two queues: give --reruns");
+  if (r->plot_path && r->op_count > 1)
+    return cli_usage_error("bench", "--plot draws one operator: give --ops one of them");
+  if (r->family == FAMILY_SORT && !r->types_given)
+    r->types[0] = CLSCAN_UINT32;
+  if (!bench_algorithms(r))
+    return CLI_EXIT_USAGE;
+  if (r->max_log2 >= 0 && r->min_log2 > r->max_log2)
+    return cli_usage_error("bench", "--min-log2 %d is above --max-log2 %d", r->min_log2,
+                           r->max_log2);
+  return -1;
+}
+
 /* Parses the command line; returns -1 to go on, or an exit status. */
 static int bench_parse(int argc, char **argv, bench_request *r) {
-  static const cli_option options[] = {
-      {"device", 1, OPT_DEVICE},   {"algorithms", 1, OPT_ALGORITHMS},
-      {"types", 1, OPT_TYPES},     {"out-type", 1, OPT_OUT_TYPE},
-      {"variant", 1, OPT_VARIANT}, {"min-log2", 1, OPT_MIN},
-      {"max-log2", 1, OPT_MAX},    {"reps", 1, OPT_REPS},
-      {"seed", 1, OPT_SEED},       {"csv", 1, OPT_CSV},
-      {"plot", 1, OPT_PLOT},       {"no-reduce", 0, OPT_NO_REDUCE},
-      {"family", 1, OPT_FAMILY},   {NULL, 0, 0}};
+  static const cli_option options[] = {{"device", 1, OPT_DEVICE},
+                                       {"algorithms", 1, OPT_ALGORITHMS},
+                                       {"types", 1, OPT_TYPES},
+                                       {"out-type", 1, OPT_OUT_TYPE},
+                                       {"variant", 1, OPT_VARIANT},
+                                       {"min-log2", 1, OPT_MIN},
+                                       {"max-log2", 1, OPT_MAX},
+                                       {"reps", 1, OPT_REPS},
+                                       {"seed", 1, OPT_SEED},
+                                       {"csv", 1, OPT_CSV},
+                                       {"plot", 1, OPT_PLOT},
+                                       {"no-reduce", 0, OPT_NO_REDUCE},
+                                       {"family", 1, OPT_FAMILY},
+                                       {"ops", 1, OPT_OPS},
+                                       {"reruns", 1, OPT_RERUNS},
+                                       {"concurrent", 0, OPT_CONCURRENT},
+                                       {NULL, 0, 0}};
   cli_parser p;
   const char *v;
   cli_parser_init(&p, "bench", argc, argv, options);
@@ -138,12 +220,7 @@ static int bench_parse(int argc, char **argv, bench_request *r) {
     if (!bench_option(r, id, v))
       return CLI_EXIT_USAGE;
   }
-  if (r->family_select && (r->variant_given || r->has_out_type || r->plot_path))
-    return cli_usage_error("bench", "--family select takes no --variant, --out-type or --plot");
-  if (r->max_log2 >= 0 && r->min_log2 > r->max_log2)
-    return cli_usage_error("bench", "--min-log2 %d is above --max-log2 %d", r->min_log2,
-                           r->max_log2);
-  return -1;
+  return bench_check(r);
 }
 
 /* ============================================================================================== */
@@ -160,24 +237,49 @@ typedef struct bench_state {
   cli_bench_row *rows;
   size_t row_count, row_cap;
   int failed, type_width;                     /* type_width: of the table's type column */
+  clscan_op op;                               /* the operator being measured */
   clscan_plan *plans[CLSCAN_ALGORITHM_COUNT]; /* of the type being measured, by algorithm */
 } bench_state;
 
 /* Returns what one input type is measured as: its output type and the variant. */
 static cli_bench_spec bench_spec(const bench_state *s, clscan_type type) {
-  cli_bench_spec spec = {.type = type, .out_type = type, .variant = s->req->variant};
+  cli_bench_spec spec = {.type = type, .out_type = type, .variant = s->req->variant, .op = s->op};
   if (s->req->has_out_type)
     spec.out_type = s->req->out_type;
   return spec;
 }
 
+/* Writes a time in ms into buf, or "-" for none (0). */
+static void ms_text(double ms, char *buf, size_t cap) {
+  if (ms > 0)
+    snprintf(buf, cap, "%.4f", ms);
+  else
+    snprintf(buf, cap, "-");
+}
+
+/* Writes the determinism column into buf: "D/K" of K reruns, or "-" when none ran. */
+static void differ_text(int differ, int reruns, char *buf, size_t cap) {
+  if (reruns > 0)
+    snprintf(buf, cap, "%d/%d", differ, reruns);
+  else
+    snprintf(buf, cap, "-");
+}
+
+/* Prints the start of a table row: algorithm, types, operator and size. */
+static void row_start(const bench_state *s, const char *algo, const char *types, clscan_op op,
+                      int log2n) {
+  printf("%-17s %-*s %-4s 2^%-3d ", algo, s->type_width, types, clscan_op_name(op), log2n);
+}
+
 /* Keeps a measured row, prints it and writes it to the CSV file. */
 static void bench_row(bench_state *s, const cli_bench_row *row) {
-  char types[32];
+  char types[32], host[32], differ[32];
   cli_row_types(row, types, sizeof types);
-  printf("%-17s %-*s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10.4f\n", clscan_algorithm_name(row->algo),
-         s->type_width, types, row->log2n, row->ms, row->gbps, row->copy_ms / row->ms, row->copy_ms,
-         row->host_ms);
+  ms_text(row->host_ms, host, sizeof host);
+  differ_text(row->differ, row->reruns, differ, sizeof differ);
+  row_start(s, clscan_algorithm_name(row->algo), types, row->op, row->log2n);
+  printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", row->ms, row->gbps, row->copy_ms / row->ms,
+         row->copy_ms, host, differ);
   fflush(stdout);
   if (s->csv.f)
     cli_csv_row(s->csv.f, s->device_name, row);
@@ -196,16 +298,21 @@ static void bench_row(bench_state *s, const cli_bench_row *row) {
 static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *row) {
   char types[32], label[96];
   cli_row_types(row, types, sizeof types);
-  snprintf(label, sizeof label, "%s %s %s n=2^%d", clscan_algorithm_name(row->algo), types,
-           cli_variant_name(row->variant), row->log2n);
+  snprintf(label, sizeof label, "%s %s %s %s n=2^%d", clscan_algorithm_name(row->algo), types,
+           clscan_op_name(row->op), cli_variant_name(row->variant), row->log2n);
   clscan_scan_desc desc = cli_bench_desc(&d->spec, row->algo);
-  cli_timing t = cli_time_plan(s->plans[row->algo], &desc, d, s->req->reps, label, &row->ms);
+  clscan_plan *plan = s->plans[row->algo];
+  cli_timing t = cli_time_plan(plan, &desc, d, s->req->reps, label, &row->ms);
+  row->reruns = s->req->reruns * (s->req->concurrent ? 2 : 1);
+  if (t == CLI_TIMED)
+    t = cli_count_rerun_differences(plan, d, s->req->reruns, s->req->concurrent, label,
+                                    &row->differ);
   if (t == CLI_TIMED) {
     row->gbps = cli_gbps_bytes((double)d->n * (double)row->bytes_per_element, row->ms);
     bench_row(s, row);
   } else {
-    printf("%-17s %-*s 2^%-3d %s\n", clscan_algorithm_name(row->algo), s->type_width, types,
-           row->log2n,
+    row_start(s, clscan_algorithm_name(row->algo), types, row->op, row->log2n);
+    printf("%s\n",
            t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
     s->failed = 1;
   }
@@ -266,9 +373,30 @@ static cli_timing reduce_verify(const clscan_scan_desc *desc, cli_bench_data *d,
   return CLI_WRONG;
 }
 
-/* Verifies, times (median of reps after warm-ups) and verifies again a reduction of d. */
+/* Runs a verified reduction `reruns` more times and counts those whose result has other bits
+ * than `want` in *differ. */
+static cli_timing reduce_reruns(clscan_plan *plan, cli_bench_data *d, int reruns, const char *label,
+                                const unsigned char want[8], int *differ) {
+  size_t eo = clscan_type_size(d->spec.out_type);
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  unsigned char got[8];
+  *differ = 0;
+  for (int i = 0; i < reruns; i++) {
+    if (!reduce_once(plan, d, label, NULL))
+      return CLI_FAILED;
+    if (clEnqueueReadBuffer(q, d->out, CL_TRUE, 0, eo, got, 0, NULL, NULL) != CL_SUCCESS) {
+      cli_error("%s: reading a rerun's result back failed", label);
+      return CLI_FAILED;
+    }
+    *differ += memcmp(got, want, eo) != 0;
+  }
+  return CLI_TIMED;
+}
+
+/* Verifies, times (median of reps after warm-ups) and verifies again a reduction of d, then
+ * counts the reruns whose bits differ (in *differ). */
 static cli_timing reduce_time(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
-                              int reps, const char *label, double *ms) {
+                              int reps, int reruns, const char *label, double *ms, int *differ) {
   unsigned char first[8], last[8];
   const unsigned char poison = 0x5a;
   cl_command_queue q = clscan_context_queue(d->ctx);
@@ -291,16 +419,19 @@ static cli_timing reduce_time(clscan_plan *plan, const clscan_scan_desc *desc, c
   if (t == CLI_TIMED)
     *ms = measure_median(times, (size_t)reps);
   free(times);
-  return t;
+  return t == CLI_TIMED ? reduce_reruns(plan, d, reruns, label, first, differ) : t;
 }
 
-/* Measures the reduce row of one size: a plain variant's input, an add into the output type. */
+/* Measures the reduce row of one size: a plain variant's input, reduced by the operator into the
+ * output type. */
 static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row *scan_row) {
   clscan_scan_desc desc = {
-      .type = d->spec.type, .op = CLSCAN_ADD, .out_type = CLSCAN_OUT_TYPE(d->spec.out_type)};
-  char types[32], label[96];
+      .type = d->spec.type, .op = d->spec.op, .out_type = CLSCAN_OUT_TYPE(d->spec.out_type)};
+  char types[32], label[96], differ_col[32];
+  int differ = 0;
   cli_row_types(scan_row, types, sizeof types);
-  snprintf(label, sizeof label, "reduce %s n=2^%d", types, scan_row->log2n);
+  snprintf(label, sizeof label, "reduce %s %s n=2^%d", types, clscan_op_name(d->spec.op),
+           scan_row->log2n);
   size_t in = clscan_type_size(d->spec.type), out = clscan_type_size(d->spec.out_type);
   double bytes = (double)d->n * (double)in + (double)out, ms = 0, copy_ms = 0;
   size_t copy_bytes = (size_t)(bytes + 1) / 2;
@@ -311,7 +442,7 @@ static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row 
     s->failed = 1;
     return;
   }
-  cli_timing t = reduce_time(plan, &desc, d, s->req->reps, label, &ms);
+  cli_timing t = reduce_time(plan, &desc, d, s->req->reps, s->req->reruns, label, &ms, &differ);
   double *copies = t == CLI_TIMED ? malloc((size_t)s->req->reps * sizeof *copies) : NULL;
   for (int i = 0; copies && i < CLI_WARMUPS + s->req->reps; i++) {
     double c = 0;
@@ -322,12 +453,13 @@ static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row 
   }
   if (t == CLI_TIMED && copies)
     copy_ms = measure_median(copies, (size_t)s->req->reps);
+  row_start(s, "reduce", types, d->spec.op, scan_row->log2n);
   if (t == CLI_TIMED && copies) {
-    printf("%-17s %-*s 2^%-3d %11.4f %9.3f %9.3f %10.4f %10s\n", "reduce", s->type_width, types,
-           scan_row->log2n, ms, ms > 0 ? cli_gbps_bytes(bytes, ms) : 0.0,
-           ms > 0 ? copy_ms / ms : 0.0, copy_ms, "-");
+    differ_text(differ, s->req->reruns, differ_col, sizeof differ_col);
+    printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", ms, ms > 0 ? cli_gbps_bytes(bytes, ms) : 0.0,
+           ms > 0 ? copy_ms / ms : 0.0, copy_ms, "-", differ_col);
   } else {
-    printf("%-17s %-*s 2^%-3d %s\n", "reduce", s->type_width, types, scan_row->log2n,
+    printf("%s\n",
            t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");
     s->failed = 1;
   }
@@ -343,6 +475,7 @@ static void bench_size(bench_state *s, clscan_type type, int k) {
   cli_bench_row row = {.type = type,
                        .out_type = spec.out_type,
                        .variant = spec.variant,
+                       .op = spec.op,
                        .log2n = k,
                        .bytes_per_element = cli_bench_bytes_per_element(&spec)};
   int ok = cli_bench_data_init_spec(&d, s->ctx, &spec, (size_t)1 << k, s->req->seed) &&
@@ -371,8 +504,8 @@ static int bench_plans(bench_state *s, clscan_type type) {
     const char *name = clscan_algorithm_name(a);
     clscan_status st = clscan_context_supports(s->ctx, &desc);
     if (st != CLSCAN_SUCCESS) {
-      printf("note: skipping %s for %s: %s (%s)\n", name, clscan_type_name(type),
-             clscan_status_string(st), clscan_last_error_detail());
+      printf("note: skipping %s for %s %s: %s (%s)\n", name, clscan_type_name(type),
+             clscan_op_name(s->op), clscan_status_string(st), clscan_last_error_detail());
       continue;
     }
     st = clscan_plan_create(s->ctx, &desc, &s->plans[a]);
@@ -417,11 +550,12 @@ static void bench_type(bench_state *s, clscan_type type) {
 /* The bench command: reports                                                                     */
 /* ============================================================================================== */
 
-/* Finds the measured time of an algorithm for a type and size; 0 if there is none. */
+/* Finds the measured time of an algorithm for a type and size, of the first operator; 0 if there
+ * is none. */
 static double row_ms(const bench_state *s, clscan_algorithm a, clscan_type t, int k) {
   for (size_t i = 0; i < s->row_count; i++) {
     const cli_bench_row *r = &s->rows[i];
-    if (r->algo == a && r->type == t && r->log2n == k)
+    if (r->algo == a && r->type == t && r->log2n == k && r->op == s->req->ops[0])
       return r->ms;
   }
   return 0;
@@ -431,14 +565,15 @@ static double row_ms(const bench_state *s, clscan_algorithm a, clscan_type t, in
  * the library's seed work-group size for the first type (clscan_context_default_tuning). */
 static void print_lesson(const bench_state *s) {
   clscan_scan_desc seed = {
-      .type = s->req->types[0], .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_BLELLOCH};
+      .type = s->req->types[0], .op = s->req->ops[0], .algorithm = CLSCAN_ALGO_BLELLOCH};
   clscan_tuning tuning;
   if (!cli_default_tuning(s->ctx, &seed, &tuning))
     return;
   unsigned b = tuning.seed_wg, log2b = 0;
   while ((1u << (log2b + 1)) <= b)
     log2b++;
-  printf("\nThe seed's lesson (seed work-group size B = %u):\n", b);
+  printf("\nThe seed's lesson (%s, seed work-group size B = %u):\n", clscan_op_name(s->req->ops[0]),
+         b);
   printf(
       "  work per element and level: hillis-steele log2(%u) = %u combines, blelloch ~2 "
       "(up-sweep + down-sweep)\n",
@@ -519,16 +654,23 @@ static void print_header(const bench_state *s) {
   print_device(s);
   print_variant(s->req->variant);
   print_bytes(s);
-  printf(
-      "scan:    exclusive add, verified before and after timing; median of %d runs after %d "
-      "warm-ups\n",
-      s->req->reps, CLI_WARMUPS);
+  printf("scan:    exclusive");
+  for (int i = 0; i < s->req->op_count; i++)
+    printf("%s %s", i ? "," : "", clscan_op_name(s->req->ops[i]));
+  printf(", verified before and after timing; median of %d runs after %d warm-ups\n", s->req->reps,
+         CLI_WARMUPS);
+  if (s->req->reruns > 0)
+    printf(
+        "reruns:  %d more runs, each over a poisoned output%s; differ = how many outputs had\n"
+        "         other bytes than the verified output of the timed runs\n",
+        s->req->reruns,
+        s->req->concurrent ? ", each at the same time on a second queue (two outputs)" : "");
   printf(
       "GB/s = n * bytes per element / time; the copy moves the same bytes (it copies half of\n"
       "         them, read once and written once); ratio = copy time / scan time (1.0 = copy "
       "speed)\n\n");
-  printf("%-17s %-*s %-5s %11s %9s %9s %10s %10s\n", "algorithm", s->type_width, "type", "n",
-         "median ms", "GB/s", "ratio", "copy ms", "host ms");
+  printf("%-17s %-*s %-4s %-5s %11s %9s %9s %10s %10s %7s\n", "algorithm", s->type_width, "type",
+         "op", "n", "median ms", "GB/s", "ratio", "copy ms", "host ms", "differ");
 }
 
 /* Opens the report files before measuring, so that a bad path fails at once. */
@@ -538,7 +680,7 @@ static int open_reports(bench_state *s) {
     return 0;
   if (r->plot_path && !cli_output_open(&s->plot, r->plot_path))
     return 0;
-  if (s->csv.f)
+  if (s->csv.f && r->family != FAMILY_SORT) /* the sort rows have columns of their own */
     cli_csv_header(s->csv.f);
   return 1;
 }
@@ -558,6 +700,54 @@ static int close_reports(bench_state *s) {
   return ok;
 }
 
+/* Measures the scans (and reductions) the request asks for: every type with every operator. */
+static void run_scans(bench_state *s) {
+  set_type_width(s);
+  print_header(s);
+  for (int i = 0; i < s->req->type_count; i++) {
+    for (int o = 0; o < s->req->op_count; o++) {
+      s->op = s->req->ops[o];
+      bench_type(s, s->req->types[i]);
+    }
+  }
+  print_lesson(s);
+}
+
+/* Returns what the selection and sort families measure. */
+static cli_family_bench family_bench(const bench_state *s) {
+  const bench_request *r = s->req;
+  cli_family_bench b = {.ctx = s->ctx,
+                        .device_name = s->device_name,
+                        .algos = r->algos,
+                        .sort_algos = r->sort_algos,
+                        .types = r->types,
+                        .algo_count = r->algo_count,
+                        .sort_algo_count = r->sort_algo_count,
+                        .type_count = r->type_count,
+                        .min_log2 = r->min_log2,
+                        .max_log2 = r->max_log2,
+                        .reps = r->reps,
+                        .seed = r->seed,
+                        .csv = s->csv.f};
+  return b;
+}
+
+/* Measures the selection family (cli_select_bench.c): its own rows, in the same CSV columns. */
+static void run_selections(bench_state *s) {
+  cli_family_bench b = family_bench(s);
+  print_device(s);
+  cli_bench_select_header();
+  s->failed = !cli_bench_select(&b);
+}
+
+/* Measures the sorts (cli_bench_sort.c): rows and CSV columns of their own. */
+static void run_sorts(bench_state *s) {
+  cli_family_bench b = family_bench(s);
+  print_device(s);
+  cli_bench_sort_header(&b);
+  s->failed = !cli_bench_sort(&b);
+}
+
 int cli_cmd_bench(int argc, char **argv) {
   bench_request r = {.algos = {CLSCAN_ALGO_BLELLOCH, CLSCAN_ALGO_HILLIS_STEELE,
                                CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_ALGO_SINGLE_PASS},
@@ -565,6 +755,9 @@ int cli_cmd_bench(int argc, char **argv) {
                      .types = {CLSCAN_INT32},
                      .variant = CLI_VARIANT_PLAIN,
                      .type_count = 1,
+                     .ops = {CLSCAN_ADD},
+                     .op_count = 1,
+                     .reruns = 5,
                      .min_log2 = 10,
                      .max_log2 = -1,
                      .reps = 20,
@@ -580,31 +773,9 @@ int cli_cmd_bench(int argc, char **argv) {
   s.device = clscan_context_device(s.ctx);
   cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
   int ok = open_reports(&s);
-  if (ok && r.family_select) {
-    // The selection family (cli_select_bench.c): its own rows, in the same CSV columns.
-    static const clscan_algorithm select_algos[] = {CLSCAN_ALGO_SINGLE_PASS,
-                                                    CLSCAN_ALGO_REDUCE_THEN_SCAN};
-    cli_select_bench b = {.ctx = s.ctx,
-                          .device_name = s.device_name,
-                          .algos = r.algos_given ? r.algos : select_algos,
-                          .algo_count = r.algos_given ? r.algo_count : 2,
-                          .types = r.types,
-                          .type_count = r.type_count,
-                          .min_log2 = r.min_log2,
-                          .max_log2 = r.max_log2,
-                          .reps = r.reps,
-                          .seed = r.seed,
-                          .csv = s.csv.f};
-    print_device(&s);
-    cli_bench_select_header();
-    s.failed = !cli_bench_select(&b);
-    ok = close_reports(&s) && !s.failed;
-  } else if (ok) {
-    set_type_width(&s);
-    print_header(&s);
-    for (int i = 0; i < r.type_count; i++)
-      bench_type(&s, r.types[i]);
-    print_lesson(&s);
+  if (ok) {
+    void (*run_family[])(bench_state *) = {run_scans, run_selections, run_sorts};
+    run_family[r.family](&s);
     ok = close_reports(&s) && !s.failed;
   } else {
     cli_output_abort(&s.csv);

@@ -3,6 +3,7 @@
  * benchmark buffers, verified and profiled timing of a plan, timing of a device copy of the same
  * bytes and of the sequential host loop.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,22 @@ int cli_max_log2_for_spec(cl_device_id device, const cli_bench_spec *spec) {
   return max_log2(device, in + out + seg + half + src, largest);
 }
 
+uint64_t cli_mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_default, int cap) {
+  cl_device_id device = clscan_context_device(b->ctx);
+  int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : cpu_default;
+  if (cap < want)
+    printf("note: %s sizes capped at 2^%d so that the buffers fit the device\n",
+           clscan_type_name(type), cap);
+  return want < cap ? want : cap;
+}
+
 /* ============================================================================================== */
 /* Variants                                                                                       */
 /* ============================================================================================== */
@@ -88,7 +105,7 @@ static const char *const map_sources[CLSCAN_TYPE_COUNT] = {
 };
 
 clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm algo) {
-  clscan_scan_desc d = {.type = spec->type, .op = CLSCAN_ADD, .exclusive = 1, .algorithm = algo};
+  clscan_scan_desc d = {.type = spec->type, .op = spec->op, .exclusive = 1, .algorithm = algo};
   if (spec->out_type != spec->type)
     d.out_type = CLSCAN_OUT_TYPE(spec->out_type);
   if (spec->variant == CLI_VARIANT_MAP)
@@ -129,8 +146,7 @@ static void map_on_host(clscan_type t, const void *in, void *out, size_t n) {
 /* Benchmark data                                                                                 */
 /* ============================================================================================== */
 
-/* Creates a device buffer, optionally initialised from host memory; prints failures. */
-static cl_mem new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
+cl_mem cli_new_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
   cl_int err;
   cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
   cl_mem buf = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes, host, &err);
@@ -155,7 +171,7 @@ static int host_data(cli_bench_data *d, uint64_t seed) {
     cli_error("out of host memory for %zu elements", d->n);
     return 0;
   }
-  clscan_ref_fill(s->type, CLSCAN_ADD, seed, d->host_in, d->n);
+  clscan_ref_fill(s->type, s->op, seed, d->host_in, d->n);
   if (s->variant == CLI_VARIANT_MAP)
     map_on_host(s->type, d->host_in, d->host_ref_in, d->n);
   if (d->host_segments)
@@ -165,15 +181,15 @@ static int host_data(cli_bench_data *d, uint64_t seed) {
 
 /* Creates the device buffers: input and segments from the host, output, copy source and copy. */
 static int device_data(cli_bench_data *d) {
-  d->in = new_buffer(d->ctx, d->bytes, d->host_in, "input");
+  d->in = cli_new_buffer(d->ctx, d->bytes, d->host_in, "input");
   if (d->in && d->seg_bytes)
-    d->segments = new_buffer(d->ctx, d->seg_bytes, d->host_segments, "segments");
+    d->segments = cli_new_buffer(d->ctx, d->seg_bytes, d->host_segments, "segments");
   if (d->in && (!d->seg_bytes || d->segments))
-    d->out = new_buffer(d->ctx, d->out_bytes, NULL, "output");
+    d->out = cli_new_buffer(d->ctx, d->out_bytes, NULL, "output");
   if (d->out && d->copy_bytes > d->bytes)
-    d->copy_src = new_buffer(d->ctx, d->copy_bytes, NULL, "copy source");
+    d->copy_src = cli_new_buffer(d->ctx, d->copy_bytes, NULL, "copy source");
   if (d->out && (d->copy_bytes <= d->bytes || d->copy_src))
-    d->copy = new_buffer(d->ctx, d->copy_bytes, NULL, "copy");
+    d->copy = cli_new_buffer(d->ctx, d->copy_bytes, NULL, "copy");
   return d->copy != NULL;
 }
 
@@ -236,19 +252,25 @@ static cli_timing verify(const clscan_scan_desc *desc, cli_bench_data *d, const 
   return CLI_WRONG;
 }
 
+/* Enqueues one scan of d's input into `out` on queue q (NULL: the context's), without waiting;
+ * stores its first command's event in *first when first is not NULL, its last in *done. */
+static cli_timing enqueue_scan(clscan_plan *plan, cli_bench_data *d, cl_command_queue q, cl_mem out,
+                               const char *label, cl_event *first, cl_event *done) {
+  clscan_status st = d->segments ? clscan_plan_enqueue_segmented(plan, q, d->segments, 0, d->in, 0,
+                                                                 out, 0, d->n, 0, NULL, first, done)
+                                 : clscan_plan_enqueue_timed(plan, q, d->in, 0, out, 0, d->n, 0,
+                                                             NULL, first, done);
+  if (st == CLSCAN_SUCCESS)
+    return CLI_TIMED;
+  cli_lib_error(st, "%s: enqueue failed", label);
+  return CLI_FAILED;
+}
+
 /* Enqueues one scan, optionally timing it; waits for it. */
 static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
   cl_event first = NULL, done = NULL;
-  cl_event *want_first = ms ? &first : NULL;
-  clscan_status st =
-      d->segments ? clscan_plan_enqueue_segmented(plan, NULL, d->segments, 0, d->in, 0, d->out, 0,
-                                                  d->n, 0, NULL, want_first, &done)
-                  : clscan_plan_enqueue_timed(plan, NULL, d->in, 0, d->out, 0, d->n, 0, NULL,
-                                              want_first, &done);
-  if (st != CLSCAN_SUCCESS) {
-    cli_lib_error(st, "%s: enqueue failed", label);
+  if (enqueue_scan(plan, d, NULL, d->out, label, ms ? &first : NULL, &done) != CLI_TIMED)
     return CLI_FAILED;
-  }
   int ok = clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(first, done, ms));
   if (first)
     clReleaseEvent(first);
@@ -258,9 +280,26 @@ static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *lab
   return ok ? CLI_TIMED : CLI_FAILED;
 }
 
-/* Runs the scan over a poisoned output and verifies it. */
-static cli_timing first_run(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
-                            const char *label) {
+/* A plan being timed, for cli_time_verified(). */
+typedef struct plan_runs {
+  clscan_plan *plan;
+  const clscan_scan_desc *desc;
+  cli_bench_data *d;
+  const char *label;
+} plan_runs;
+
+static int plan_run(void *state, double *ms) {
+  const plan_runs *p = state;
+  return run_once(p->plan, p->d, p->label, ms) == CLI_TIMED;
+}
+
+static cli_timing plan_check(void *state, const char *when) {
+  const plan_runs *p = state;
+  return verify(p->desc, p->d, p->label, when);
+}
+
+cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
+                         int reps, const char *label, double *ms) {
   // A poisoned output makes a scan that writes nothing fail, even after another algorithm.
   const unsigned char poison = 0x5a;
   cl_command_queue q = clscan_context_queue(d->ctx);
@@ -269,30 +308,126 @@ static cli_timing first_run(clscan_plan *plan, const clscan_scan_desc *desc, cli
     cli_error("%s: clearing the output buffer failed", label);
     return CLI_FAILED;
   }
-  cli_timing t = run_once(plan, d, label, NULL);
-  return t == CLI_TIMED ? verify(desc, d, label, "before timing") : t;
+  plan_runs p = {.plan = plan, .desc = desc, .d = d, .label = label};
+  cli_verified_runs v = {.run = plan_run, .check = plan_check, .state = &p};
+  return cli_time_verified(&v, reps, ms);
 }
 
-cli_timing cli_time_plan(clscan_plan *plan, const clscan_scan_desc *desc, cli_bench_data *d,
-                         int reps, const char *label, double *ms) {
-  cli_timing t = first_run(plan, desc, d, label);
+cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms) {
+  cli_timing t = v->run(v->state, NULL) ? v->check(v->state, "before timing") : CLI_FAILED;
   for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
-    t = run_once(plan, d, label, NULL);
-  if (t != CLI_TIMED)
-    return t;
-  double *times = malloc((size_t)reps * sizeof *times);
-  if (!times) {
+    t = v->run(v->state, NULL) ? CLI_TIMED : CLI_FAILED;
+  double *times = t == CLI_TIMED ? malloc((size_t)reps * sizeof *times) : NULL;
+  if (t == CLI_TIMED && !times) {
     cli_error("out of host memory");
-    return CLI_FAILED;
+    t = CLI_FAILED;
   }
   for (int i = 0; i < reps && t == CLI_TIMED; i++)
-    t = run_once(plan, d, label, &times[i]);
-  // The last timed run's output is checked too: a time is only reported for right results.
+    t = v->run(v->state, &times[i]) ? CLI_TIMED : CLI_FAILED;
   if (t == CLI_TIMED)
-    t = verify(desc, d, label, "after timing");
+    t = v->check(v->state, "after timing");
   if (t == CLI_TIMED)
     *ms = measure_median(times, (size_t)reps);
   free(times);
+  return t;
+}
+
+/* The buffers of the reruns: the verified output, and with a second queue its output buffer. */
+typedef struct rerun_state {
+  clscan_plan *plan;
+  cli_bench_data *d;
+  const char *label;
+  unsigned char *want;
+  cl_command_queue q2; /* NULL: one queue */
+  cl_mem out2;
+  int differ;
+} rerun_state;
+
+/* Poisons an output buffer (a rerun that skips elements then differs). */
+static int poison_output(cl_command_queue q, cl_mem out, size_t bytes) {
+  const unsigned char poison = 0x5a;
+  return clEnqueueFillBuffer(q, out, &poison, 1, 0, bytes, 0, NULL, NULL) == CL_SUCCESS &&
+         clFinish(q) == CL_SUCCESS;
+}
+
+/* Reads an output back into d->host_out and counts it in r->differ if it is not r->want. */
+static int compare_output(rerun_state *r, cl_command_queue q, cl_mem out) {
+  cli_bench_data *d = r->d;
+  if (clEnqueueReadBuffer(q, out, CL_TRUE, 0, d->out_bytes, d->host_out, 0, NULL, NULL) !=
+      CL_SUCCESS) {
+    cli_error("%s: reading a rerun's output back failed", r->label);
+    return 0;
+  }
+  r->differ += memcmp(r->want, d->host_out, d->out_bytes) != 0;
+  return 1;
+}
+
+/* One rerun over poisoned outputs: on the context's queue, and at the same time on the second
+ * queue when there is one. */
+static cli_timing rerun_once(rerun_state *r) {
+  cli_bench_data *d = r->d;
+  cl_command_queue q = clscan_context_queue(d->ctx);
+  cl_event done[2] = {NULL, NULL};
+  if (!poison_output(q, d->out, d->out_bytes) ||
+      (r->q2 && !poison_output(r->q2, r->out2, d->out_bytes))) {
+    cli_error("%s: clearing the output buffer failed", r->label);
+    return CLI_FAILED;
+  }
+  cli_timing t = enqueue_scan(r->plan, d, q, d->out, r->label, NULL, &done[0]);
+  if (t == CLI_TIMED && r->q2)
+    t = enqueue_scan(r->plan, d, r->q2, r->out2, r->label, NULL, &done[1]);
+  cl_uint events = done[1] ? 2 : 1;
+  if (done[0] && clWaitForEvents(events, done) != CL_SUCCESS) {
+    cli_error("%s: waiting for a rerun failed", r->label);
+    t = CLI_FAILED;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (done[i])
+      clReleaseEvent(done[i]);
+  }
+  if (t == CLI_TIMED && !compare_output(r, q, d->out))
+    t = CLI_FAILED;
+  if (t == CLI_TIMED && r->q2 && !compare_output(r, r->q2, r->out2))
+    t = CLI_FAILED;
+  return t;
+}
+
+/* Creates the second queue and its output buffer; prints the failure and returns 0 if it cannot. */
+static int second_queue(rerun_state *r) {
+  cl_int err;
+  cl_context cl = clscan_context_cl_context(r->d->ctx);
+  r->q2 = clCreateCommandQueue(cl, clscan_context_device(r->d->ctx), 0, &err);
+  if (err != CL_SUCCESS) {
+    cli_error("%s: cannot create a second queue: clCreateCommandQueue returned %d", r->label,
+              (int)err);
+    r->q2 = NULL;
+    return 0;
+  }
+  r->out2 = cli_new_buffer(r->d->ctx, r->d->out_bytes, NULL, "second output");
+  return r->out2 != NULL;
+}
+
+cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
+                                       int two_queues, const char *label, int *differ) {
+  rerun_state r = {.plan = plan, .d = d, .label = label};
+  *differ = 0;
+  if (reruns <= 0)
+    return CLI_TIMED;
+  r.want = malloc(d->out_bytes);
+  if (!r.want) {
+    cli_error("%s: out of host memory for the reruns", label);
+    return CLI_FAILED;
+  }
+  memcpy(r.want, d->host_out, d->out_bytes);
+  cli_timing t = !two_queues || second_queue(&r) ? CLI_TIMED : CLI_FAILED;
+  for (int i = 0; i < reruns && t == CLI_TIMED; i++)
+    t = rerun_once(&r);
+  *differ = r.differ;
+  if (r.out2)
+    clReleaseMemObject(r.out2);
+  if (r.q2)
+    clReleaseCommandQueue(r.q2);
+  free(r.want);
   return t;
 }
 
@@ -319,48 +454,95 @@ int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
 /* The sequential host loop                                                                       */
 /* ============================================================================================== */
 
-/* Exclusive sums in plain C, one per element width (integers wrap, as on the device). */
-#define HOST_SCAN(T, NAME)                                \
+/* A host loop: an exclusive scan of n elements from `in` into `out` in plain C. */
+typedef void (*host_loop_fn)(const void *in, void *out, size_t n);
+
+/* Defines an exclusive scan in plain C over T, starting from INIT and combining with COMBINE,
+ * an expression of the running value `acc` and the element `v`. */
+#define HOST_SCAN(T, NAME, INIT, COMBINE)                 \
   static void NAME(const void *in, void *out, size_t n) { \
     const T *x = in;                                      \
-    T *y = out, acc = 0;                                  \
+    T *y = out, acc = INIT;                               \
     for (size_t i = 0; i < n; i++) {                      \
       T v = x[i];                                         \
       y[i] = acc;                                         \
-      acc = (T)(acc + v);                                 \
+      acc = (T)(COMBINE);                                 \
     }                                                     \
   }
-HOST_SCAN(uint8_t, host_scan_u8)
-HOST_SCAN(uint16_t, host_scan_u16)
-HOST_SCAN(uint32_t, host_scan_u32)
-HOST_SCAN(uint64_t, host_scan_u64)
-HOST_SCAN(float, host_scan_float)
-HOST_SCAN(double, host_scan_double)
+
+/* Add, mul, and, or and xor by element width, in the unsigned type (integers wrap, as on the
+ * device); add and mul of the floating types. */
+#define HOST_WIDTH_OPS(U, S)               \
+  HOST_SCAN(U, add_##S, 0, acc + v)        \
+  HOST_SCAN(U, mul_##S, 1, acc *v)         \
+  HOST_SCAN(U, and_##S, (U) ~(U)0, acc &v) \
+  HOST_SCAN(U, or_##S, 0, acc | v)         \
+  HOST_SCAN(U, xor_##S, 0, acc ^ v)
+HOST_WIDTH_OPS(uint8_t, u8)
+HOST_WIDTH_OPS(uint16_t, u16)
+HOST_WIDTH_OPS(uint32_t, u32)
+HOST_WIDTH_OPS(uint64_t, u64)
+HOST_SCAN(float, add_f32, 0, acc + v)
+HOST_SCAN(float, mul_f32, 1, acc *v)
+HOST_SCAN(double, add_f64, 0, acc + v)
+HOST_SCAN(double, mul_f64, 1, acc *v)
+
+/* Min and max in each type's own order, from its largest and smallest value. */
+#define HOST_MIN_MAX(T, S, LO, HI)             \
+  HOST_SCAN(T, min_##S, HI, v < acc ? v : acc) \
+  HOST_SCAN(T, max_##S, LO, acc < v ? v : acc)
+HOST_MIN_MAX(int8_t, i8, INT8_MIN, INT8_MAX)
+HOST_MIN_MAX(uint8_t, u8, 0, UINT8_MAX)
+HOST_MIN_MAX(int16_t, i16, INT16_MIN, INT16_MAX)
+HOST_MIN_MAX(uint16_t, u16, 0, UINT16_MAX)
+HOST_MIN_MAX(int32_t, i32, INT32_MIN, INT32_MAX)
+HOST_MIN_MAX(uint32_t, u32, 0, UINT32_MAX)
+HOST_MIN_MAX(int64_t, i64, INT64_MIN, INT64_MAX)
+HOST_MIN_MAX(uint64_t, u64, 0, UINT64_MAX)
+HOST_MIN_MAX(float, f32, -HUGE_VALF, HUGE_VALF)
+HOST_MIN_MAX(double, f64, -HUGE_VAL, HUGE_VAL)
 
 /* Keeps the host loop's results observable, so that the compiler cannot drop the loop. */
 static volatile unsigned char host_sink;
 
-/* Returns the host loop for a type: floating types add as such, integers by their width. */
-static void (*host_scan_for(clscan_type type))(const void *, void *, size_t) {
+/* Returns the host loop of an operator that does not depend on the signedness: by element width
+ * for integers; NULL for the bitwise operators of the floating types. */
+static host_loop_fn host_width_loop(clscan_type type, clscan_op op) {
+  static const host_loop_fn by_width[4][5] = {{add_u8, mul_u8, and_u8, or_u8, xor_u8},
+                                              {add_u16, mul_u16, and_u16, or_u16, xor_u16},
+                                              {add_u32, mul_u32, and_u32, or_u32, xor_u32},
+                                              {add_u64, mul_u64, and_u64, or_u64, xor_u64}};
+  static const int column[CLSCAN_OP_COUNT] = {
+      [CLSCAN_ADD] = 0, [CLSCAN_MUL] = 1, [CLSCAN_AND] = 2, [CLSCAN_OR] = 3, [CLSCAN_XOR] = 4};
   if (type == CLSCAN_FLOAT)
-    return host_scan_float;
+    return op == CLSCAN_ADD ? add_f32 : op == CLSCAN_MUL ? mul_f32 : NULL;
   if (type == CLSCAN_DOUBLE)
-    return host_scan_double;
-  switch (clscan_type_size(type)) {
-    case 1:
-      return host_scan_u8;
-    case 2:
-      return host_scan_u16;
-    case 4:
-      return host_scan_u32;
-    default:
-      return host_scan_u64;
-  }
+    return op == CLSCAN_ADD ? add_f64 : op == CLSCAN_MUL ? mul_f64 : NULL;
+  size_t e = clscan_type_size(type);
+  int row = e == 1 ? 0 : e == 2 ? 1 : e == 4 ? 2 : 3;
+  return by_width[row][column[op]];
+}
+
+/* Returns the host loop of a type and built-in operator; NULL where there is none. */
+static host_loop_fn host_loop_for(clscan_type type, clscan_op op) {
+  static const host_loop_fn min_max[CLSCAN_TYPE_COUNT][2] = {
+      [CLSCAN_INT32] = {min_i32, max_i32}, [CLSCAN_UINT32] = {min_u32, max_u32},
+      [CLSCAN_INT64] = {min_i64, max_i64}, [CLSCAN_UINT64] = {min_u64, max_u64},
+      [CLSCAN_FLOAT] = {min_f32, max_f32}, [CLSCAN_DOUBLE] = {min_f64, max_f64},
+      [CLSCAN_INT8] = {min_i8, max_i8},    [CLSCAN_UINT8] = {min_u8, max_u8},
+      [CLSCAN_INT16] = {min_i16, max_i16}, [CLSCAN_UINT16] = {min_u16, max_u16}};
+  if ((unsigned)type >= CLSCAN_TYPE_COUNT || (unsigned)op >= CLSCAN_OP_COUNT)
+    return NULL;
+  if (op == CLSCAN_MIN || op == CLSCAN_MAX)
+    return min_max[type][op == CLSCAN_MAX];
+  return host_width_loop(type, op);
 }
 
 double cli_time_host_loop(const cli_bench_data *d) {
-  void (*scan)(const void *, void *, size_t) = host_scan_for(d->type);
+  host_loop_fn scan = host_loop_for(d->type, d->spec.op);
   double times[HOST_RUNS];
+  if (!scan)
+    return 0;
   for (int r = 0; r < HOST_RUNS; r++) {
     double start = measure_host_ms();
     scan(d->host_in, d->host_out, d->n);

@@ -134,6 +134,22 @@ int cli_algorithm_from_name(const char *name, clscan_algorithm *out) {
   return 0;
 }
 
+/* The sort algorithms' names, by clscan_sort_algorithm. */
+static const char *const sort_algorithm_names[CLSCAN_SORT_ALGORITHM_COUNT] = {"auto", "lsd",
+                                                                              "onesweep"};
+
+const char *cli_sort_algorithm_name(clscan_sort_algorithm a) {
+  return (unsigned)a < CLSCAN_SORT_ALGORITHM_COUNT ? sort_algorithm_names[a] : "?";
+}
+
+int cli_sort_algorithm_from_name(const char *name, clscan_sort_algorithm *out) {
+  for (int a = 0; a < CLSCAN_SORT_ALGORITHM_COUNT; a++) {
+    if (strcmp(sort_algorithm_names[a], name) == 0)
+      return *out = (clscan_sort_algorithm)a, 1;
+  }
+  return 0;
+}
+
 int cli_key_type_from_name(const char *name, clscan_type *out) {
   clscan_type t;
   if (!cli_type_from_name(name, &t) || clscan_type_size(t) < 4 || cli_type_is_float(t))
@@ -206,6 +222,16 @@ static int lookup_type(const char *name, int *value) {
   return cli_type_from_name(name, &t) ? (*value = (int)t, 1) : 0;
 }
 
+static int lookup_op(const char *name, int *value) {
+  clscan_op o;
+  return cli_op_from_name(name, &o) ? (*value = (int)o, 1) : 0;
+}
+
+static int lookup_sort_algorithm(const char *name, int *value) {
+  clscan_sort_algorithm a;
+  return cli_sort_algorithm_from_name(name, &a) ? (*value = (int)a, 1) : 0;
+}
+
 static int lookup_algorithm(const char *name, int *value) {
   clscan_algorithm a;
   if (!cli_algorithm_from_name(name, &a) || a == CLSCAN_ALGO_AUTO)
@@ -243,5 +269,25 @@ int cli_parse_algorithm_list(const char *command, const char *text, clscan_algor
     return 0;
   for (int i = 0; i < *count; i++)
     out[i] = (clscan_algorithm)values[i];
+  return 1;
+}
+
+int cli_parse_op_list(const char *command, const char *text, clscan_op *out, int *count) {
+  int values[CLSCAN_OP_COUNT];
+  if (!parse_list(command, "--ops", text, lookup_op, values, CLSCAN_OP_COUNT, count))
+    return 0;
+  for (int i = 0; i < *count; i++)
+    out[i] = (clscan_op)values[i];
+  return 1;
+}
+
+int cli_parse_sort_algorithm_list(const char *command, const char *text, clscan_sort_algorithm *out,
+                                  int *count) {
+  int values[CLSCAN_SORT_ALGORITHM_COUNT];
+  if (!parse_list(command, "--algorithms", text, lookup_sort_algorithm, values,
+                  CLSCAN_SORT_ALGORITHM_COUNT, count))
+    return 0;
+  for (int i = 0; i < *count; i++)
+    out[i] = (clscan_sort_algorithm)values[i];
   return 1;
 }

@@ -14,7 +14,7 @@
 /* ============================================================================================== */
 
 /* Writes a CSV field, quoted (with quotes doubled) when it holds a separator or a quote. */
-static void csv_field(FILE *f, const char *text) {
+void cli_csv_text(FILE *f, const char *text) {
   if (!strpbrk(text, ",\"\r\n")) {
     fputs(text, f);
     return;
@@ -35,25 +35,29 @@ void cli_row_types(const cli_bench_row *row, char *buf, size_t cap) {
     snprintf(buf, cap, "%s->%s", clscan_type_name(row->type), clscan_type_name(row->out_type));
 }
 
-/* The columns after host_ms came with the variants; earlier columns keep their meaning, with
- * gbps over n * bytes_per_element bytes (2 * n * element size for plain scans of one type) and
- * the copy of copy_bytes = n * bytes_per_element / 2. */
+/* The columns after host_ms came with the variants, and op, reruns and reruns_differ after them;
+ * earlier columns keep their meaning, with gbps over n * bytes_per_element bytes (2 * n * element
+ * size for plain scans of one type) and the copy of copy_bytes = n * bytes_per_element / 2.
+ * reruns_differ is empty when reruns is 0. */
 void cli_csv_header(FILE *f) {
   fputs(
       "device,algo,type,n,ms,gbps,ratio_to_copy,copy_ms,host_ms,out_type,variant,"
-      "bytes_per_element,copy_bytes\n",
+      "bytes_per_element,copy_bytes,op,reruns,reruns_differ\n",
       f);
   fflush(f);
 }
 
 void cli_csv_row(FILE *f, const char *device, const cli_bench_row *row) {
   unsigned long long n = 1ull << row->log2n;
-  csv_field(f, device);
-  fprintf(f, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%zu,%llu\n",
+  cli_csv_text(f, device);
+  fprintf(f, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%zu,%llu,%s,%d,",
           clscan_algorithm_name(row->algo), clscan_type_name(row->type), n, row->ms, row->gbps,
           row->copy_ms / row->ms, row->copy_ms, row->host_ms, clscan_type_name(row->out_type),
           cli_variant_name(row->variant), row->bytes_per_element,
-          (n * row->bytes_per_element + 1) / 2);
+          (n * row->bytes_per_element + 1) / 2, clscan_op_name(row->op), row->reruns);
+  if (row->reruns > 0)
+    fprintf(f, "%d", row->differ);
+  fputc('\n', f);
   fflush(f);
 }
 

@@ -67,14 +67,6 @@ static clscan_select_desc kind_desc(sb_kind k, clscan_type type, clscan_algorith
 /* Host data and the host loops                                                                   */
 /* ============================================================================================== */
 
-/* A 64-bit mix of a seed and an index (splitmix64's finaliser). */
-static uint64_t mix(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Stores the small integer v (0..99) as element i of `type` (integers by their width). */
 static void store_small(clscan_type type, void *data, size_t i, unsigned v) {
   if (type == CLSCAN_FLOAT)
@@ -95,7 +87,7 @@ static void store_small(clscan_type type, void *data, size_t i, unsigned v) {
 static void fill_values(clscan_type type, uint64_t seed, void *in, void *runs, size_t n) {
   unsigned v = 0;
   for (size_t i = 0; i < n; i++) {
-    uint64_t h = mix(seed, i);
+    uint64_t h = cli_mix64(seed, i);
     store_small(type, in, i, (unsigned)(h % 100));
     // A new run starts with probability 1 / SB_MEAN_RUN, with a value unlike the last.
     if (i > 0 && (h >> 32) % SB_MEAN_RUN == 0)
@@ -106,7 +98,7 @@ static void fill_values(clscan_type type, uint64_t seed, void *in, void *runs, s
 
 static void fill_flags(uint64_t seed, int percent, unsigned char *flags, size_t n) {
   for (size_t i = 0; i < n; i++)
-    flags[i] = (unsigned char)(mix(seed ^ 0xf1a9, i) % 10000 < (uint64_t)percent * 100);
+    flags[i] = (unsigned char)(cli_mix64(seed ^ 0xf1a9, i) % 10000 < (uint64_t)percent * 100);
 }
 
 /* The host loops by element width: select by flags, unique and rle compare and copy bits (the
@@ -223,7 +215,7 @@ static const unsigned char *selection(sb_host *h, sb_kind k) {
     return h->sel;
   }
   for (size_t i = 0; i < h->n; i++)
-    h->sel[i] = mix(h->seed, i) % 100 < 50;
+    h->sel[i] = cli_mix64(h->seed, i) % 100 < 50;
   return h->sel;
 }
 
@@ -294,16 +286,6 @@ typedef struct sb_device {
   size_t copy_cap; /* bytes of each copy buffer */
 } sb_device;
 
-static cl_mem sb_buffer(clscan_context *ctx, size_t bytes, void *host, const char *what) {
-  cl_int err;
-  cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
-  cl_mem b = clCreateBuffer(clscan_context_cl_context(ctx), flags, bytes, host, &err);
-  if (err != CL_SUCCESS)
-    cli_error("cannot allocate the %s buffer of %zu bytes: clCreateBuffer returned %d", what, bytes,
-              (int)err);
-  return err == CL_SUCCESS ? b : NULL;
-}
-
 /* Bytes per element of every device buffer together: input, runs, flags, output, lengths and
  * the two copy buffers (each half of what a row could move at most, n * (2e + 4) + the count). */
 static size_t device_bytes_per_element(size_t e) {
@@ -324,14 +306,14 @@ static int device_init(clscan_context *ctx, const sb_host *h, sb_device *d) {
   size_t n = h->n, e = h->elem;
   memset(d, 0, sizeof *d);
   d->copy_cap = (n * (2 * e + SB_COUNT_SIZE) + SB_COUNT_SIZE + 1) / 2;
-  d->in = sb_buffer(ctx, n * e, h->in, "input");
-  d->runs = d->in ? sb_buffer(ctx, n * e, h->runs, "runs input") : NULL;
-  d->flags = d->runs ? sb_buffer(ctx, n, NULL, "flags") : NULL;
-  d->out = d->flags ? sb_buffer(ctx, n * e, NULL, "output") : NULL;
-  d->lengths = d->out ? sb_buffer(ctx, n * SB_COUNT_SIZE, NULL, "lengths") : NULL;
-  d->count = d->lengths ? sb_buffer(ctx, SB_COUNT_SIZE, NULL, "count") : NULL;
-  d->copy_src = d->count ? sb_buffer(ctx, d->copy_cap, NULL, "copy source") : NULL;
-  d->copy_dst = d->copy_src ? sb_buffer(ctx, d->copy_cap, NULL, "copy") : NULL;
+  d->in = cli_new_buffer(ctx, n * e, h->in, "input");
+  d->runs = d->in ? cli_new_buffer(ctx, n * e, h->runs, "runs input") : NULL;
+  d->flags = d->runs ? cli_new_buffer(ctx, n, NULL, "flags") : NULL;
+  d->out = d->flags ? cli_new_buffer(ctx, n * e, NULL, "output") : NULL;
+  d->lengths = d->out ? cli_new_buffer(ctx, n * SB_COUNT_SIZE, NULL, "lengths") : NULL;
+  d->count = d->lengths ? cli_new_buffer(ctx, SB_COUNT_SIZE, NULL, "count") : NULL;
+  d->copy_src = d->count ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy source") : NULL;
+  d->copy_dst = d->copy_src ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy") : NULL;
   return d->copy_dst != NULL;
 }
 
@@ -341,7 +323,7 @@ static int device_init(clscan_context *ctx, const sb_host *h, sb_device *d) {
 
 /* One measurement in progress. */
 typedef struct sb_run {
-  const cli_select_bench *b;
+  const cli_family_bench *b;
   cl_command_queue q;
   sb_host *h;
   sb_device *d;
@@ -353,7 +335,8 @@ typedef struct sb_run {
 
 /* Enqueues the selection once and waits; with ms, stores the time from a marker enqueued just
  * before it to the end of its last command (the wall time if profiling fails). */
-static int run_once(const sb_run *r, double *ms) {
+static int run_once(void *state, double *ms) {
+  const sb_run *r = state;
   clscan_select_buffers bufs = {.in = r->kind >= SB_UNIQUE ? r->d->runs : r->d->in,
                                 .flags = r->kind == SB_SELECT_FLAGS ? r->d->flags : NULL,
                                 .out = r->d->out,
@@ -384,7 +367,8 @@ static int run_once(const sb_run *r, double *ms) {
 }
 
 /* Reads the count, the elements and the lengths back and compares them with the host's. */
-static cli_timing verify(const sb_run *r, const char *when) {
+static cli_timing verify(void *state, const char *when) {
+  const sb_run *r = state;
   sb_host *h = r->h;
   uint32_t count = 0;
   size_t elems = out_elements(h, r->kind);
@@ -423,24 +407,8 @@ static cli_timing time_row(const sb_run *r, double *ms) {
     cli_error("%s: clearing the output buffers failed", r->label);
     return CLI_FAILED;
   }
-  if (!run_once(r, NULL))
-    return CLI_FAILED;
-  cli_timing t = verify(r, "before timing");
-  for (int i = 0; i < CLI_WARMUPS && t == CLI_TIMED; i++)
-    t = run_once(r, NULL) ? CLI_TIMED : CLI_FAILED;
-  double *times = malloc((size_t)r->b->reps * sizeof *times);
-  if (!times && t == CLI_TIMED) {
-    cli_error("out of host memory");
-    t = CLI_FAILED;
-  }
-  for (int i = 0; i < r->b->reps && t == CLI_TIMED; i++)
-    t = run_once(r, &times[i]) ? CLI_TIMED : CLI_FAILED;
-  if (t == CLI_TIMED)
-    t = verify(r, "after timing");
-  if (t == CLI_TIMED)
-    *ms = measure_median(times, (size_t)r->b->reps);
-  free(times);
-  return t;
+  cli_verified_runs v = {.run = run_once, .check = verify, .state = (void *)r};
+  return cli_time_verified(&v, r->b->reps, ms);
 }
 
 /* Times a device copy of `bytes` bytes (median of reps after warm-ups). */
@@ -473,24 +441,8 @@ static void row_variant(sb_kind k, int percent, char *buf, size_t cap) {
     snprintf(buf, cap, "%s:f=%g", kind_names[k], percent / 100.0);
 }
 
-/* Writes a CSV field, quoted (with quotes doubled) when it holds a separator or a quote, as the
- * scan bench's rows do. */
-static void csv_quoted(FILE *f, const char *text) {
-  if (!strpbrk(text, ",\"\r\n")) {
-    fputs(text, f);
-    return;
-  }
-  fputc('"', f);
-  for (const char *p = text; *p; p++) {
-    if (*p == '"')
-      fputc('"', f);
-    fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 /* Prints a measured row and writes its CSV line, in the scan bench's columns (bytes_per_element
- * is fractional here: it depends on the count). */
+ * is fractional here: it depends on the count; no operator, no reruns). */
 static void print_row(const sb_run *r, int log2n, const char *variant, double bytes, double ms,
                       double copy_ms, double host_ms) {
   const sb_host *h = r->h;
@@ -499,8 +451,8 @@ static void print_row(const sb_run *r, int log2n, const char *variant, double by
   fflush(stdout);
   if (!r->b->csv)
     return;
-  csv_quoted(r->b->csv, r->b->device_name);
-  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.0f\n", r->algo_name,
+  cli_csv_text(r->b->csv, r->b->device_name);
+  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.0f,,0,\n", r->algo_name,
           clscan_type_name(h->type), 1ull << log2n, ms, gbps, copy_ms / ms, copy_ms, host_ms,
           clscan_type_name(h->type), variant, bytes / (double)h->n, (bytes + 1) / 2);
   fflush(r->b->csv);
@@ -604,7 +556,7 @@ static int measure_algorithm(sb_run *r, clscan_select_plan *const plans[SB_KIND_
 }
 
 /* Measures one type at n = 2^log2n with every algorithm. */
-static int measure_size(const cli_select_bench *b, clscan_type type, int log2n, sb_plans plans) {
+static int measure_size(const cli_family_bench *b, clscan_type type, int log2n, sb_plans plans) {
   sb_host h;
   sb_device d = {0};
   sb_run r = {.b = b, .q = clscan_context_queue(b->ctx), .h = &h, .d = &d};
@@ -620,7 +572,7 @@ static int measure_size(const cli_select_bench *b, clscan_type type, int log2n, 
 
 /* Creates the plans of one type; unsupported ones are skipped with a note. Returns 0 if a plan
  * failed otherwise. */
-static int create_plans(const cli_select_bench *b, clscan_type type, sb_plans plans) {
+static int create_plans(const cli_family_bench *b, clscan_type type, sb_plans plans) {
   int ok = 1;
   memset(plans, 0, sizeof(sb_plans));
   for (int a = 0; a < b->algo_count; a++) {
@@ -656,14 +608,9 @@ static int max_log2_for(cl_device_id device, size_t elem) {
 }
 
 /* Measures one type at every size that fits; returns 0 if anything failed. */
-static int measure_type(const cli_select_bench *b, clscan_type type) {
+static int measure_type(const cli_family_bench *b, clscan_type type) {
   cl_device_id device = clscan_context_device(b->ctx);
-  int want = b->max_log2 >= 0 ? b->max_log2 : cli_device_is_gpu(device) ? 28 : 24;
-  int cap = max_log2_for(device, clscan_type_size(type));
-  int max = want < cap ? want : cap;
-  if (max < want)
-    printf("note: %s sizes capped at 2^%d so that the buffers fit the device\n",
-           clscan_type_name(type), cap);
+  int max = cli_family_max_log2(b, type, 24, max_log2_for(device, clscan_type_size(type)));
   sb_plans plans;
   int ok = create_plans(b, type, plans);
   for (int k = b->min_log2; k <= max; k++)
@@ -693,7 +640,7 @@ void cli_bench_select_header(void) {
          "n", "sel%", "median ms", "GB/s", "ratio", "copy ms", "host ms");
 }
 
-int cli_bench_select(const cli_select_bench *b) {
+int cli_bench_select(const cli_family_bench *b) {
   int ok = 1;
   for (int i = 0; i < b->type_count; i++)
     ok = measure_type(b, b->types[i]) && ok;
