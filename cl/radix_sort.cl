@@ -20,15 +20,20 @@
  * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
  * Onesweep path (sort_histogram, sort_passes, sort_onesweep, sort_finish) counts every pass's
  * digits in one launch and takes each tile's digit offsets from a chained scan across tiles, one
- * chain per digit, with the scan's status words, decoupled look-back and fallback (status.cl): a
- * tile whose predecessor is silent counts that predecessor's digit itself, so no tile waits for
- * another to be scheduled. A pass in which one digit holds every key is the identity and is
- * skipped; every kernel derives from the histogram which buffer holds the keys before its pass.
+ * chain per digit, with the scan's status words (status.cl; one word per digit and tile,
+ * tile-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
+ * silent counts that predecessor's digit itself, so no tile waits for another to be scheduled.
+ * The look-back runs the 256 chains in parallel: each of SORT_LANES work-items walks SORT_CHAINS
+ * chains at once, one read of each in flight per round, adding counts (sums of integers: exact
+ * whatever was read), and publishes each digit's inclusive prefix as soon as its chain is done.
+ * A pass in which one digit holds every key is the identity and is skipped; every kernel derives
+ * from the histogram which buffer holds the keys before its pass.
  *
  * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
  * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
- * work-items that run look-backs). Needs common.cl first (with CLSCAN_TYPE uint and CLSCAN_OP
- * add), and status.cl before it for the Onesweep kernels (SORT_ONESWEEP).
+ * work-items that run look-backs, a power of two <= SORT_WG). Needs common.cl first (with
+ * CLSCAN_TYPE uint and CLSCAN_OP add), and status.cl before it for the Onesweep kernels
+ * (SORT_ONESWEEP).
  */
 
 #ifndef SORT_KEY_TYPE
@@ -421,13 +426,21 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
  * The Onesweep path.
  *
  * Temporary layout (uints from `temp`): SORT_MAX_PASSES ticket counters, then the histogram of
- * every pass (SORT_MAX_PASSES * SORT_RADIX counts), then from SORT_STATUS_OFFSET bytes the status
- * words, digit-major: digit d's chain of tile t is word d * tiles + t. Pass p publishes under
- * epoch p + 1; the host zeroes counters, histogram and words before each sort.
+ * every pass (SORT_MAX_PASSES * SORT_RADIX counts, which sort_passes turns into the digits'
+ * starts), then from SORT_STATUS_OFFSET bytes the status words, tile-major: digit d's chain of
+ * tile t is word t * SORT_RADIX + d. Pass p publishes under epoch p + 1; the host zeroes
+ * counters, histogram and words before each sort.
  * ------------------------------------------------------------------------------------------- */
 #define SORT_MAX_PASSES 8
 #define SORT_HIST_OFFSET 16 /* uints */
 #define SORT_STATUS_OFFSET ((SORT_HIST_OFFSET + SORT_MAX_PASSES * SORT_RADIX) * 4)
+
+/* Tile t's status word in digit d's chain. A tile's words are consecutive, so that the work-items
+ * publishing or reading consecutive digits of one tile touch one stretch of memory (a warp's
+ * accesses coalesce). */
+ALWAYS_INLINE __global ulong *sort_word(__global ulong *status, ulong t, uint d) {
+  return status + t * SORT_RADIX + d;
+}
 
 /* The shift and mask of pass p's digit for the bit range [begin_bit, end_bit). */
 ALWAYS_INLINE void sort_pass_digit(uint p, uint begin_bit, uint end_bit, uint *shift, uint *mask) {
@@ -468,16 +481,6 @@ __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, u
   }
 }
 
-/* 1 if pass p is the identity: one of its digits holds every key. */
-ALWAYS_INLINE int sort_pass_skipped(const __global uint *temp, uint p, ulong n) {
-  const __global uint *h = temp + SORT_HIST_OFFSET + p * SORT_RADIX;
-  for (uint d = 0; d < SORT_RADIX; d++) {
-    if (h[d])
-      return h[d] == n;
-  }
-  return 0;
-}
-
 /* Words SORT_RUNS and SORT_SIDES of the temporary buffer: bit p of the first says that pass p
  * runs (it is not the identity), bit p of the second that the keys are in the temporary
  * buffers before pass p (the parity of the passes before p that ran; bit `passes`: after the
@@ -485,18 +488,44 @@ ALWAYS_INLINE int sort_pass_skipped(const __global uint *temp, uint p, ulong n) 
 #define SORT_RUNS 8
 #define SORT_SIDES 9
 
-/* Decides which passes run and where the keys are before each (one work-item, after
- * sort_histogram). */
+/* Digits of the histogram per work-item of sort_passes (consecutive ones). */
+#define SORT_PASS_DIGITS (SORT_RADIX / SORT_WG)
+
+/* Turns pass p's histogram into the digits' starts (its exclusive scan) in place, work-item l
+ * taking digits [l * SORT_PASS_DIGITS, (l + 1) * SORT_PASS_DIGITS); returns 1 if the pass is the
+ * identity (one of its digits holds every key). */
+ALWAYS_INLINE int sort_pass_starts(__global uint *temp, uint p, ulong n, __local uint *scratch) {
+  __global uint *h = temp + SORT_HIST_OFFSET + p * SORT_RADIX + get_local_id(0) * SORT_PASS_DIGITS;
+  uint sum = 0, whole = 0, any;
+  for (uint e = 0; e < SORT_PASS_DIGITS; e++) {
+    sum += h[e];
+    whole |= h[e] == n;
+  }
+  sort_wg_exclusive(whole, scratch, &any);
+  uint total, acc = sort_wg_exclusive(sum, scratch, &total);
+  for (uint e = 0; e < SORT_PASS_DIGITS; e++) {
+    const uint c = h[e];
+    h[e] = acc;
+    acc += c;
+  }
+  return any != 0;
+}
+
+/* Decides which passes run and where the keys are before each, and turns every pass's histogram
+ * into its digits' starts (one work-group of SORT_WG work-items, after sort_histogram). */
 __kernel void sort_passes(__global uint *temp, ulong n, uint passes) {
+  __local uint scratch[SORT_WG];
   uint runs = 0, sides = 0, side = 0;
   for (uint p = 0; p < passes; p++) {
     sides |= side << p;
-    const uint run = (uint)!sort_pass_skipped(temp, p, n);
+    const uint run = (uint)!sort_pass_starts(temp, p, n, scratch);
     runs |= run << p;
     side ^= run;
   }
-  temp[SORT_RUNS] = runs;
-  temp[SORT_SIDES] = sides | side << passes;
+  if (get_local_id(0) == 0) {
+    temp[SORT_RUNS] = runs;
+    temp[SORT_SIDES] = sides | side << passes;
+  }
 }
 
 #if SORT_ONESWEEP
@@ -510,21 +539,100 @@ ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, u
   return c;
 }
 
-/* The exclusive prefix of tile t's digit-d chain (the tile's keys of digit d before its own),
- * with the scan's look-back; silent predecessors are counted here and published. */
-ALWAYS_INLINE uint sort_lookback(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
-                                 uint mask, uint d, __global ulong *chain, ulong epoch,
-                                 __local lookback_state *lb) {
-  if (t == 0)
-    return 0;
-  lookback_begin(lb, t);
-  while (lookback_run(lb, chain, epoch, SORT_SPIN, 0u) == LOOKBACK_FALLBACK) {
-    const ulong silent = (ulong)lb->next;
-    const uint c = sort_count_digit(keys, n, silent, shift, mask, d);
-    status_publish(chain, silent, epoch, STATE_AGGREGATE, c);
-    lookback_take(lb, c);
+/* Chains a look-back work-item walks at once (its digits go in groups of this many). With 8,
+ * sort_onesweep takes 161 registers on sm_90 (ptxas), within what its 23 KB of local memory per
+ * 32 work-items leaves for occupancy. */
+#define SORT_LANE_DIGITS (SORT_RADIX / SORT_LANES)
+#ifndef SORT_CHAINS
+#if SORT_LANE_DIGITS < 8
+#define SORT_CHAINS SORT_LANE_DIGITS
+#else
+#define SORT_CHAINS 8
+#endif
+#endif
+
+/* Ends chain d's look-back with the tile's exclusive prefix `prefix`: publishes the tile's
+ * inclusive prefix (unless it is tile 0, which published it first, or withheld) and turns
+ * m->base[d] into the destination of the digit's first key minus its place. */
+ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch, int withheld,
+                                   uint d, uint prefix, __local sort_tile_mem *m) {
+  if (t > 0 && !withheld)
+    status_publish(sort_word(status, t, d), 0, epoch, STATE_PREFIX, prefix + m->count[d]);
+  m->base[d] += prefix - sort_digit_start(m, d);
+}
+
+/*
+ * The look-backs of digits d0, d0 + SORT_LANES, ... (SORT_CHAINS digits), walked at once by one
+ * work-item: each round reads the next predecessor of every unfinished chain (independent reads,
+ * so their round trips overlap), adds its count and moves back, until an inclusive prefix ends
+ * the chain. A predecessor that stays silent for SORT_SPIN rounds is counted here from its keys
+ * and published (the decoupled fallback). Counts are sums of integers, so the result is the same
+ * whatever was read. Each chain publishes the tile's inclusive prefix as soon as it is done.
+ */
+ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong n, ulong t,
+                                        uint shift, uint mask, uint d0, __global ulong *status,
+                                        ulong epoch, int withheld, __local sort_tile_mem *m) {
+  uint acc[SORT_CHAINS], spins[SORT_CHAINS];
+  long next[SORT_CHAINS]; /* the next predecessor to read; < 0 once the chain is done */
+#pragma unroll
+  for (uint k = 0; k < SORT_CHAINS; k++) {
+    acc[k] = 0;
+    spins[k] = 0;
+    next[k] = (long)t - 1;
+    if (next[k] < 0)
+      sort_chain_done(status, t, epoch, withheld, d0 + k * SORT_LANES, 0, m);
   }
-  return lb->acc;
+  for (uint idle = 0;;) {
+    ulong state[SORT_CHAINS];
+    uint v[SORT_CHAINS];
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      state[k] = 0;
+      v[k] = 0;
+      if (next[k] >= 0)
+        state[k] =
+            status_read(sort_word(status, (ulong)next[k], d0 + k * SORT_LANES), 0, epoch, &v[k]);
+    }
+    // At most one fallback a round (one copy of its code): the first chain whose predecessor
+    // stayed silent for SORT_SPIN rounds; other such chains count theirs in the next rounds.
+    uint fk = SORT_CHAINS, fd = 0, fc = 0;
+    ulong ft = 0;
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      if (next[k] >= 0 && !state[k] && ++spins[k] >= SORT_SPIN && fk == SORT_CHAINS) {
+        fk = k;
+        fd = d0 + k * SORT_LANES;
+        ft = (ulong)next[k];
+      }
+    }
+    if (fk < SORT_CHAINS) {
+      fc = sort_count_digit(keys, n, ft, shift, mask, fd);
+      status_publish(sort_word(status, ft, fd), 0, epoch, STATE_AGGREGATE, fc);
+    }
+    int open = 0, moved = 0;
+#pragma unroll
+    for (uint k = 0; k < SORT_CHAINS; k++) {
+      if (k == fk) {
+        state[k] = STATE_AGGREGATE;
+        v[k] = fc;
+      }
+      if (next[k] >= 0 && state[k]) {
+        const uint d = d0 + k * SORT_LANES;
+        acc[k] += v[k];
+        spins[k] = 0;
+        moved = 1;
+        next[k] = state[k] == STATE_PREFIX ? -1 : next[k] - 1;
+        if (next[k] < 0)
+          sort_chain_done(status, t, epoch, withheld, d, acc[k], m);
+      }
+      open |= next[k] >= 0;
+    }
+    if (!open)
+      return;
+    idle = moved ? 0 : idle + 1;
+    if (idle)
+      backoff(idle - 1);
+  }
 }
 
 /* One pass: tiles take tickets, rank their keys, publish their digit counts, look back along
@@ -534,9 +642,8 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
                             __global sort_value_t *avals, ulong avals_off,
                             __global sort_bits_t *bkeys, ulong bkeys_off,
                             __global sort_value_t *bvals, ulong bvals_off, ulong n, uint pass,
-                            uint begin_bit, uint end_bit, __global uint *temp, ulong tiles) {
+                            uint begin_bit, uint end_bit, __global uint *temp) {
   __local sort_tile_mem m;
-  __local lookback_state lb[SORT_LANES];
   __local uint tile_id;
   const uint lid = get_local_id(0);
   if (!((temp[SORT_RUNS] >> pass) & 1u))
@@ -568,32 +675,21 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
 #endif
   if (!withheld) {
     for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-      status_publish(status + d * tiles, t, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
+      status_publish(sort_word(status, t, d), 0, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
                      m.count[d]);
   }
 
-  // The digits' starts in the whole pass (the exclusive scan of the histogram), in local memory.
-  if (lid == 0) {
-    const __global uint *h = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
-    uint acc = 0;
-    for (uint d = 0; d < SORT_RADIX; d++) {
-      m.base[d] = acc;
-      acc += h[d];
-    }
-  }
+  // The digits' starts in the whole pass (sort_passes scanned the histogram), in local memory.
+  const __global uint *starts = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    m.base[d] = starts[d];
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ...
+  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
+  // of them at once.
   if (lid < SORT_LANES) {
-    for (uint d = lid; d < SORT_RADIX; d += SORT_LANES) {
-      __global ulong *chain = status + d * tiles;
-      const uint prefix = sort_lookback(keys, n, t, shift, mask, d, chain, epoch, &lb[lid]);
-      if (t > 0) {
-        if (!withheld)
-          status_publish(chain, t, epoch, STATE_PREFIX, prefix + m.count[d]);
-      }
-      m.base[d] += prefix - sort_digit_start(&m, d);
-    }
+    for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
+      sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, &m);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);

@@ -4,8 +4,9 @@
  *
  * Each work-group takes a ticket (its tile), computes the flag of each of the tile's TILE
  * elements into local memory (coalesced reads), counts them, publishes the count as its
- * aggregate, looks back for its exclusive prefix with the scan's status words and strictly
- * ordered look-back (status.cl; the state is the count of select_common.cl), publishes its
+ * aggregate, looks back for its exclusive prefix with the scan's status words and look-back
+ * (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced as a tree;
+ * the state is the count of select_common.cl), publishes its
  * inclusive prefix, then compacts the selected elements' tile indices in local memory, so that
  * their stores to out[prefix + rank] are consecutive (coalesced). Only indices below out_capacity
  * are written. A predecessor that stays silent is counted from its input (and flags) by the
@@ -19,7 +20,7 @@
  * other heads close the runs started within it, and the last tile closes the last run.
  *
  * The input element is read again in the scatter (from cache). Input and output never overlap
- * (the host refuses it). Needs common.cl, select_common.cl and status.cl first.
+ * (the host refuses it). Needs common.cl, select_common.cl, status.cl and lookback_warp.cl first.
  */
 
 #ifndef CLSCAN_WG
@@ -49,7 +50,9 @@ typedef struct select_shared {
   long silent;
   int command;
   cnt_t prefix;
+#if !CLSCAN_NV_PTX
   lookback_state lb;
+#endif
 } select_shared;
 
 /* Exclusive sum of v over the work-group; *total receives the sum (barriers inside). */
@@ -104,18 +107,36 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
   return a;
 }
 
-/* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. */
+/* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
+ * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
+ * per round trip and reduces it as a tree (counts are exact); the whole group counts a silent
+ * predecessor. The result is meaningful in work-item 0. */
 ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
                                   __global ulong *status, ulong t, ulong epoch,
                                   __local select_shared *sh) {
   const uint lid = get_local_id(0);
+#if CLSCAN_NV_PTX
+  warp_lookback wl;
+  warp_begin(&wl, t, 0); /* the tree keeps no cache */
+#else
   if (lid == 0)
     lookback_begin(&sh->lb, t);
+#endif
   for (;;) {
+#if CLSCAN_NV_PTX
+    if (lid < 32) {
+      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY);
+      if (lid == 0) {
+        sh->command = command;
+        sh->silent = wl.next;
+      }
+    }
+#else
     if (lid == 0) {
       sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY);
       sh->silent = sh->lb.next;
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     const int command = sh->command;
     const ulong silent = (ulong)sh->silent;
@@ -125,10 +146,20 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     const cnt_t fagg = tile_count(in, flags, n, silent, sh);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+#if !CLSCAN_NV_PTX
       lookback_take(&sh->lb, fagg);
+#endif
     }
+#if CLSCAN_NV_PTX
+    if (lid < 32)
+      warp_take(&wl, fagg);
+#endif
   }
+#if CLSCAN_NV_PTX
+  return wl.acc;
+#else
   return sh->lb.acc;
+#endif
 }
 
 /*

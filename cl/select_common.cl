@@ -13,11 +13,14 @@
  * The count state. status.cl works on a state named elem_t with combine() and IDENTITY (the
  * scan's, from common.cl). Here they are renamed to the selection's count state, so that the
  * scan's status words, epochs and strictly ordered look-back serve unchanged:
- * - select, partition, unique: the number of selected elements (ulong), combined by addition;
+ * - select, partition, unique: the number of selected elements, combined by addition;
  * - run-length encoding: (c, p), the number of run heads and the index of the last one, combined
  *   as (c1, p1) + (c2, p2) = (c1 + c2, c2 ? p2 : p1), which is associative. A tile's exclusive
  *   prefix then says how many runs started before it and where the run entering it started.
- * Both are integers, so every fold of them gives the same bits in any order.
+ * Both are integers, so every fold of them gives the same bits in any order. Their fields have
+ * the count's size (len_t): with 4-byte counts n < 2^32 (the host checks it), so a count, or an
+ * index, fits, and the state takes half the status words (one per tile, two for run-length
+ * encoding; a one-word state is never torn).
  */
 
 #ifndef CLSCAN_SELECT_OP
@@ -96,13 +99,13 @@ __kernel void select_empty(__global uchar *count, ulong count_byte_off) {
  * ------------------------------------------------------------------------------------------- */
 #if SEL_RLE
 typedef struct cnt_state {
-  ulong c; /* run heads */
-  ulong p; /* index of the last head (meaningful when c > 0) */
+  len_t c; /* run heads */
+  len_t p; /* index of the last head (meaningful when c > 0) */
 } cnt_t;
 ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
   cnt_t s;
-  s.c = c;
-  s.p = p;
+  s.c = (len_t)c;
+  s.p = (len_t)p;
   return s;
 }
 ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
@@ -111,14 +114,14 @@ ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
 #define CNT_IDENTITY cnt_make(0, 0)
 #define CNT_COUNT(s) ((s).c)
 #else
-typedef ulong cnt_t;
+typedef len_t cnt_t;
 ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
-  return c;
+  return (cnt_t)c;
 }
 ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
   return a + b;
 }
-#define CNT_IDENTITY ((ulong)0)
+#define CNT_IDENTITY ((cnt_t)0)
 #define CNT_COUNT(s) (s)
 #endif
 
@@ -144,3 +147,7 @@ ALWAYS_INLINE cnt_bits cnt_to_bits(cnt_t x) {
 #define ELEM_WORDS CNT_WORDS
 #define combine cnt_combine
 #define IDENTITY CNT_IDENTITY
+/* Counts are exact: lookback_warp.cl reduces its window as a tree (and compiles no strict fold,
+ * whose shuffles come from tile.cl, which the selections do not include). */
+#undef CLSCAN_LOOKBACK_TREE
+#define CLSCAN_LOOKBACK_TREE 1

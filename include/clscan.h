@@ -757,8 +757,7 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
 
 /**
  * Sort algorithms.
- * - CLSCAN_SORT_AUTO: ONESWEEP on GPUs and other non-CPU devices with 64-bit global atomics,
- *   else LSD (also on CPU devices, where it measured faster).
+ * - CLSCAN_SORT_AUTO: LSD on every device (it measured faster than ONESWEEP on GPUs and CPUs).
  * - CLSCAN_SORT_LSD: the portable least-significant-digit radix sort built from the library's
  *   pieces: per 8-bit digit, a histogram per tile, an exclusive scan of the counts (digit-major)
  *   and a stable scatter in which each work-group ranks its tile's digits in local memory. About

@@ -1,15 +1,16 @@
 /*
  * clscan: the Onesweep radix sort (cl/status.cl, cl/radix_sort.cl; Adinets and Merrill 2022).
- * sort_histogram counts every pass's digits in one launch; sort_passes decides which passes run
- * (a pass in which one digit holds every key is the identity) and where the keys are before
- * each; then one sort_onesweep launch per pass ranks each tile in local memory and takes the
- * tile's digit offsets from a chained scan across tiles, one chain per digit, with the scan's
- * status words, decoupled look-back and fallback (status.cl); sort_finish copies the keys back
- * if they ended in the temporary copies. Needs 64-bit atomics.
+ * sort_histogram counts every pass's digits in one launch; sort_passes (one work-group) decides
+ * which passes run (a pass in which one digit holds every key is the identity) and where the
+ * keys are before each, and scans each pass's histogram into the digits' starts; then one
+ * sort_onesweep launch per pass ranks each tile in local memory and takes the tile's digit offsets
+ * from a chained scan across tiles, one chain per digit, with the scan's status words (status.cl),
+ * a decoupled look-back whose work-items walk 8 chains each at once, and the decoupled fallback;
+ * sort_finish copies the keys back if they ended in the temporary copies. Needs 64-bit atomics.
  *
  * Temporary layout (zeroed before each sort): the ticket counters of the passes, the pass and
  * side words, the histograms (SORT_HIST_OFFSET in cl/radix_sort.cl), from STATUS_OFFSET the
- * status words (one 8-byte word per digit and tile, digit-major; pass p publishes under epoch
+ * status words (one 8-byte word per digit and tile, tile-major; pass p publishes under epoch
  * p + 1, so one zeroing serves every pass), then the copies of keys and values.
  */
 #include "sort_internal.h"
@@ -59,14 +60,14 @@ static clscan_status enqueue(const clscan__sort_launch *l) {
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, plan->k[HISTOGRAM], hist_args, 7, tiles, local));
   const clscan__karg passes_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(n), CLSCAN__ARG(passes)};
-  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, 1));
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, local));
   for (cl_uint p = 0; p < passes; p++) {
     const clscan__karg args[] = {CLSCAN__ARG(a),      CLSCAN__ARG(a_off),  CLSCAN__ARG(av),
                                  CLSCAN__ARG(av_off), CLSCAN__ARG(temp),   CLSCAN__ARG(b_off),
                                  CLSCAN__ARG(temp),   CLSCAN__ARG(bv_off), CLSCAN__ARG(n),
                                  CLSCAN__ARG(p),      CLSCAN__ARG(begin),  CLSCAN__ARG(end),
-                                 CLSCAN__ARG(temp),   CLSCAN__ARG(tiles)};
-    CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[ONESWEEP], args, 14, tiles, local));
+                                 CLSCAN__ARG(temp)};
+    CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[ONESWEEP], args, 13, tiles, local));
   }
   cl_int from_words = 1;
   const clscan__karg args[] = {CLSCAN__ARG(a),      CLSCAN__ARG(a_off),      CLSCAN__ARG(av),

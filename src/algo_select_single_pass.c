@@ -3,13 +3,15 @@
  * count fused with the scatter through the scan's decoupled look-back and fallback, in two shapes:
  * cl/select.cl (GPU: work-groups of tile_wg work-items, `items` elements each) and
  * cl/select_cpu.cl (CPU: one work-item per tile of cpu_tile elements). Both build on
- * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl.
+ * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl; the
+ * GPU shape looks back with cl/lookback_warp.cl's warp-wide window on NVIDIA (a tree reduction of
+ * the counts) and with status.cl's serial walker elsewhere.
  *
  * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
- * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (2 words, or 4 for
- * run-length encoding) per tile, and for partition one ulong count per tile (the pre-pass). The
- * per-tile counts are below 2^35, so the scan's single pass, which may later use the same slot,
- * reads them as words of an older epoch.
+ * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (per tile: one word
+ * per 4 bytes of the count, twice that for run-length encoding), and for partition one ulong
+ * count per tile (the pre-pass). The per-tile counts are below 2^35, so the scan's single pass,
+ * which may later use the same slot, reads them as words of an older epoch.
  */
 #include "internal.h"
 
@@ -21,7 +23,7 @@ enum { EMPTY = CLSCAN__SEL_KERNEL_EMPTY, PASS, COUNT_TILES, COUNT_TOTAL };
 
 static const clscan__program gpu_program = {
     .name = "select",
-    .files = {"common", "select_common", "status", "select", NULL},
+    .files = {"common", "select_common", "status", "lookback_warp", "select", NULL},
 };
 
 static const clscan__program cpu_program = {
@@ -46,9 +48,10 @@ static size_t tile_elems(const clscan_select_plan *plan) {
   return t->single_pass_cpu ? t->cpu_tile : (size_t)t->tile_wg * plan->items;
 }
 
-/* Status words per tile: the count state's 32-bit words. */
+/* Status words per tile: the count state's 32-bit words (cl/select_common.cl: fields of the
+ * count's size; run-length encoding has two). */
 static size_t status_words(const clscan_select_plan *plan) {
-  return plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 4 : 2;
+  return (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 2 : 1) * plan->count_size / 4;
 }
 
 static clscan_status config(const clscan_select_plan *plan, clscan__kernel_config *cfg) {

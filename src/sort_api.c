@@ -16,15 +16,12 @@
 
 #include "sort_internal.h"
 
-/* Work-items per work-group, keys per work-item and look-back lanes of the GPU shape (32 lanes
- * for keys of up to 4 bytes, 16 for 8-byte keys, so that a tile's local memory stays within
- * 32 KB: measured 29.8 KB and 31.6 KB on POCL, values are not staged); the CPU shape has one
- * work-item per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32
- * keys). */
+/* Work-items per work-group and keys per work-item of the GPU shape (a tile's ranking keeps one
+ * count per digit and work-item in local memory, so work-groups stay small); every work-item
+ * looks back along 8 of the 256 digit chains at once (Onesweep). The CPU shape has one work-item
+ * per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
 #define GPU_WG 32
 #define GPU_ITEMS 32
-#define GPU_LANES_NARROW 32
-#define GPU_LANES_WIDE 16
 #define CPU_ITEMS 16384
 
 /* ============================================================================================== */
@@ -121,14 +118,13 @@ static void resolve(clscan_sort_plan *plan) {
   int cpu = info->is_cpu;
   if (clscan__env_present(CLSCAN__ENV_SINGLE_PASS_CPU))
     cpu = clscan__env_unsigned(CLSCAN__ENV_SINGLE_PASS_CPU, 1, NULL) != 0;
-  // In the CPU shape LSD is faster (measured on POCL, 2 cores, 2^24 uint32 keys: 0.89 s against
-  // 1.26 s for Onesweep, whose single work-item walks 256 digit chains per tile).
-  plan->algorithm = d->algorithm;
-  if (plan->algorithm == CLSCAN_SORT_AUTO)
-    plan->algorithm = info->has_int64_atomics && !cpu ? CLSCAN_SORT_ONESWEEP : CLSCAN_SORT_LSD;
+  // AUTO is LSD on every device, as measured at 2^24 uint32 keys: on the H200 (NVIDIA OpenCL)
+  // 2.1 ms against 32 ms for Onesweep when its look-back walked one digit chain at a time per
+  // work-item, and in the CPU shape (POCL, 2 cores) 0.89 s against 1.26 s.
+  plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
-  plan->lanes = cpu ? 1 : plan->key_size <= 4 ? GPU_LANES_NARROW : GPU_LANES_WIDE;
+  plan->lanes = plan->wg;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
 }
 

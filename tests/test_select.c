@@ -652,7 +652,8 @@ static void test_algorithms(void **state) {
       }
     }
   }
-  // The fallback: every 2nd or 3rd tile never publishes, in both shapes, small CPU tiles too.
+  // The fallback: every 2nd or 3rd tile never publishes, in both shapes, small CPU tiles too,
+  // with 8-byte counts (two status words a count) and 4-byte ones (one word).
   for (int shape = 1; shape <= 2; shape++) {
     for (unsigned w = 2; w <= 3; w++) {
       for (size_t o = 0; o < 4; o++) {
@@ -660,6 +661,7 @@ static void test_algorithms(void **state) {
         c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
         c.shape = shape;
         c.withhold = w;
+        c.count_size = w == 2 ? 8 : 4;
         check_case(&c);
       }
     }
