@@ -571,7 +571,7 @@ ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full,
 
 /* Loads a work-item's vectors of tile t from in[0, n) (aux is unused: the packed path has no
  * segments); elements past n read as the identity. Every load is issued before any is used. */
-ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n, ulong t,
                              tile_items *x) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
@@ -623,7 +623,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * tile_scan_local combine it, while holding one vector at a time (the single pass's fallback).
  * Every work-item must call it.
  */
-ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
                                  ulong t, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
@@ -689,7 +689,7 @@ typedef union key_elems {
 
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
  * one vector load for the input and one for the flags or keys. */
-ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux, ulong e,
+ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong e,
                                     elem_t xs[VEC]) {
   in_elems u;
   u.v = ((const __global in_vec_t *)in)[e / VEC];
@@ -712,26 +712,26 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
 #else
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
-    xs[k] = make_elem(u.e[k], aux, e + k);
+    xs[k] = make_elem(u.e[k], aux CLSCAN_XA, e + k);
 #endif
 }
 
 /* Loads the VEC elements from index e of a range of n elements (elements past n read as the
  * identity); full says that the whole tile lies inside the range. */
-ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux, ulong n, ulong e,
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n, ulong e,
                                int full, elem_t xs[VEC]) {
   if (CLSCAN_VECTOR_IO && full) {
-    load_full_vector(in, aux, e, xs);
+    load_full_vector(in, aux CLSCAN_XA, e, xs);
   } else {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
-      xs[k] = load_or_identity(in, aux, e + k, n);
+      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
   }
 }
 
 /* Loads a work-item's vectors of tile t from in[0, n) (aux: see common.cl); elements past n read
  * as the identity. Every load is issued before any is used. */
-ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n, ulong t,
                              tile_items *x) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
@@ -739,7 +739,7 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux,
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -790,7 +790,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * vector at a time: the single pass's fallback uses it beside a loaded tile, where a second
  * tile in registers would cost every work-group occupancy. Every work-item must call it.
  */
-ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
                                  ulong t, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
@@ -799,7 +799,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
