@@ -173,8 +173,7 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
     text_add(&t, "#define CLSCAN_DEVICE_INIT 1\n");
   if (d->type_source && (user_type || args_need_types(d)))
     text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
-  if (d->arg_count)
-    add_arg_lists(&t, d);
+  add_arg_lists(&t, d);
   if (user_type) {
     text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
              d->type_name, d->type_size);
