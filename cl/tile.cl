@@ -848,11 +848,11 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 #if CLSCAN_NV_PTX
 /* A kernel that only exercises the inline PTX, so the host can test-compile it (built only with
  * it: elsewhere it would double the programs' compile time for nothing). */
-__kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
+__kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed CLSCAN_XKP) {
   __local tile_scratch s;
   tile_items x;
   elem_t pre[CLSCAN_VPT], gp;
-  tile_load(in, (const __global uchar *)in, 0, 0, &x);
+  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x);
   const elem_t total = tile_scan_local(&x, pre, &gp, &s);
   tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
 }
