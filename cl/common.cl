@@ -293,10 +293,10 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b) {
 #if CLSCAN_DEVICE_INIT
 #define CLSCAN_XKP \
   CLSCAN_XP, const __global val_t *clscan_seed_buf, ulong clscan_seed_off, int clscan_seed_use
-#define READ_SEED(seed)                             \
-  do {                                              \
-    if (clscan_seed_use)                            \
-      (seed) = clscan_seed_buf[clscan_seed_off];    \
+#define READ_SEED(seed)                          \
+  do {                                           \
+    if (clscan_seed_use)                         \
+      (seed) = clscan_seed_buf[clscan_seed_off]; \
   } while (0)
 #else
 #define CLSCAN_XKP CLSCAN_XP
@@ -489,8 +489,8 @@ ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulon
 }
 
 /* Loads element i of a range of n elements, or the identity past its end. */
-ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong i,
-                                      ulong n) {
+ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                      ulong i, ulong n) {
   return i < n ? make_elem(in[i], aux CLSCAN_XA, i) : IDENTITY;
 }
 

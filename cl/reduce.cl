@@ -1,8 +1,8 @@
 #if TILE_PACKED
 /* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
  * inside the range. tile.cl's packed path (narrow types) keeps no load_vector of elements. */
-ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n, ulong e,
-                               int full, elem_t xs[VEC]) {
+ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
   if (full) {
     in_elems u;
     u.v = ((const __global in_vec_t *)in)[e / VEC];

@@ -128,7 +128,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
   aux += aux_off * AUX_SIZE;
   out += out_off;
   const ulong ia = base + lid, ib = base + lid + CLSCAN_WG;
-  const elem_t xa = load_or_identity(in, aux CLSCAN_XA, ia, n), xb = load_or_identity(in, aux CLSCAN_XA, ib, n);
+  const elem_t xa = load_or_identity(in, aux CLSCAN_XA, ia, n),
+               xb = load_or_identity(in, aux CLSCAN_XA, ib, n);
   elem_t ea, eb;
   const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
   if (lid == 0 && has_sums)

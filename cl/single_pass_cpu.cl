@@ -22,8 +22,8 @@
 #endif
 
 /* Reduces in[begin, end) in order (aux: see common.cl). */
-ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong begin,
-                                ulong end) {
+ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                ulong begin, ulong end) {
   elem_t acc = IDENTITY;
   for (ulong i = begin; i < end; i++)
     acc = combine(acc, make_elem(in[i], aux CLSCAN_XA, i));
@@ -51,8 +51,9 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLSCAN_XP, __global val_t *out,
-                          ulong begin, ulong end, elem_t prefix, int exclusive, val_t seed) {
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                          __global val_t *out, ulong begin, ulong end, elem_t prefix, int exclusive,
+                          val_t seed) {
   elem_t acc = prefix;
   ulong i = begin;
 #if defined(__has_builtin)
@@ -97,9 +98,9 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
  * before it, status.cl), reducing silent tiles itself (in place through their gates, see
  * single_pass.cl).
  */
-ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
-                                  __global ulong *status, ulong t, ulong epoch, elem_t chain_seed,
-                                  int in_place, __local lookback_state *lb) {
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                  ulong n, __global ulong *status, ulong t, ulong epoch,
+                                  elem_t chain_seed, int in_place, __local lookback_state *lb) {
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   lookback_begin(lb, t);
   while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {

@@ -734,8 +734,7 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_c
                                                          size_t out_offset, size_t n,
                                                          const clscan_run_args *run,
                                                          cl_uint num_wait,
-                                                         const cl_event *wait_list,
-                                                         cl_event *done);
+                                                         const cl_event *wait_list, cl_event *done);
 
 /* ============================================================================================== */
 /* Selections: select, partition, unique, run-length encoding                                    */

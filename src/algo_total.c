@@ -41,10 +41,11 @@ static clscan_status enqueue(const clscan__launch *l) {
   cl_ulong in_off = r->buf[CLSCAN__BUF_IN].off, out_off = r->buf[CLSCAN__BUF_OUT].off;
   cl_ulong n = r->n, save_off = l->save_off, total_off = r->total.off;
   cl_int excl = l->plan->desc.exclusive != 0, phase = l->total_phase;
-  const clscan__karg args[] = {CLSCAN__ARG(in),       CLSCAN__ARG(in_off),    CLSCAN__ARG(out),
-                               CLSCAN__ARG(out_off),  CLSCAN__ARG(n),         CLSCAN__ARG(temp),
-                               CLSCAN__ARG(save_off), CLSCAN__ARG(total),     CLSCAN__ARG(total_off),
-                               CLSCAN__ARG(excl),     CLSCAN__ARG(phase),     {l->plan->out_size, l->seed}};
+  const clscan__karg args[] = {
+      CLSCAN__ARG(in),       CLSCAN__ARG(in_off), CLSCAN__ARG(out),
+      CLSCAN__ARG(out_off),  CLSCAN__ARG(n),      CLSCAN__ARG(temp),
+      CLSCAN__ARG(save_off), CLSCAN__ARG(total),  CLSCAN__ARG(total_off),
+      CLSCAN__ARG(excl),     CLSCAN__ARG(phase),  {l->plan->out_size, l->seed}};
   cl_kernel k = l->kernels->k[TOTAL];
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 12, l->extra, 1));
   return clscan__chain_call(l->chain, k, args, 12, 1, 1);

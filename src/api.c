@@ -501,8 +501,7 @@ fail:
 clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue, cl_mem in,
                                        size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                        const clscan_run_args *run, cl_uint num_wait,
-                                       const cl_event *wait_list, cl_event *first,
-                                       cl_event *done) {
+                                       const cl_event *wait_list, cl_event *first, cl_event *done) {
   clscan__clear_error();
   if (first)
     *first = NULL;
@@ -530,11 +529,11 @@ clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue
   return clscan__dispatch(plan, &r);
 }
 
-clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queue queue,
-                                              cl_mem in, size_t in_offset, cl_mem out,
-                                              size_t out_offset, size_t n,
-                                              const clscan_run_args *run, cl_uint num_wait,
-                                              const cl_event *wait_list, cl_event *done) {
+clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                              size_t in_offset, cl_mem out, size_t out_offset,
+                                              size_t n, const clscan_run_args *run,
+                                              cl_uint num_wait, const cl_event *wait_list,
+                                              cl_event *done) {
   clscan__clear_error();
   if (done)
     *done = NULL;

@@ -497,8 +497,8 @@ struct clscan__request {
   clscan__buffer buf[CLSCAN__MAX_BUFFERS];
   size_t n;
   int in_place;
-  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
-  const void *init;  /* with init_override: the initial value, or NULL for the identity */
+  int init_override;          /* 1: `init` replaces the plan's initial value (one-shot scans) */
+  const void *init;           /* with init_override: the initial value, or NULL for the identity */
   const clscan__extra *extra; /* extra kernel arguments (clscan_plan_enqueue_args), or NULL */
   clscan__buffer total;       /* the device total's buffer and element, or NULL */
   cl_uint num_wait;
@@ -544,8 +544,8 @@ typedef struct clscan__launch {
   cl_uint ticket_base; /* single pass: the ticket counter's value before the launch */
   cl_mem aux;          /* the request's aux buffer, or any valid buffer when it has none */
   cl_ulong aux_off;
-  const void *seed;     /* the initial value, or the identity (out_size bytes) */
-  const void *identity; /* the operator's identity (out_size bytes) */
+  const void *seed;           /* the initial value, or the identity (out_size bytes) */
+  const void *identity;       /* the operator's identity (out_size bytes) */
   const clscan__extra *extra; /* the request's extra kernel arguments, or NULL */
   cl_ulong save_off;          /* total: the element of temp that keeps v[n-1] */
   int total_phase;            /* total: 0 before an exclusive scan, 1 after the scan */
@@ -664,8 +664,8 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
 /* Checks a validated request's clscan_run_args against the plan (argument values, device
  * initial value, total) and fills *x with the extra kernel arguments; sets req->extra and
  * req->total. `reduce`: the request is a reduction (no total). */
-clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run,
-                                   int reduce, clscan__request *req, clscan__extra *x);
+clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run, int reduce,
+                                   clscan__request *req, clscan__extra *x);
 
 /* Checks a descriptor's extra arguments (names, kinds, types, access) and device_init. */
 clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *desc);

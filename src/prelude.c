@@ -214,6 +214,7 @@ clscan_status clscan__extra_set(cl_kernel k, cl_uint first, const clscan__extra 
   if (!x->device_seed)
     return CLSCAN_SUCCESS;
   cl_int use = seeded != 0;
-  cl_int err = CLSCAN_FAULT(CL_INVALID_ARG_VALUE, clSetKernelArg(k, first + x->count, sizeof use, &use));
+  cl_int err =
+      CLSCAN_FAULT(CL_INVALID_ARG_VALUE, clSetKernelArg(k, first + x->count, sizeof use, &use));
   return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clSetKernelArg (seed switch)");
 }

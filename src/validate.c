@@ -297,9 +297,9 @@ static clscan_status check_arg_type(const clscan_context *ctx, const clscan_arg 
     return CLSCAN_SUCCESS;
   }
   if (!clscan__type_is_builtin(a->type))
-    return clscan__fail(CLSCAN_INVALID_TYPE,
-                        "args[%zu] (%s): type %d is not a built-in clscan_type%s", k, a->name,
-                        (int)a->type, a->kind == CLSCAN_ARG_SCALAR ? " (scalars are built-in)" : "");
+    return clscan__fail(
+        CLSCAN_INVALID_TYPE, "args[%zu] (%s): type %d is not a built-in clscan_type%s", k, a->name,
+        (int)a->type, a->kind == CLSCAN_ARG_SCALAR ? " (scalars are built-in)" : "");
   if (a->type_name || a->type_size)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "args[%zu] (%s): type_name or type_size given for a built-in type", k,
@@ -422,9 +422,8 @@ static clscan_status check_value(const clscan_plan *plan, const clscan__request 
 }
 
 /* Checks one device element at a byte offset (the initial value or the total). */
-static clscan_status check_element(const clscan_plan *plan, const clscan__request *req,
-                                   int reduce, cl_mem buf, size_t byte_off, int written,
-                                   const char *name) {
+static clscan_status check_element(const clscan_plan *plan, const clscan__request *req, int reduce,
+                                   cl_mem buf, size_t byte_off, int written, const char *name) {
   size_t size = plan->out_size;
   if (byte_off % size)
     return clscan__fail(CLSCAN_INVALID_VALUE,
@@ -471,8 +470,8 @@ static clscan_status check_total(const clscan_plan *plan, const clscan_run_args 
   return CLSCAN_SUCCESS;
 }
 
-clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run,
-                                   int reduce, clscan__request *req, clscan__extra *x) {
+clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run, int reduce,
+                                   clscan__request *req, clscan__extra *x) {
   static const clscan_run_args none = {0};
   if (!run)
     run = &none;

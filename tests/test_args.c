@@ -235,8 +235,8 @@ static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, co
   for (int round = 0; round < 2; round++) {
     if (round == 1 && c->in_place)
       break; /* the input is gone */
-    const clscan_arg_value values[2] = {
-        {.buffer = round ? b.w2 : b.w, .offset = c->w_off}, {.scalar = &c->s}};
+    const clscan_arg_value values[2] = {{.buffer = round ? b.w2 : b.w, .offset = c->w_off},
+                                        {.scalar = &c->s}};
     const clscan_run_args run = {.values = values,
                                  .value_count = 2,
                                  .init = c->device_init ? b.carry : NULL,
@@ -244,8 +244,8 @@ static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, co
                                  .total_offset = c->total && !c->device_init ? 4 : 0,
                                  .segments = c->segmented ? b.flags : NULL};
     cl_event done = NULL;
-    ok(clscan_plan_enqueue_args(plan, NULL, b.in, c->in_off, b.out, out_off, n, &run, 0, NULL,
-                                NULL, &done),
+    ok(clscan_plan_enqueue_args(plan, NULL, b.in, c->in_off, b.out, out_off, n, &run, 0, NULL, NULL,
+                                &done),
        what);
     assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
@@ -296,17 +296,18 @@ static void run_all(int device_init, int segmented) {
     size_t count = sizes_for(tile_of(plans[0], &algos[a], 4), &seed, sizes);
     for (size_t k = 0; k < count; k++) {
       for (int e = 0; e < 2; e++) {
-        map_case c = {.n = sizes[k],
-                      .in_off = tu_random_size(&seed, 0, 9),
-                      .out_off = tu_random_size(&seed, 0, 9),
-                      .w_off = tu_random_size(&seed, 0, 20),
-                      .exclusive = e,
-                      .in_place = k % 3 == 2,
-                      .segmented = segmented,
-                      .device_init = device_init,
-                      .total = !segmented,
-                      .init = device_init ? (int32_t)tu_random_size(&seed, 0, 999) - 500 : host_init,
-                      .s = (int32_t)tu_random_size(&seed, 0, 20) - 10};
+        map_case c = {
+            .n = sizes[k],
+            .in_off = tu_random_size(&seed, 0, 9),
+            .out_off = tu_random_size(&seed, 0, 9),
+            .w_off = tu_random_size(&seed, 0, 20),
+            .exclusive = e,
+            .in_place = k % 3 == 2,
+            .segmented = segmented,
+            .device_init = device_init,
+            .total = !segmented,
+            .init = device_init ? (int32_t)tu_random_size(&seed, 0, 999) - 500 : host_init,
+            .s = (int32_t)tu_random_size(&seed, 0, 20) - 10};
         char what[160];
         snprintf(what, sizeof what, "%s %s%s%s n=%zu%s", algos[a].name,
                  e ? "exclusive" : "inclusive", segmented ? " segmented" : "",
@@ -408,9 +409,10 @@ static void test_scan_types(void **state) {
 /* A read-write argument: the map also writes each mapped value (idempotently) to a side buffer. */
 static void test_scan_read_write(void **state) {
   (void)state;
-  const clscan_arg args[] = {
-      {.name = "side", .kind = CLSCAN_ARG_BUFFER, .type = CLSCAN_INT32,
-       .access = CLSCAN_ARG_READ_WRITE}};
+  const clscan_arg args[] = {{.name = "side",
+                              .kind = CLSCAN_ARG_BUFFER,
+                              .type = CLSCAN_INT32,
+                              .access = CLSCAN_ARG_READ_WRITE}};
   const clscan_scan_desc base = {.type = CLSCAN_INT32,
                                  .op = CLSCAN_ADD,
                                  .map_source = "{ side[i] = 3 * x; return 3 * x; }",
@@ -423,7 +425,8 @@ static void test_scan_read_write(void **state) {
     int32_t *x = malloc(n * 4), *got = malloc(n * 4);
     assert_true(x && got);
     fill_ints(seed, x, n, 1000);
-    cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL), side = buffer_with(n * 4, NULL);
+    cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL),
+           side = buffer_with(n * 4, NULL);
     const clscan_arg_value v = {.buffer = side};
     const clscan_run_args run = {.values = &v, .value_count = 1};
     ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
@@ -450,7 +453,7 @@ static void test_scan_read_write(void **state) {
 }
 
 /* ============================================================================================== */
-/* reduce                                                                                          */
+/* reduce */
 /* ============================================================================================== */
 
 static void test_reduce(void **state) {
@@ -487,10 +490,8 @@ static void test_reduce(void **state) {
         int32_t c2[2] = {0, init};
         assert_true(tu_write(tu_context(), NULL, carry, 0, 8, c2));
         const clscan_arg_value v[2] = {{.buffer = dw, .offset = w_off}, {.scalar = &s}};
-        const clscan_run_args run = {.values = v,
-                                     .value_count = 2,
-                                     .init = device_init ? carry : NULL,
-                                     .init_offset = 4};
+        const clscan_run_args run = {
+            .values = v, .value_count = 2, .init = device_init ? carry : NULL, .init_offset = 4};
         ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 1, n, &run, 0, NULL, NULL),
            "clscan_plan_enqueue_reduce_args");
         int32_t got[2];
@@ -560,8 +561,8 @@ static void test_chain(void **state) {
       assert_true(tu_read(tu_context(), NULL, carry, 0, 4, &total));
       for (size_t i = 0; i < n; i++) {
         if (got[i] != want[i])
-          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d",
-                algos[a].name, e ? "exclusive" : "inclusive", n, chunks, i, got[i], want[i]);
+          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d", algos[a].name,
+                e ? "exclusive" : "inclusive", n, chunks, i, got[i], want[i]);
       }
       if (total != (int32_t)acc)
         failf(seed, "chain %s: the last total is %d, want %d", algos[a].name, total, (int32_t)acc);
@@ -585,8 +586,8 @@ static void test_total_plain(void **state) {
   const int32_t init = 1000;
   for (size_t a = 0; a < ALGO_COUNT; a++) {
     for (int e = 0; e < 2; e++) {
-      const clscan_scan_desc d = {.type = CLSCAN_INT32, .op = CLSCAN_MAX, .exclusive = e,
-                                  .init = &init};
+      const clscan_scan_desc d = {
+          .type = CLSCAN_INT32, .op = CLSCAN_MAX, .exclusive = e, .init = &init};
       clscan_plan *plan = plan_for(&d, &algos[a]);
       const size_t sizes[] = {0, 1, tu_random_size(&seed, 2, 100000)};
       for (size_t k = 0; k < 3; k++) {
@@ -605,8 +606,8 @@ static void test_total_plain(void **state) {
         int32_t got[4];
         assert_true(tu_read(tu_context(), NULL, total, 0, 16, got));
         if (got[2] != want)
-          failf(seed, "total %s %s n=%zu: %d, want %d", algos[a].name, e ? "exclusive" : "inclusive",
-                n, got[2], want);
+          failf(seed, "total %s %s n=%zu: %d, want %d", algos[a].name,
+                e ? "exclusive" : "inclusive", n, got[2], want);
         const unsigned char *g = (const unsigned char *)got;
         for (size_t i = 0; i < 16; i++) {
           if ((i < 8 || i >= 12) && g[i] != TU_POISON)
@@ -624,7 +625,7 @@ static void test_total_plain(void **state) {
 }
 
 /* ============================================================================================== */
-/* errors                                                                                          */
+/* errors */
 /* ============================================================================================== */
 
 /* Expects a status from a descriptor at plan creation (and from clscan_context_supports). */
@@ -646,8 +647,8 @@ static void expect_desc(clscan_status want, const clscan_scan_desc *d, const cha
 
 static void test_desc_errors(void **state) {
   (void)state;
-  const clscan_scan_desc good = {.type = CLSCAN_INT32, .map_source = "x * w[i] + s",
-                                 .args = int_args, .arg_count = 2};
+  const clscan_scan_desc good = {
+      .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
   clscan_arg bad[2];
   clscan_scan_desc d;
 #define CASE(want, what, ...)          \
@@ -697,8 +698,8 @@ static void test_desc_errors(void **state) {
 static void test_call_errors(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
-  const clscan_scan_desc d = {.type = CLSCAN_INT32, .map_source = "x * w[i] + s",
-                              .args = int_args, .arg_count = 2};
+  const clscan_scan_desc d = {
+      .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
   const clscan_scan_desc di = {.type = CLSCAN_INT32, .device_init = 1};
   int32_t host[4] = {1, 2, 3, 4}, out[4] = {0};
   cl_mem in = buffer_with(64, host), dout = buffer_with(64, NULL);
@@ -718,12 +719,12 @@ static void test_call_errors(void **state) {
   }
   for (int i = 0; i < 4; i++)
     assert_int_equal(out[i], 0);
-  assert_int_equal(clscan_plan_enqueue_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL,
-                                            NULL),
-                   CLSCAN_NULL_ARGUMENT);
-  assert_int_equal(clscan_plan_enqueue_reduce_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL,
-                                                   NULL),
-                   CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(
+      clscan_plan_enqueue_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(
+      clscan_plan_enqueue_reduce_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
   clReleaseMemObject(in);
   clReleaseMemObject(dout);
 }
@@ -756,15 +757,14 @@ static void check_untouched(const err_fixture *f, const char *what) {
 static void expect_run(err_fixture *f, clscan_status want, const clscan_run_args *run, size_t n,
                        size_t out_off, int reduce, const char *what) {
   cl_event done = (cl_event)1;
-  clscan_status st =
-      reduce ? clscan_plan_enqueue_reduce_args(f->plan, NULL, f->in, 0, f->out, out_off, n, run, 0,
-                                               NULL, &done)
-             : clscan_plan_enqueue_args(f->plan, NULL, f->in, 0, f->out, out_off, n, run, 0, NULL,
-                                        NULL, &done);
+  clscan_status st = reduce ? clscan_plan_enqueue_reduce_args(f->plan, NULL, f->in, 0, f->out,
+                                                              out_off, n, run, 0, NULL, &done)
+                            : clscan_plan_enqueue_args(f->plan, NULL, f->in, 0, f->out, out_off, n,
+                                                       run, 0, NULL, NULL, &done);
   clFinish(clscan_context_queue(tu_context()));
   if (st != want)
-    fail_msg("%s: got %s (%s), want %s", what, clscan_status_string(st),
-             clscan_last_error_detail(), clscan_status_string(want));
+    fail_msg("%s: got %s (%s), want %s", what, clscan_status_string(st), clscan_last_error_detail(),
+             clscan_status_string(want));
   if (want != CLSCAN_SUCCESS) {
     assert_null(done);
     check_untouched(f, what);
@@ -777,8 +777,11 @@ static void test_enqueue_errors(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
   err_fixture f = {.s = 1};
-  const clscan_scan_desc d = {.type = CLSCAN_INT32, .map_source = "x * w[i] + s",
-                              .args = int_args, .arg_count = 2, .device_init = 1};
+  const clscan_scan_desc d = {.type = CLSCAN_INT32,
+                              .map_source = "x * w[i] + s",
+                              .args = int_args,
+                              .arg_count = 2,
+                              .device_init = 1};
   ok(clscan_plan_create(ctx, &d, &f.plan), "plan");
   int32_t x[64], carry[4] = {5, 5, 5, 5};
   for (int i = 0; i < 64; i++)
@@ -799,13 +802,13 @@ static void test_enqueue_errors(void **state) {
   f.run = (clscan_run_args){.values = f.values, .value_count = 2, .init = f.carry};
   clscan_arg_value v[2];
   clscan_run_args r;
-#define RUN(want, n, what, ...)                    \
-  do {                                             \
-    memcpy(v, f.values, sizeof v);                 \
-    r = f.run;                                     \
-    r.values = v;                                  \
-    __VA_ARGS__;                                   \
-    expect_run(&f, want, &r, n, 0, 0, what);       \
+#define RUN(want, n, what, ...)              \
+  do {                                       \
+    memcpy(v, f.values, sizeof v);           \
+    r = f.run;                               \
+    r.values = v;                            \
+    __VA_ARGS__;                             \
+    expect_run(&f, want, &r, n, 0, 0, what); \
   } while (0)
   expect_run(&f, CLSCAN_INVALID_VALUE, NULL, 16, 0, 0, "run NULL (no values)");
   RUN(CLSCAN_INVALID_VALUE, 16, "value_count 1", r.value_count = 1);
@@ -849,8 +852,8 @@ static void test_enqueue_errors(void **state) {
   expect_run(&f, CLSCAN_OVERLAP, &r, 16, 1, 1, "reduce init on its output");
   // A read-write argument that overlaps the input, and a plan without device_init given init.
   const clscan_arg rw = {.name = "w", .type = CLSCAN_INT32, .access = CLSCAN_ARG_READ_WRITE};
-  const clscan_scan_desc drw = {.type = CLSCAN_INT32, .map_source = "x + w[i]", .args = &rw,
-                                .arg_count = 1};
+  const clscan_scan_desc drw = {
+      .type = CLSCAN_INT32, .map_source = "x + w[i]", .args = &rw, .arg_count = 1};
   clscan_plan *prw = NULL;
   ok(clscan_plan_create(ctx, &drw, &prw), "read-write plan");
   const clscan_arg_value vin = {.buffer = f.in}, vro = {.buffer = f.ro};
@@ -858,15 +861,15 @@ static void test_enqueue_errors(void **state) {
   const clscan_run_args rro = {.values = &vro, .value_count = 1};
   const clscan_arg_value vw = {.buffer = f.w};
   const clscan_run_args rinit = {.values = &vw, .value_count = 1, .init = f.carry};
-  assert_int_equal(clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rin, 0, NULL, NULL,
-                                            NULL),
-                   CLSCAN_OVERLAP);
-  assert_int_equal(clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rro, 0, NULL, NULL,
-                                            NULL),
-                   CLSCAN_INVALID_BUFFER);
-  assert_int_equal(clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rinit, 0, NULL,
-                                            NULL, NULL),
-                   CLSCAN_INVALID_VALUE);
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rin, 0, NULL, NULL, NULL),
+      CLSCAN_OVERLAP);
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rro, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_BUFFER);
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rinit, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_VALUE);
   check_untouched(&f, "read-write plan");
   clscan_plan_release(prw);
   // A segmented plan needs its segments, and has no total.
@@ -874,12 +877,12 @@ static void test_enqueue_errors(void **state) {
   ok(clscan_plan_create(ctx, &dseg, &f.seg_plan), "segmented plan");
   const clscan_run_args rseg = {.segments = NULL};
   const clscan_run_args rtot = {.segments = f.w, .total = f.carry, .total_offset = 8};
-  assert_int_equal(clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rseg, 0,
-                                            NULL, NULL, NULL),
-                   CLSCAN_NULL_ARGUMENT);
-  assert_int_equal(clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rtot, 0,
-                                            NULL, NULL, NULL),
-                   CLSCAN_INVALID_VALUE);
+  assert_int_equal(
+      clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rseg, 0, NULL, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(
+      clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rtot, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_VALUE);
   check_untouched(&f, "segmented plan");
   // The good run succeeds (the fixture is sound).
   expect_run(&f, CLSCAN_SUCCESS, &f.run, 16, 0, 0, "the good run");
@@ -893,7 +896,7 @@ static void test_enqueue_errors(void **state) {
 }
 
 /* ============================================================================================== */
-/* half                                                                                            */
+/* half */
 /* ============================================================================================== */
 
 /* IEEE binary16 from a float, rounded to nearest even (the device's conversion). */
@@ -948,8 +951,8 @@ static void test_half(void **state) {
   const clscan_scan_desc to_half = {.type = CLSCAN_HALF, .op = CLSCAN_MAX};
   const clscan_scan_desc from_float = {.type = CLSCAN_FLOAT, .out_type = CLSCAN_OUT_HALF};
   const clscan_arg harg = {.name = "h", .type = CLSCAN_HALF};
-  const clscan_scan_desc half_arg = {.type = CLSCAN_FLOAT, .map_source = "x * (float)h[i]",
-                                     .args = &harg, .arg_count = 1};
+  const clscan_scan_desc half_arg = {
+      .type = CLSCAN_FLOAT, .map_source = "x * (float)h[i]", .args = &harg, .arg_count = 1};
   const clscan_scan_desc bad_op = {.type = CLSCAN_HALF, .op = CLSCAN_XOR};
   assert_int_equal(clscan_type_size(CLSCAN_HALF), 2);
   assert_string_equal(clscan_type_name(CLSCAN_HALF), "half");
@@ -1039,9 +1042,9 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc || (argc == 1 && i == 1); i++) {
     const char *g = argc > 1 ? argv[i] : "all";
     int all = strcmp(g, "all") == 0, known = 0;
-#define GROUP(name, list)                                                                   \
-  if (all || strcmp(g, name) == 0) {                                                        \
-    known = 1;                                                                              \
+#define GROUP(name, list)                                                                         \
+  if (all || strcmp(g, name) == 0) {                                                              \
+    known = 1;                                                                                    \
     failed += cmocka_run_group_tests_name("args." name, list, tu_group_setup, tu_group_teardown); \
   }
     GROUP("scan", scan)

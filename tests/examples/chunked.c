@@ -34,8 +34,8 @@ int main(void) {
   cl_mem dw = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, w, &err);
   cl_mem dout = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err);
   const int32_t start = 7; /* the stream's initial value */
-  cl_mem carry = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4, (void *)&start,
-                                &err);
+  cl_mem carry =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4, (void *)&start, &err);
   if (!dx || !dw || !dout || !carry)
     return 1;
 
@@ -53,10 +53,8 @@ int main(void) {
     size_t len = n - at < chunk ? n - at : chunk;
     // w points at the chunk's first weight; the carry is read, then overwritten by the total.
     const clscan_arg_value w_value = {.buffer = dw, .offset = at};
-    const clscan_run_args run = {.values = &w_value,
-                                 .value_count = 1,
-                                 .init = carry,
-                                 .total = carry};
+    const clscan_run_args run = {
+        .values = &w_value, .value_count = 1, .init = carry, .total = carry};
     CHECK(clscan_plan_enqueue_args(plan, q, dx, at, dout, at, len, &run, 0, NULL, NULL, NULL));
   }
   int32_t last_total;
@@ -76,13 +74,12 @@ int main(void) {
     }
   }
   if (last_total != whole[n - 1]) {
-    fprintf(stderr, "the last total is %d, the scan's last element %d\n", last_total,
-            whole[n - 1]);
+    fprintf(stderr, "the last total is %d, the scan's last element %d\n", last_total, whole[n - 1]);
     return 1;
   }
   printf("first: %d %d %d %d\n", chunked[0], chunked[1], chunked[2], chunked[3]);
-  printf("%zu elements in %zu chunks agree with one scan; total %d\n", n,
-         (n + chunk - 1) / chunk, last_total);
+  printf("%zu elements in %zu chunks agree with one scan; total %d\n", n, (n + chunk - 1) / chunk,
+         last_total);
   clscan_plan_release(plan);
   clReleaseMemObject(dx);
   clReleaseMemObject(dw);
