@@ -82,11 +82,16 @@ void clscan_plan_release(clscan_plan *plan) {
   clscan__plan_release(plan);
 }
 
-/* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
-static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
+/* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL), with
+ * the run arguments of clscan_plan_enqueue_args() when `run` is not NULL. */
+static clscan_status plan_request(clscan_plan *plan, clscan__request *r,
+                                  const clscan_run_args *run) {
   const clscan__sizes sizes = {
       .in = plan->in_size, .out = plan->out_size, .aux = clscan__aux_size(&plan->desc)};
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
+  clscan__extra x;
+  if (run)
+    CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 0, r, &x));
   return clscan__dispatch(plan, r);
 }
 
@@ -120,7 +125,7 @@ static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__requ
   if (!segmented && plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented plan runs through clscan_plan_enqueue_segmented()");
-  return plan_request(plan, r);
+  return plan_request(plan, r, NULL);
 }
 
 clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queue, cl_mem in,
@@ -402,9 +407,25 @@ static clscan_status check_unsegmented(const clscan_scan_desc *desc) {
 
 /* Validates a reduction request on a plan (n input elements, one output element) and
  * dispatches it. */
-static clscan_status reduce_request(clscan_plan *plan, clscan__request *r) {
+/* Checks and dispatches a reduction on a plan (n input elements, one output element); with_args:
+ * clscan_plan_enqueue_reduce_args() and its run arguments (run may be NULL). */
+static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int with_args,
+                                    const clscan_run_args *run) {
+  clscan__clear_error();
+  if (r->done)
+    *r->done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
+  if (!with_args)
+    CLSCAN_RETURN_IF_ERROR(check_no_run_args(&plan->desc));
+  if (run && run->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "a reduction has no segments");
   const clscan__sizes sizes = {.in = plan->in_size, .out = plan->out_size, .out_one = 1};
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
+  clscan__extra x;
+  if (with_args)
+    CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 1, r, &x));
   return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, r);
 }
 
@@ -412,13 +433,6 @@ clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue que
                                          size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                          cl_uint num_wait, const cl_event *wait_list,
                                          cl_event *done) {
-  clscan__clear_error();
-  if (done)
-    *done = NULL;
-  if (!plan)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
-  CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
-  CLSCAN_RETURN_IF_ERROR(check_no_run_args(&plan->desc));
   clscan__request r = {
       .queue = queue,
       .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
@@ -426,7 +440,7 @@ clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue que
       .num_wait = num_wait,
       .wait_list = wait_list,
       .done = done};
-  return reduce_request(plan, &r);
+  return reduce_enqueue(plan, &r, 0, NULL);
 }
 
 /* The byte layout of a host reduction's device buffer: the input, then the result at a whole
@@ -502,6 +516,7 @@ clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue
                                        size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                        const clscan_run_args *run, cl_uint num_wait,
                                        const cl_event *wait_list, cl_event *first, cl_event *done) {
+  static const clscan_run_args none = {0};
   clscan__clear_error();
   if (first)
     *first = NULL;
@@ -509,24 +524,20 @@ clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue
     *done = NULL;
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
-  cl_mem segments = run ? run->segments : NULL;
-  if (segments && !plan->desc.segments)
+  if (!run)
+    run = &none;
+  if (run->segments && !plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE, "run->segments given to an unsegmented plan");
   clscan__request r = {.queue = queue,
                        .buf = {[CLSCAN__BUF_IN] = {in, in_offset},
                                [CLSCAN__BUF_OUT] = {out, out_offset},
-                               [CLSCAN__BUF_AUX] = {segments, run ? run->segments_offset : 0}},
+                               [CLSCAN__BUF_AUX] = {run->segments, run->segments_offset}},
                        .n = n,
                        .num_wait = num_wait,
                        .wait_list = wait_list,
                        .first = first,
                        .done = done};
-  const clscan__sizes sizes = {
-      .in = plan->in_size, .out = plan->out_size, .aux = clscan__aux_size(&plan->desc)};
-  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, &r));
-  clscan__extra x;
-  CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 0, &r, &x));
-  return clscan__dispatch(plan, &r);
+  return plan_request(plan, &r, run);
 }
 
 clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queue queue, cl_mem in,
@@ -534,14 +545,6 @@ clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queu
                                               size_t n, const clscan_run_args *run,
                                               cl_uint num_wait, const cl_event *wait_list,
                                               cl_event *done) {
-  clscan__clear_error();
-  if (done)
-    *done = NULL;
-  if (!plan)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
-  CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
-  if (run && run->segments)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "a reduction has no segments");
   clscan__request r = {
       .queue = queue,
       .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
@@ -549,9 +552,5 @@ clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queu
       .num_wait = num_wait,
       .wait_list = wait_list,
       .done = done};
-  const clscan__sizes sizes = {.in = plan->in_size, .out = plan->out_size, .out_one = 1};
-  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, &r));
-  clscan__extra x;
-  CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 1, &r, &x));
-  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, &r);
+  return reduce_enqueue(plan, &r, 1, run);
 }
