@@ -9,8 +9,8 @@
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c, algo_reduce.c: one file per algorithm, each exporting one
- *              descriptor.
+ *              algo_single_pass.c, algo_reduce.c, algo_total.c: one file per algorithm, each
+ *              exporting one descriptor.
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
