@@ -312,7 +312,8 @@ typedef struct clscan_arg {
  *
  * Map. map_source is an OpenCL C expression (or function body with `return`) of `x`, the input
  * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
- * value, of the output type, is what is scanned; the map is fused into the load.
+ * value, of the output type, is what is scanned; the map is fused into the load. It also sees the
+ * descriptor's extra arguments by name (`args`, see clscan_arg), e.g. "x * w[i]".
  *
  * `init` and `identity` point at one element of the output type: type_size bytes for a user type,
  * read before any build can compare type_size with the device, so take it from sizeof.

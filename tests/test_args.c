@@ -579,6 +579,51 @@ static void test_chain(void **state) {
   }
 }
 
+/* The packed narrow path (plain uint8 xor, no map) with a device initial value and total at a
+ * byte offset, chunks at unaligned offsets, in place: every algorithm and shape. */
+static void test_chain_narrow(void **state) {
+  (void)state;
+  uint64_t seed = tu_mix(tu_seed(), 17);
+  const size_t n = 150001, chunk = 37777;
+  unsigned char *x = malloc(n), *got = malloc(n);
+  assert_true(x && got);
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    for (int e = 0; e < 2; e++) {
+      const clscan_scan_desc d = {
+          .type = CLSCAN_UINT8, .op = CLSCAN_XOR, .exclusive = e, .device_init = 1};
+      clscan_plan *plan = plan_for(&d, &algos[a]);
+      uint64_t r = tu_mix(seed, a * 2 + (size_t)e);
+      for (size_t i = 0; i < n; i++)
+        x[i] = (unsigned char)tu_random_size(&r, 0, 255);
+      unsigned char carry[4] = {0, 0, 0, (unsigned char)tu_random_size(&r, 0, 255)};
+      unsigned acc = carry[3];
+      cl_mem buf = buffer_with(n, x), dc = buffer_with(4, carry);
+      for (size_t at = 0; at < n; at += chunk) {
+        size_t len = n - at < chunk ? n - at : chunk;
+        const clscan_run_args run = {.init = dc, .init_offset = 3, .total = dc, .total_offset = 3};
+        ok(clscan_plan_enqueue_args(plan, NULL, buf, at, buf, at, len, &run, 0, NULL, NULL, NULL),
+           "narrow chunk");
+      }
+      assert_true(tu_read(tu_context(), NULL, buf, 0, n, got));
+      assert_true(tu_read(tu_context(), NULL, dc, 0, 4, carry));
+      for (size_t i = 0; i < n; i++) {
+        unsigned next = acc ^ x[i], want = e ? acc : next;
+        if (got[i] != want)
+          failf(seed, "narrow chain %s %s: element %zu is %u, want %u", algos[a].name,
+                e ? "exclusive" : "inclusive", i, got[i], want);
+        acc = next;
+      }
+      if (carry[3] != acc)
+        failf(seed, "narrow chain %s: total %u, want %u", algos[a].name, carry[3], acc);
+      clReleaseMemObject(buf);
+      clReleaseMemObject(dc);
+      clscan_plan_release(plan);
+    }
+  }
+  free(x);
+  free(got);
+}
+
 /* A plain plan (no extra arguments) writes its total too; n == 0 writes the initial value. */
 static void test_total_plain(void **state) {
   (void)state;
@@ -1031,6 +1076,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_scan_read_write)};
   const struct CMUnitTest reduce[] = {cmocka_unit_test(test_reduce)};
   const struct CMUnitTest chain[] = {cmocka_unit_test(test_chain),
+                                     cmocka_unit_test(test_chain_narrow),
                                      cmocka_unit_test(test_total_plain)};
   const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
                                       cmocka_unit_test(test_call_errors),
