@@ -429,10 +429,11 @@ static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int w
   return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, r);
 }
 
-clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue, cl_mem in,
-                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
-                                         cl_uint num_wait, const cl_event *wait_list,
-                                         cl_event *done) {
+/* The request of a reduction enqueue, checked and dispatched by reduce_enqueue(). */
+static clscan_status reduce_call(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                 size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                 int with_args, const clscan_run_args *run, cl_uint num_wait,
+                                 const cl_event *wait_list, cl_event *done) {
   clscan__request r = {
       .queue = queue,
       .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
@@ -440,7 +441,15 @@ clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue que
       .num_wait = num_wait,
       .wait_list = wait_list,
       .done = done};
-  return reduce_enqueue(plan, &r, 0, NULL);
+  return reduce_enqueue(plan, &r, with_args, run);
+}
+
+clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                         cl_uint num_wait, const cl_event *wait_list,
+                                         cl_event *done) {
+  return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 0, NULL, num_wait, wait_list,
+                     done);
 }
 
 /* The byte layout of a host reduction's device buffer: the input, then the result at a whole
@@ -545,12 +554,6 @@ clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queu
                                               size_t n, const clscan_run_args *run,
                                               cl_uint num_wait, const cl_event *wait_list,
                                               cl_event *done) {
-  clscan__request r = {
-      .queue = queue,
-      .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
-      .n = n,
-      .num_wait = num_wait,
-      .wait_list = wait_list,
-      .done = done};
-  return reduce_enqueue(plan, &r, 1, run);
+  return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 1, run, num_wait, wait_list,
+                     done);
 }
