@@ -9,6 +9,7 @@
  *   CLSCAN_MAP        1 when the user prelude defines clscan_user_map(x, i).
  *   CLSCAN_SEGMENTS   0 none, 1 head flags, 2 keys (of CLSCAN_KEY_TYPE).
  *   CLSCAN_STATE_ALIGN  alignment of the segmented state (the host computes its size from it).
+ *   CLSCAN_DEVICE_INIT  1 when kernels read the initial value from a device buffer (see READ_SEED).
  * A user type is named CLSCAN_USER_TYPE_NAME, of CLSCAN_USER_TYPE_SIZE bytes; a user operator is
  * clscan_user_op(a, b) with identity clscan_user_identity(); the host's prelude defines them.
  *
@@ -45,6 +46,18 @@
 #define CLSCAN_KEY_TYPE 0
 #endif
 
+/* Extra arguments of the user sources (clscan_arg): the user prelude defines CLSCAN_XP, the
+ * parameters every function on the way from a kernel to clscan_user_map() takes after `aux`, and
+ * CLSCAN_XA, the matching arguments (each starts with a comma). Without extra arguments both are
+ * empty. */
+#ifndef CLSCAN_XP
+#define CLSCAN_XP
+#define CLSCAN_XA
+#endif
+#ifndef CLSCAN_DEVICE_INIT
+#define CLSCAN_DEVICE_INIT 0
+#endif
+
 /* Helpers are always inlined: it is what the kernels need for speed, and some checkers (Oclgrind)
  * cannot run the alias-scope intrinsics that the ordinary inliner adds for struct arguments. */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -63,6 +76,7 @@
 #define CLSCAN_SCALAR_7 uchar
 #define CLSCAN_SCALAR_8 short
 #define CLSCAN_SCALAR_9 ushort
+#define CLSCAN_SCALAR_10 half
 #define CLSCAN_SIZE_0 4
 #define CLSCAN_SIZE_1 4
 #define CLSCAN_SIZE_2 8
@@ -73,10 +87,14 @@
 #define CLSCAN_SIZE_7 1
 #define CLSCAN_SIZE_8 2
 #define CLSCAN_SIZE_9 2
+#define CLSCAN_SIZE_10 2
 #define CLSCAN_SIZE_64 CLSCAN_USER_TYPE_SIZE
 
 #if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if CLSCAN_TYPE == 10 || CLSCAN_IN_TYPE == 10
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -149,10 +167,15 @@ typedef uint wide_t;
 #define AS_VAL(x) as_ushort(x)
 #define VAL_MIN ((ushort)0)
 #define VAL_MAX USHRT_MAX
+#elif CLSCAN_TYPE == 10
+typedef half val_t;
+#define VAL_MIN (-(half)INFINITY)
+#define VAL_MAX ((half)INFINITY)
+#define VAL_IS_FLOAT 1
 #elif CLSCAN_TYPE == 64
 typedef CLSCAN_USER_TYPE_NAME val_t;
 #else
-#error "CLSCAN_TYPE must be a clscan_type value (0..9, or 64 for a user type)"
+#error "CLSCAN_TYPE must be a clscan_type value (0..10, or 64 for a user type)"
 #endif
 
 #ifndef VAL_IS_FLOAT
@@ -252,13 +275,32 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b) {
 
 /* The value input element x at index i (from the start of the range) contributes. */
 #if CLSCAN_MAP
-#define MAP(x, i) clscan_user_map((x), (i))
+#define MAP(x, i) clscan_user_map((x), (i)CLSCAN_XA)
 #elif CLSCAN_IN_TYPE == CLSCAN_TYPE
 #define MAP(x, i) (x)
 #elif CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
 #error "converting to or from a user type needs a map"
 #else
 #define MAP(x, i) ((val_t)(x))
+#endif
+
+/*
+ * Kernel parameters after the fixed ones: the extra arguments, then with CLSCAN_DEVICE_INIT the
+ * initial value's buffer, its element offset and whether this launch takes its seed from there
+ * (the host passes 0 where a kernel's seed argument is the identity). READ_SEED(seed), the first
+ * statement of each kernel with a seed, replaces the seed argument by the device's value.
+ */
+#if CLSCAN_DEVICE_INIT
+#define CLSCAN_XKP \
+  CLSCAN_XP, const __global val_t *clscan_seed_buf, ulong clscan_seed_off, int clscan_seed_use
+#define READ_SEED(seed)                          \
+  do {                                           \
+    if (clscan_seed_use)                         \
+      (seed) = clscan_seed_buf[clscan_seed_off]; \
+  } while (0)
+#else
+#define CLSCAN_XKP CLSCAN_XP
+#define READ_SEED(seed) ((void)0)
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -426,7 +468,7 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
 #endif
 
 /* Returns 1 if element i starts a segment (element 0 always does). */
-ALWAYS_INLINE uint is_head(const __global uchar *aux, ulong i) {
+ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 #if CLSCAN_SEGMENTS == 1
   return i == 0 || aux[i] != 0;
 #elif CLSCAN_SEGMENTS == 2
@@ -438,18 +480,18 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux, ulong i) {
 }
 
 /* The scan state of input element x at index i. */
-ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux, ulong i) {
+ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulong i) {
 #if CLSCAN_SEGMENTS
-  return seg_make(MAP(x, i), is_head(aux, i));
+  return seg_make(MAP(x, i), is_head(aux CLSCAN_XA, i));
 #else
   return MAP(x, i);
 #endif
 }
 
 /* Loads element i of a range of n elements, or the identity past its end. */
-ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux, ulong i,
-                                      ulong n) {
-  return i < n ? make_elem(in[i], aux, i) : IDENTITY;
+ALWAYS_INLINE elem_t load_or_identity(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                      ulong i, ulong n) {
+  return i < n ? make_elem(in[i], aux CLSCAN_XA, i) : IDENTITY;
 }
 
 /* Loads element i of an array of states (the upper levels' block totals), or the identity. */

@@ -1,8 +1,8 @@
 #if TILE_PACKED
 /* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
  * inside the range. tile.cl's packed path (narrow types) keeps no load_vector of elements. */
-ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong e,
-                               int full, elem_t xs[VEC]) {
+ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
   if (full) {
     in_elems u;
     u.v = ((const __global in_vec_t *)in)[e / VEC];
@@ -12,7 +12,7 @@ ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *au
   } else {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
-      xs[k] = load_or_identity(in, aux, e + k, n);
+      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
   }
 }
 #else
@@ -52,14 +52,14 @@ ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *au
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void reduce_chunks(
     const __global in_t *in, ulong in_off, ulong n, __global elem_t *partials, ulong partials_off,
-    ulong per_group) {
+    ulong per_group CLSCAN_XKP) {
   const ulong g = get_group_id(0);
   const ulong begin = min(g * per_group, n), end = min(begin + per_group, n);
   const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
   in += in_off;
   elem_t total = IDENTITY;
   for (ulong i = begin; i < end; i++)
-    total = combine(total, make_elem(in[i], aux, i));
+    total = combine(total, make_elem(in[i], aux CLSCAN_XA, i));
   partials[partials_off + g] = total;
 }
 
@@ -74,7 +74,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void reduce_chunks(
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_strided(
     const __global in_t *in, ulong in_off, ulong n, __global elem_t *partials, ulong partials_off,
-    ulong tiles_per_group) {
+    ulong tiles_per_group CLSCAN_XKP) {
   __local tile_scratch scratch;
   const uint lid = get_local_id(0);
   const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
@@ -88,7 +88,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
     elem_t xs[CLSCAN_VPT][VEC];
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++)
-      reduce_load(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
+      reduce_load(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
 #pragma unroll
     for (uint j = 0; j < CLSCAN_VPT; j++) {
 #pragma unroll
@@ -111,8 +111,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_final(
     const __global elem_t *partials, ulong partials_off, ulong count, __global val_t *out,
-    ulong out_off, val_t seed) {
+    ulong out_off, val_t seed CLSCAN_XKP) {
   __local elem_t lanes[CLSCAN_WG];
+  READ_SEED(seed);
   const uint lid = get_local_id(0);
   const ulong per = (count + CLSCAN_WG - 1) / CLSCAN_WG;
   const ulong begin = min(lid * per, count), end = min(begin + per, count);

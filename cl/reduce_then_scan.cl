@@ -19,7 +19,7 @@ ALWAYS_INLINE void group_tiles(ulong n, ulong tiles_per_group, ulong *first, ulo
 /* Writes the total of each group's run of tiles to partials[group]. aux: see common.cl. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off, ulong n,
-    __global elem_t *partials, ulong partials_off, ulong tiles_per_group) {
+    __global elem_t *partials, ulong partials_off, ulong tiles_per_group CLSCAN_XKP) {
   __local tile_scratch scratch;
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
@@ -29,7 +29,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
   for (ulong t = first; t < last; t++) {
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x);
     total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch));
   }
   if (get_local_id(0) == 0)
@@ -43,8 +43,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
     const __global elem_t *partials, ulong partials_off, __global elem_t *offsets,
-    ulong offsets_off, ulong count, val_t seed) {
+    ulong offsets_off, ulong count, val_t seed CLSCAN_XKP) {
   __local elem_t lanes[CLSCAN_WG];
+  READ_SEED(seed);
   const uint lid = get_local_id(0);
   const ulong per = (count + CLSCAN_WG - 1) / CLSCAN_WG;
   const ulong begin = min(lid * per, count), end = min(begin + per, count);
@@ -78,8 +79,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, const __global elem_t *offsets, ulong offsets_off,
-    ulong tiles_per_group, int exclusive, val_t seed) {
+    ulong tiles_per_group, int exclusive, val_t seed CLSCAN_XKP) {
   __local tile_scratch scratch;
+  READ_SEED(seed);
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
   in += in_off;
@@ -89,7 +91,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
   for (ulong t = first; t < last; t++) {
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x);
     const elem_t total = tile_scan_local(&x, pre, &group_prefix, &scratch);
     tile_store(out, n, t, &x, pre, combine(carry, group_prefix), exclusive, seed);
     carry = combine(carry, total);

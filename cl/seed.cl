@@ -119,15 +119,17 @@ ALWAYS_INLINE void store_state(__global elem_t *out, ulong i, ulong n, elem_t le
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_scan_blocks(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global elem_t *sums, ulong sums_off,
-    int has_sums, int exclusive, val_t seed) {
+    int has_sums, int exclusive, val_t seed CLSCAN_XKP) {
   __local elem_t tmp[CONFLICT_FREE(BLELLOCH_BLOCK)];
+  READ_SEED(seed);
   const uint lid = get_local_id(0);
   const ulong base = (ulong)get_group_id(0) * BLELLOCH_BLOCK;
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
   const ulong ia = base + lid, ib = base + lid + CLSCAN_WG;
-  const elem_t xa = load_or_identity(in, aux, ia, n), xb = load_or_identity(in, aux, ib, n);
+  const elem_t xa = load_or_identity(in, aux CLSCAN_XA, ia, n),
+               xb = load_or_identity(in, aux CLSCAN_XA, ib, n);
   elem_t ea, eb;
   const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
   if (lid == 0 && has_sums)
@@ -140,8 +142,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
 /* Upper levels, Blelloch: the exclusive scan of block totals, lead by CHAIN_SEED(seed). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_scan_sums(
     const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed) {
+    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed CLSCAN_XKP) {
   __local elem_t tmp[CONFLICT_FREE(BLELLOCH_BLOCK)];
+  READ_SEED(seed);
   const uint lid = get_local_id(0);
   const ulong base = (ulong)get_group_id(0) * BLELLOCH_BLOCK;
   in += in_off;
@@ -161,13 +164,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_steele_scan_blocks(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global elem_t *sums, ulong sums_off,
-    int has_sums, int exclusive, val_t seed) {
+    int has_sums, int exclusive, val_t seed CLSCAN_XKP) {
   __local elem_t buf[2][CLSCAN_WG];
+  READ_SEED(seed);
   const ulong i = (ulong)get_group_id(0) * CLSCAN_WG + get_local_id(0);
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
-  const elem_t x = load_or_identity(in, aux, i, n);
+  const elem_t x = load_or_identity(in, aux CLSCAN_XA, i, n);
   const elem_t excl = hillis_steele_block(buf, x);
   if (get_local_id(0) == CLSCAN_WG - 1 && has_sums)
     sums[sums_off + get_group_id(0)] = combine(excl, x);
@@ -177,8 +181,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
 /* Upper levels, Hillis-Steele; arguments as for blelloch_scan_sums. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_steele_scan_sums(
     const __global elem_t *in, ulong in_off, __global elem_t *out, ulong out_off, ulong n,
-    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed) {
+    __global elem_t *sums, ulong sums_off, int has_sums, val_t seed CLSCAN_XKP) {
   __local elem_t buf[2][CLSCAN_WG];
+  READ_SEED(seed);
   const ulong i = (ulong)get_group_id(0) * CLSCAN_WG + get_local_id(0);
   in += in_off;
   out += out_off;
@@ -196,7 +201,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_offsets(
     __global val_t *out, ulong out_off, const __global uchar *aux, ulong aux_off, ulong n,
-    const __global elem_t *offsets, ulong offsets_off, uint block, val_t seed) {
+    const __global elem_t *offsets, ulong offsets_off, uint block, val_t seed CLSCAN_XKP) {
+  READ_SEED(seed);
   const ulong b = get_group_id(0);
   const elem_t offset = offsets[offsets_off + b];
   out += out_off;
@@ -209,7 +215,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_o
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
-    if (i < n && is_head(aux, i))
+    if (i < n && is_head(aux CLSCAN_XA, i))
       atomic_min(&first_head, k);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -231,7 +237,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_o
 /* Upper levels, phase 3: sums[i] = offsets[i / block] op sums[i]. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_sum_offsets(
     __global elem_t *sums, ulong sums_off, ulong n, const __global elem_t *offsets,
-    ulong offsets_off, uint block) {
+    ulong offsets_off, uint block CLSCAN_XKP) {
   const ulong b = get_group_id(0);
   const elem_t offset = offsets[offsets_off + b];
   sums += sums_off;

@@ -75,7 +75,7 @@ typedef struct single_pass_shared {
  * g * CLSCAN_WG .. (one work-item each) and scans each tile whose owner left its output to it,
  * with the same functions and prefix as the owner (so the bits agree).
  */
-ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar *aux,
+ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                    __global val_t *out, ulong n, __global status_t *status,
                                    ulong epoch, elem_t chain_seed, int exclusive, val_t seed,
                                    __local single_pass_shared *sh) {
@@ -94,7 +94,7 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
     const elem_t lead = sh->lead;
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x);
     tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
     tile_store(out, n, t, &x, pre, combine(lead, group_prefix), exclusive, seed);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -113,7 +113,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
                                     const __global uchar *aux, ulong aux_off, __global val_t *out,
                                     ulong out_off, ulong n, __global uint *temp, uint ticket_base,
                                     ulong epoch, val_t seed, int exclusive, const int in_place,
-                                    __local single_pass_shared *sh) {
+                                    __local single_pass_shared *sh CLSCAN_XP) {
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
   const elem_t chain_seed = CHAIN_SEED(seed);
@@ -137,7 +137,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   // Load and scan the tile locally; publish its aggregate at once.
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
-  tile_load(in, aux, n, tile, &x);
+  tile_load(in, aux CLSCAN_XA, n, tile, &x);
   const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
   if (lid == 0) {
     if (withheld) {
@@ -196,7 +196,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
       if (!sh->entered)
         continue;
     }
-    const elem_t fagg = tile_reduce(in, aux, n, silent, &sh->scratch);
+    const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent, &sh->scratch);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
@@ -248,18 +248,20 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
+    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
+  READ_SEED(seed);
   single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
-                   exclusive, 0, &sh);
+                   exclusive, 0, &sh CLSCAN_XA);
 }
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan_in_place(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
+    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
+  READ_SEED(seed);
   single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
-                   exclusive, 1, &sh);
+                   exclusive, 1, &sh CLSCAN_XA);
 }
 
 /*
@@ -270,9 +272,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_finish(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
+    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
-  finish_in_place(in + in_off, aux + aux_off * AUX_SIZE, out + out_off, n, status, epoch,
+  READ_SEED(seed);
+  finish_in_place(in + in_off, aux + aux_off * AUX_SIZE CLSCAN_XA, out + out_off, n, status, epoch,
                   CHAIN_SEED(seed), exclusive, seed, &sh);
 }

@@ -22,11 +22,11 @@
 #endif
 
 /* Reduces in[begin, end) in order (aux: see common.cl). */
-ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux, ulong begin,
-                                ulong end) {
+ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                ulong begin, ulong end) {
   elem_t acc = IDENTITY;
   for (ulong i = begin; i < end; i++)
-    acc = combine(acc, make_elem(in[i], aux, i));
+    acc = combine(acc, make_elem(in[i], aux CLSCAN_XA, i));
   return acc;
 }
 
@@ -51,8 +51,9 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
  * so the output lines are not read in before they are overwritten (measured on POCL: a scan at
  * about copy speed instead of about 1.3 x its time).
  */
-inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux, __global val_t *out,
-                          ulong begin, ulong end, elem_t prefix, int exclusive, val_t seed) {
+inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                          __global val_t *out, ulong begin, ulong end, elem_t prefix, int exclusive,
+                          val_t seed) {
   elem_t acc = prefix;
   ulong i = begin;
 #if defined(__has_builtin)
@@ -80,12 +81,12 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux, __
 #else
 /* Scans in[begin, end) into out[begin, end), seeded with prefix, one element at a time: the
  * general path (maps, conversions, user types and segments). */
-ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux,
+ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                  __global val_t *out, ulong begin, ulong end, elem_t prefix,
                                  int exclusive, val_t seed) {
   elem_t acc = prefix;
   for (ulong i = begin; i < end; i++) {
-    const elem_t x = make_elem(in[i], aux, i), next = combine(acc, x);
+    const elem_t x = make_elem(in[i], aux CLSCAN_XA, i), next = combine(acc, x);
     out[i] = out_value(acc, x, next, exclusive, seed);
     acc = next;
   }
@@ -97,9 +98,9 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
  * before it, status.cl), reducing silent tiles itself (in place through their gates, see
  * single_pass.cl).
  */
-ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux, ulong n,
-                                  __global status_t *status, ulong t, ulong epoch, elem_t chain_seed,
-                                  int in_place, __local lookback_state *lb) {
+ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                  ulong n, __global status_t *status, ulong t, ulong epoch,
+                                  elem_t chain_seed, int in_place, __local lookback_state *lb) {
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   lookback_begin(lb, t);
   while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
@@ -109,7 +110,7 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
     // complete and the next walk reads them.
     if (in_place && !gate_enter(status, tiles, silent, epoch))
       continue;
-    const elem_t v = cpu_reduce(in, aux, begin, end);
+    const elem_t v = cpu_reduce(in, aux CLSCAN_XA, begin, end);
     status_publish(status, silent, epoch, STATE_AGGREGATE, v);
     lookback_take(lb, v);
   }
@@ -123,8 +124,9 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cpu(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
     __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place) {
+    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local lookback_state lb;
+  READ_SEED(seed);
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const elem_t chain_seed = CHAIN_SEED(seed);
   in += in_off;
@@ -136,7 +138,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
     const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
     const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
     if (t < tiles && gate_deferred(status, tiles, t, epoch))
-      cpu_scan_tile(in, aux, out, begin, min(begin + CLSCAN_CPU_TILE, n),
+      cpu_scan_tile(in, aux CLSCAN_XA, out, begin, min(begin + CLSCAN_CPU_TILE, n),
                     gate_exclusive(status, t, epoch, chain_seed), exclusive, seed);
     return;
   }
@@ -151,7 +153,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
 
   // Reduce and publish the aggregate, then find the exclusive prefix.
-  const elem_t aggregate = cpu_reduce(in, aux, begin, end);
+  const elem_t aggregate = cpu_reduce(in, aux CLSCAN_XA, begin, end);
   elem_t prefix = chain_seed;
   if (tile == 0) {
     if (!withheld)
@@ -159,7 +161,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   } else {
     if (!withheld)
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    prefix = cpu_lookback(in, aux, n, status, tile, epoch, chain_seed, in_place, &lb);
+    prefix = cpu_lookback(in, aux CLSCAN_XA, n, status, tile, epoch, chain_seed, in_place, &lb);
     if (!withheld)
       status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
     if (withheld && in_place)
@@ -175,5 +177,5 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
       status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
     return;
   }
-  cpu_scan_tile(in, aux, out, begin, end, prefix, exclusive, seed);
+  cpu_scan_tile(in, aux CLSCAN_XA, out, begin, end, prefix, exclusive, seed);
 }

@@ -571,8 +571,8 @@ ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full,
 
 /* Loads a work-item's vectors of tile t from in[0, n) (aux is unused: the packed path has no
  * segments); elements past n read as the identity. Every load is issued before any is used. */
-ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
-                             tile_items *x) {
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
+                             ulong t, tile_items *x) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -623,8 +623,8 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * tile_scan_local combine it, while holding one vector at a time (the single pass's fallback).
  * Every work-item must call it.
  */
-ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
-                                 ulong t, __local tile_scratch *s) {
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                 ulong n, ulong t, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -689,8 +689,8 @@ typedef union key_elems {
 
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
  * one vector load for the input and one for the flags or keys. */
-ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux, ulong e,
-                                    elem_t xs[VEC]) {
+ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                    ulong e, elem_t xs[VEC]) {
   in_elems u;
   u.v = ((const __global in_vec_t *)in)[e / VEC];
 #if CLSCAN_SEGMENTS == 1 && VEC > 1
@@ -712,34 +712,34 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
 #else
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
-    xs[k] = make_elem(u.e[k], aux, e + k);
+    xs[k] = make_elem(u.e[k], aux CLSCAN_XA, e + k);
 #endif
 }
 
 /* Loads the VEC elements from index e of a range of n elements (elements past n read as the
  * identity); full says that the whole tile lies inside the range. */
-ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux, ulong n, ulong e,
-                               int full, elem_t xs[VEC]) {
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
   if (CLSCAN_VECTOR_IO && full) {
-    load_full_vector(in, aux, e, xs);
+    load_full_vector(in, aux CLSCAN_XA, e, xs);
   } else {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
-      xs[k] = load_or_identity(in, aux, e + k, n);
+      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
   }
 }
 
 /* Loads a work-item's vectors of tile t from in[0, n) (aux: see common.cl); elements past n read
  * as the identity. Every load is issued before any is used. */
-ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux, ulong n, ulong t,
-                             tile_items *x) {
+ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
+                             ulong t, tile_items *x) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -790,8 +790,8 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * vector at a time: the single pass's fallback uses it beside a loaded tile, where a second
  * tile in registers would cost every work-group occupancy. Every work-item must call it.
  */
-ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux, ulong n,
-                                 ulong t, __local tile_scratch *s) {
+ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                 ulong n, ulong t, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -799,7 +799,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
-    load_vector(in, aux, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
@@ -848,11 +848,11 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 #if CLSCAN_NV_PTX
 /* A kernel that only exercises the inline PTX, so the host can test-compile it (built only with
  * it: elsewhere it would double the programs' compile time for nothing). */
-__kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed) {
+__kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t seed CLSCAN_XKP) {
   __local tile_scratch s;
   tile_items x;
   elem_t pre[CLSCAN_VPT], gp;
-  tile_load(in, (const __global uchar *)in, 0, 0, &x);
+  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x);
   const elem_t total = tile_scan_local(&x, pre, &gp, &s);
   tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
 }

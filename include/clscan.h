@@ -120,7 +120,11 @@ CLSCAN_API const char *clscan_version_string(void);
  * The single list of built-in element types: name, value, clscan name, OpenCL C name, size in
  * bytes, signedness and whether it is a floating-point type. It generates clscan_type,
  * clscan_out_type, clscan_type_name() and clscan_type_size(), and the library's own type tables.
- * Values are stable. DOUBLE needs a device with fp64; otherwise CLSCAN_UNSUPPORTED_BY_DEVICE.
+ * Values are stable. DOUBLE needs a device with fp64, HALF (IEEE binary16) one with cl_khr_fp16;
+ * otherwise CLSCAN_UNSUPPORTED_BY_DEVICE. HALF values are combined in the output type: with
+ * out_type CLSCAN_OUT_FLOAT each half input is converted exactly and sums run in float; with half
+ * output every combination is a half operation (rounded to nearest even). On the host a half is
+ * its 16 bits (uint16_t).
  */
 #define CLSCAN_TYPE_MAP(X)                  \
   X(INT32, 0, "int32", "int", 4, 1, 0)      \
@@ -132,7 +136,8 @@ CLSCAN_API const char *clscan_version_string(void);
   X(INT8, 6, "int8", "char", 1, 1, 0)       \
   X(UINT8, 7, "uint8", "uchar", 1, 0, 0)    \
   X(INT16, 8, "int16", "short", 2, 1, 0)    \
-  X(UINT16, 9, "uint16", "ushort", 2, 0, 0)
+  X(UINT16, 9, "uint16", "ushort", 2, 0, 0) \
+  X(HALF, 10, "half", "half", 2, 1, 1)
 
 /** Element types. Values are stable. */
 typedef enum clscan_type {
@@ -146,7 +151,7 @@ typedef enum clscan_type {
 } clscan_type;
 
 /** Number of built-in element types (one past the last built-in clscan_type value). */
-#define CLSCAN_TYPE_COUNT 10
+#define CLSCAN_TYPE_COUNT 11
 
 /**
  * Output (and accumulator) types of a descriptor. CLSCAN_OUT_SAME, the zero value, makes the
@@ -237,6 +242,54 @@ typedef enum clscan_segments {
   CLSCAN_SEGMENTS_KEYS
 } clscan_segments;
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Extra arguments of user sources (types; the values are given at enqueue)                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+/** What an extra argument is: a device buffer of elements, or one scalar value. */
+typedef enum clscan_arg_kind {
+  CLSCAN_ARG_BUFFER = 0, /**< A cl_mem of elements of `type`, seen as a pointer from its offset. */
+  CLSCAN_ARG_SCALAR = 1  /**< One value of a built-in `type`, passed by value. */
+} clscan_arg_kind;
+
+/** How user code may access an extra buffer. */
+typedef enum clscan_arg_access {
+  CLSCAN_ARG_READ = 0,      /**< Read only: `const __global T *name`. */
+  CLSCAN_ARG_READ_WRITE = 1 /**< Read and write: `__global T *name`. The map may run more than
+                                 once per element (reduce-then-scan loads the input twice, a
+                                 fallback reloads a tile), so writes must be idempotent, e.g.
+                                 name[i] = f(x). */
+} clscan_arg_access;
+
+/** The most extra arguments a descriptor may have. */
+#define CLSCAN_MAX_ARGS 8
+
+/**
+ * One extra argument of a descriptor's user sources, named in them (PyOpenCL's GenericScanKernel
+ * arguments). A descriptor's list of arguments is compiled into its kernels' signatures once, when
+ * the plan is created; the values (buffers with offsets, scalars) are given at each enqueue
+ * (clscan_run_args), so one plan runs with new buffers every time.
+ *
+ * Visibility: map_source sees every argument by its name (scans and reductions:
+ * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()). A buffer is a pointer to the
+ * element at the value's offset, so "x * w[i]" weights element i by w[offset + i]. op_source and
+ * the selections' sources do not see extra arguments (the operator runs inside the look-back,
+ * which has no access to them); a descriptor with arguments needs map_source.
+ *
+ * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", and neither
+ * `x` nor `i` (the map's own parameters).
+ */
+typedef struct clscan_arg {
+  const char *name;         /**< The identifier user sources use. */
+  clscan_arg_kind kind;     /**< CLSCAN_ARG_BUFFER or CLSCAN_ARG_SCALAR. */
+  clscan_type type;         /**< Element (buffer) or value (scalar) type: a built-in type, or for
+                                 buffers CLSCAN_USER_TYPE with type_name. */
+  const char *type_name;    /**< With CLSCAN_USER_TYPE: an OpenCL C type, defined by the
+                                 descriptor's type_source or built into OpenCL C (float2). */
+  size_t type_size;         /**< With CLSCAN_USER_TYPE: its size in bytes on host and device. */
+  clscan_arg_access access; /**< Buffers: CLSCAN_ARG_READ (the zero value) or READ_WRITE. */
+} clscan_arg;
+
 /**
  * What to scan. A descriptor that is zero except for the fields a caller sets is valid: it
  * describes an inclusive int32 sum with no initial value and the automatic algorithm. Every field
@@ -259,7 +312,8 @@ typedef enum clscan_segments {
  *
  * Map. map_source is an OpenCL C expression (or function body with `return`) of `x`, the input
  * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
- * value, of the output type, is what is scanned; the map is fused into the load.
+ * value, of the output type, is what is scanned; the map is fused into the load. It also sees the
+ * descriptor's extra arguments by name (`args`, see clscan_arg), e.g. "x * w[i]".
  *
  * `init` and `identity` point at one element of the output type: type_size bytes for a user type,
  * read before any build can compare type_size with the device, so take it from sizeof.
@@ -282,6 +336,13 @@ typedef struct clscan_scan_desc {
   const char *map_source;     /**< NULL, or the scanned value as OpenCL C of x and i. */
   clscan_segments segments;   /**< CLSCAN_SEGMENTS_NONE unless the scan is segmented. */
   clscan_type key_type;       /**< With CLSCAN_SEGMENTS_KEYS: int32, uint32, int64 or uint64. */
+  /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
+  const clscan_arg *args; /**< arg_count extra arguments of map_source (see clscan_arg); copied. */
+  size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
+  int device_init;        /**< Non-zero: the initial value is read from a device buffer when the
+                               scan runs (clscan_run_args.init), like CUB's FutureValue; `init`
+                               must then be NULL. Such plans run only through
+                               clscan_plan_enqueue_args() and _reduce_args(). */
 } clscan_scan_desc;
 
 /** Returns the size in bytes of one element of a built-in `type`, or 0 for CLSCAN_USER_TYPE or
@@ -595,6 +656,86 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_comman
  */
 CLSCAN_API clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *desc,
                                             const void *in, size_t n, void *result);
+
+/* ============================================================================================== */
+/* Enqueues with extra arguments, a device-resident initial value and a device total              */
+/* ============================================================================================== */
+
+/** The value of one extra argument at an enqueue (the descriptor's args[k] gets values[k]). */
+typedef struct clscan_arg_value {
+  cl_mem buffer;      /**< CLSCAN_ARG_BUFFER: the buffer (NULL for a scalar). */
+  size_t offset;      /**< CLSCAN_ARG_BUFFER: the element (of the argument's type) that the name
+                           points at. */
+  size_t length;      /**< CLSCAN_ARG_BUFFER: how many elements from offset user code may
+                           access; 0 means n, the scan's length. The buffer must hold them
+                           (CLSCAN_BUFFER_TOO_SMALL). */
+  const void *scalar; /**< CLSCAN_ARG_SCALAR: the value's bytes (NULL for a buffer); read at the
+                           call. */
+} clscan_arg_value;
+
+/**
+ * What an enqueue takes beyond its input and output. A zeroed struct gives no extra values, no
+ * device initial value, no total and no segments.
+ * Byte offsets (init_offset, total_offset) must be multiples of the output element's size.
+ */
+typedef struct clscan_run_args {
+  const clscan_arg_value *values; /**< value_count values, one per descriptor argument. */
+  size_t value_count;             /**< Must equal the descriptor's arg_count. */
+  cl_mem init;                    /**< With desc.device_init: the buffer holding the initial value
+                                       (one output element at byte init_offset), read when the
+                                       scan runs; else NULL. */
+  size_t init_offset;             /**< Byte offset of the initial value in init. */
+  cl_mem total;                   /**< NULL, or a buffer that receives the scan's total at byte
+                                       total_offset: init op v[0] op ... op v[n-1] (the inclusive
+                                       total, also for exclusive scans; init alone for n == 0).
+                                       Unsegmented scans only. total may be the init buffer and
+                                       offset (the total is written after every read of init), so
+                                       a stream scanned chunk by chunk chains on the device. */
+  size_t total_offset;            /**< Byte offset of the total in total. */
+  cl_mem segments;                /**< Segmented plans: n head flags or keys (as for
+                                       clscan_plan_enqueue_segmented()); else NULL. */
+  size_t segments_offset;         /**< Element offset in segments. */
+} clscan_run_args;
+
+/**
+ * Enqueues the plan's scan with extra argument values, a device-resident initial value and a
+ * device total (any of them, per `run`); otherwise as clscan_plan_enqueue_timed(), segmented
+ * plans included (run->segments). Plans whose descriptor has args or device_init run only through
+ * this call (and clscan_plan_enqueue_reduce_args()); the other enqueue calls refuse them with
+ * CLSCAN_INVALID_VALUE, and the one-shot calls refuse such descriptors. Every check runs before
+ * anything is enqueued, and the buffers are then untouched.
+ * @param[in] run the values; NULL is a zeroed struct.
+ * @return as clscan_plan_enqueue_timed(), and: CLSCAN_INVALID_VALUE (value_count differs from
+ *   arg_count; a buffer value with `scalar` set or a scalar value with `buffer` set; init given
+ *   to a plan without device_init, or a total for a segmented plan; segments given to an
+ *   unsegmented plan; a byte offset that is not a multiple of the output element's size);
+ *   CLSCAN_NULL_ARGUMENT (values NULL with value_count > 0; a buffer value's buffer, a scalar
+ *   value's scalar, init with device_init, or segments of a segmented plan NULL);
+ *   CLSCAN_INVALID_BUFFER (an argument, init or total buffer of another context or invalid; a
+ *   READ_WRITE argument or the total CL_MEM_READ_ONLY); CLSCAN_BUFFER_TOO_SMALL (an argument's
+ *   offset + length elements, init or total past its buffer's end); CLSCAN_SIZE_OVERFLOW;
+ *   CLSCAN_OVERLAP (an argument's range, init or the total overlapping the output range; a
+ *   READ_WRITE argument or the total overlapping the input range).
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue,
+                                                  cl_mem in, size_t in_offset, cl_mem out,
+                                                  size_t out_offset, size_t n,
+                                                  const clscan_run_args *run, cl_uint num_wait,
+                                                  const cl_event *wait_list, cl_event *first,
+                                                  cl_event *done);
+
+/**
+ * Enqueues the plan's reduction (as clscan_plan_enqueue_reduce()) with extra argument values and a
+ * device-resident initial value from `run`; run->total and run->segments must be NULL
+ * (CLSCAN_INVALID_VALUE: the result is the total). Checks and statuses as
+ * clscan_plan_enqueue_args().
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queue queue,
+                                                         cl_mem in, size_t in_offset, cl_mem out,
+                                                         size_t out_offset, size_t n,
+                                                         const clscan_run_args *run,
+                                                         cl_uint num_wait,
+                                                         const cl_event *wait_list, cl_event *done);
 
 /* ============================================================================================== */
 /* Selections: select, partition, unique, run-length encoding                                    */

@@ -91,6 +91,7 @@ static clscan_status scan_sums(const clscan__launch *l, cl_ulong off, cl_ulong m
       CLSCAN__ARG(temp),     CLSCAN__ARG(off),      CLSCAN__ARG(temp),
       CLSCAN__ARG(off),      CLSCAN__ARG(m),        CLSCAN__ARG(temp),
       CLSCAN__ARG(sums_off), CLSCAN__ARG(has_sums), {v, has_sums ? l->identity : l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCAN_SUMS], 9, l->extra, !has_sums));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SCAN_SUMS], args, 9, blocks, wg));
   if (!has_sums)
     return CLSCAN_SUCCESS;
@@ -100,6 +101,7 @@ static clscan_status scan_sums(const clscan__launch *l, cl_ulong off, cl_ulong m
   cl_uint block = (cl_uint)b;
   const clscan__karg add_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(off),      CLSCAN__ARG(m),
                                    CLSCAN__ARG(temp), CLSCAN__ARG(sums_off), CLSCAN__ARG(block)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[ADD_SUM_OFFSETS], 6, l->extra, 0));
   return clscan__chain_call(l->chain, k[ADD_SUM_OFFSETS], add_args, 6, blocks, wg);
 }
 
@@ -123,6 +125,7 @@ static clscan_status enqueue(const clscan__launch *l) {
       CLSCAN__ARG(aux_off),  CLSCAN__ARG(out),    CLSCAN__ARG(out_off),
       CLSCAN__ARG(n),        CLSCAN__ARG(sums),   CLSCAN__ARG(sums_off),
       CLSCAN__ARG(has_sums), CLSCAN__ARG(excl),   {v, has_sums ? l->identity : l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCAN_BLOCKS], 12, l->extra, !has_sums));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SCAN_BLOCKS], args, 12, blocks, wg));
   if (!has_sums)
     return CLSCAN_SUCCESS;
@@ -133,6 +136,7 @@ static clscan_status enqueue(const clscan__launch *l) {
   const clscan__karg add_args[] = {CLSCAN__ARG(out),      CLSCAN__ARG(out_off), CLSCAN__ARG(aux),
                                    CLSCAN__ARG(aux_off),  CLSCAN__ARG(n),       CLSCAN__ARG(temp),
                                    CLSCAN__ARG(sums_off), CLSCAN__ARG(block),   {v, l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[ADD_BLOCK_OFFSETS], 9, l->extra, 1));
   return clscan__chain_call(l->chain, k[ADD_BLOCK_OFFSETS], add_args, 9, blocks, wg);
 }
 

@@ -110,12 +110,14 @@ static clscan_status enqueue_partials(const clscan__launch *l, cl_ulong groups) 
     const clscan__karg args[] = {
         CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
         CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+    CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 6, l->extra, 0));
     return clscan__chain_call(l->chain, k, args, 6, groups, 1);
   }
   if (exact_commutative(plan)) {
     const clscan__karg args[] = {
         CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
         CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+    CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 6, l->extra, 0));
     return clscan__chain_call(l->chain, k, args, 6, groups, plan->tuning.tile_wg);
   }
   // rts_reduce reads no aux buffer for an unsegmented plan.
@@ -123,6 +125,7 @@ static clscan_status enqueue_partials(const clscan__launch *l, cl_ulong groups) 
   const clscan__karg args[] = {CLSCAN__ARG(in),           CLSCAN__ARG(in_off),   CLSCAN__ARG(in),
                                CLSCAN__ARG(aux_off),      CLSCAN__ARG(n),        CLSCAN__ARG(temp),
                                CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 8, l->extra, 0));
   return clscan__chain_call(l->chain, k, args, 8, groups, plan->tuning.tile_wg);
 }
 
@@ -139,6 +142,7 @@ static clscan_status enqueue(const clscan__launch *l) {
                                CLSCAN__ARG(groups),  CLSCAN__ARG(out),
                                CLSCAN__ARG(out_off), {plan->out_size, l->seed}};
   size_t wg = cpu_shape(plan) ? 1 : plan->tuning.tile_wg;
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINAL], 6, l->extra, 1));
   return clscan__chain_call(l->chain, l->kernels->k[FINAL], args, 6, 1, wg);
 }
 

@@ -68,17 +68,20 @@ static clscan_status enqueue(const clscan__launch *l) {
   const clscan__karg reduce_args[] = {
       CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(aux),          CLSCAN__ARG(aux_off),
       CLSCAN__ARG(n),  CLSCAN__ARG(temp),   CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[REDUCE], 8, l->extra, 0));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[REDUCE], reduce_args, 8, groups, wg));
 
   const clscan__karg spine_args[] = {CLSCAN__ARG(temp),   CLSCAN__ARG(partials_off),
                                      CLSCAN__ARG(temp),   CLSCAN__ARG(offsets_off),
                                      CLSCAN__ARG(groups), {v, l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SPINE], 6, l->extra, 1));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SPINE], spine_args, 6, 1, wg));
 
   const clscan__karg scan_args[] = {
       CLSCAN__ARG(in),          CLSCAN__ARG(in_off),    CLSCAN__ARG(aux),  CLSCAN__ARG(aux_off),
       CLSCAN__ARG(out),         CLSCAN__ARG(out_off),   CLSCAN__ARG(n),    CLSCAN__ARG(temp),
       CLSCAN__ARG(offsets_off), CLSCAN__ARG(per_group), CLSCAN__ARG(excl), {v, l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCAN], 12, l->extra, 1));
   return clscan__chain_call(l->chain, k[SCAN], scan_args, 12, groups, wg);
 }
 

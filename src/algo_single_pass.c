@@ -99,10 +99,12 @@ static clscan_status enqueue(const clscan__launch *l) {
                                CLSCAN__ARG(epoch),   {v, l->seed},        CLSCAN__ARG(excl),
                                CLSCAN__ARG(in_place)};
   cl_kernel scan = l->kernels->k[in_place ? SCAN_IN_PLACE : SCAN];
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(scan, 13, l->extra, 1));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, scan, args, 13, tiles, local));
   if (!in_place)
     return CLSCAN_SUCCESS;
   in_place = 2;
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINISH], 13, l->extra, 1));
   return clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13, clscan__div_up(tiles, local),
                             local);
 }

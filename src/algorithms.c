@@ -11,7 +11,8 @@
   X(clscan__algo_hillis_steele)    \
   X(clscan__algo_reduce_then_scan) \
   X(clscan__algo_single_pass)      \
-  X(clscan__algo_reduce)
+  X(clscan__algo_reduce)           \
+  X(clscan__algo_total)
 
 #define DECLARE_(descriptor) extern const clscan__algorithm descriptor;
 CLSCAN__ALGORITHMS(DECLARE_)

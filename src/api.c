@@ -82,12 +82,31 @@ void clscan_plan_release(clscan_plan *plan) {
   clscan__plan_release(plan);
 }
 
-/* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL). */
-static clscan_status plan_request(clscan_plan *plan, clscan__request *r) {
+/* Validates and dispatches a request on a plan (aux: the segments' flags or keys, or NULL), with
+ * the run arguments of clscan_plan_enqueue_args() when `run` is not NULL. */
+static clscan_status plan_request(clscan_plan *plan, clscan__request *r,
+                                  const clscan_run_args *run) {
   const clscan__sizes sizes = {
       .in = plan->in_size, .out = plan->out_size, .aux = clscan__aux_size(&plan->desc)};
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
+  clscan__extra x;
+  if (run)
+    CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 0, r, &x));
   return clscan__dispatch(plan, r);
+}
+
+/* Returns 1 if a descriptor's kernels take values only clscan_plan_enqueue_args() gives. */
+static int needs_run_args(const clscan_scan_desc *desc) {
+  return desc->arg_count || desc->device_init;
+}
+
+/* Refuses a descriptor with extra arguments or a device initial value in a call without them. */
+static clscan_status check_no_run_args(const clscan_scan_desc *desc) {
+  if (desc && needs_run_args(desc))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a desc with args or device_init runs through a plan's "
+                        "clscan_plan_enqueue_args() or clscan_plan_enqueue_reduce_args()");
+  return CLSCAN_SUCCESS;
 }
 
 /* The checks every plan enqueue shares; `segmented` says which entry point was called. */
@@ -99,13 +118,14 @@ static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__requ
     *r->done = NULL;
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  CLSCAN_RETURN_IF_ERROR(check_no_run_args(&plan->desc));
   if (segmented && !plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "the plan is not segmented (desc.segments is CLSCAN_SEGMENTS_NONE)");
   if (!segmented && plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented plan runs through clscan_plan_enqueue_segmented()");
-  return plan_request(plan, r);
+  return plan_request(plan, r, NULL);
 }
 
 clscan_status clscan_plan_enqueue_timed(clscan_plan *plan, cl_command_queue queue, cl_mem in,
@@ -159,6 +179,7 @@ static clscan_status one_shot(clscan_context *ctx, const clscan_scan_desc *desc,
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
+  CLSCAN_RETURN_IF_ERROR(check_no_run_args(desc));
   const clscan__sizes sizes = {
       .in = clscan__in_size(desc), .out = clscan__out_size(desc), .aux = clscan__aux_size(desc)};
   r->init_override = 1;
@@ -304,6 +325,7 @@ static clscan_status host_scan(clscan_context *ctx, const clscan_scan_desc *desc
   clscan_status st = CLSCAN_SUCCESS;
   cl_mem buf = NULL, seg = NULL;
   host_layout h = {0};
+  CLSCAN_RETURN_IF_ERROR(check_no_run_args(desc));
   if (n == 0)
     return CLSCAN_SUCCESS;
   CLSCAN_RETURN_IF_ERROR(host_check(ctx, desc, segments, in, out, n, &h));
@@ -385,22 +407,33 @@ static clscan_status check_unsegmented(const clscan_scan_desc *desc) {
 
 /* Validates a reduction request on a plan (n input elements, one output element) and
  * dispatches it. */
-static clscan_status reduce_request(clscan_plan *plan, clscan__request *r) {
-  const clscan__sizes sizes = {.in = plan->in_size, .out = plan->out_size, .out_one = 1};
-  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
-  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, r);
-}
-
-clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue, cl_mem in,
-                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
-                                         cl_uint num_wait, const cl_event *wait_list,
-                                         cl_event *done) {
+/* Checks and dispatches a reduction on a plan (n input elements, one output element); with_args:
+ * clscan_plan_enqueue_reduce_args() and its run arguments (run may be NULL). */
+static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int with_args,
+                                    const clscan_run_args *run) {
   clscan__clear_error();
-  if (done)
-    *done = NULL;
+  if (r->done)
+    *r->done = NULL;
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
+  if (!with_args)
+    CLSCAN_RETURN_IF_ERROR(check_no_run_args(&plan->desc));
+  if (run && run->segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "a reduction has no segments");
+  const clscan__sizes sizes = {.in = plan->in_size, .out = plan->out_size, .out_one = 1};
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, r));
+  clscan__extra x;
+  if (with_args)
+    CLSCAN_RETURN_IF_ERROR(clscan__validate_run(plan, run, 1, r, &x));
+  return clscan__dispatch_algorithm(plan, CLSCAN__FAMILY_REDUCE, CLSCAN__REDUCE_TWO_PASS, r);
+}
+
+/* The request of a reduction enqueue, checked and dispatched by reduce_enqueue(). */
+static clscan_status reduce_call(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                 size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                 int with_args, const clscan_run_args *run, cl_uint num_wait,
+                                 const cl_event *wait_list, cl_event *done) {
   clscan__request r = {
       .queue = queue,
       .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
@@ -408,7 +441,15 @@ clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue que
       .num_wait = num_wait,
       .wait_list = wait_list,
       .done = done};
-  return reduce_request(plan, &r);
+  return reduce_enqueue(plan, &r, with_args, run);
+}
+
+clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                         size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                         cl_uint num_wait, const cl_event *wait_list,
+                                         cl_event *done) {
+  return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 0, NULL, num_wait, wait_list,
+                     done);
 }
 
 /* The byte layout of a host reduction's device buffer: the input, then the result at a whole
@@ -443,6 +484,7 @@ clscan_status clscan_reduce_host(clscan_context *ctx, const clscan_scan_desc *de
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
   CLSCAN_RETURN_IF_ERROR(check_unsegmented(desc));
+  CLSCAN_RETURN_IF_ERROR(check_no_run_args(desc));
   if (!in || !result)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "in or result is NULL");
   CLSCAN_RETURN_IF_ERROR(reduce_host_layout(ctx, desc, in, result, n, &h));
@@ -473,4 +515,45 @@ fail:
   if (buf)
     clReleaseMemObject(buf);
   return st;
+}
+
+/* ============================================================================================== */
+/* Enqueues with extra arguments, a device initial value and a device total                       */
+/* ============================================================================================== */
+
+clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                       size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                       const clscan_run_args *run, cl_uint num_wait,
+                                       const cl_event *wait_list, cl_event *first, cl_event *done) {
+  static const clscan_run_args none = {0};
+  clscan__clear_error();
+  if (first)
+    *first = NULL;
+  if (done)
+    *done = NULL;
+  if (!plan)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
+  if (!run)
+    run = &none;
+  if (run->segments && !plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "run->segments given to an unsegmented plan");
+  clscan__request r = {.queue = queue,
+                       .buf = {[CLSCAN__BUF_IN] = {in, in_offset},
+                               [CLSCAN__BUF_OUT] = {out, out_offset},
+                               [CLSCAN__BUF_AUX] = {run->segments, run->segments_offset}},
+                       .n = n,
+                       .num_wait = num_wait,
+                       .wait_list = wait_list,
+                       .first = first,
+                       .done = done};
+  return plan_request(plan, &r, run);
+}
+
+clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                              size_t in_offset, cl_mem out, size_t out_offset,
+                                              size_t n, const clscan_run_args *run,
+                                              cl_uint num_wait, const cl_event *wait_list,
+                                              cl_event *done) {
+  return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 1, run, num_wait, wait_list,
+                     done);
 }

@@ -21,22 +21,41 @@ static int aligned(const clscan_plan *plan, const clscan__request *r) {
          (!b[CLSCAN__BUF_AUX].mem || b[CLSCAN__BUF_AUX].off % plan->vec == 0);
 }
 
+/* The device total's launch of a phase (0: save the last element, 1: write the total), with the
+ * total's own kernels. */
+static clscan_status enqueue_total(const clscan__launch *l, const clscan__algo_kernels *tk,
+                                   int phase) {
+  const clscan__algorithm *total = clscan__algorithm_find(CLSCAN__FAMILY_TOTAL, 0);
+  clscan__launch t = *l;
+  t.kernels = tk;
+  t.total_phase = phase;
+  return total->enqueue(&t);
+}
+
 /* Enqueues the commands: an empty request is a marker (unless the algorithm runs for n == 0 too,
- * as a reduction does); a fresh temporary buffer is zeroed first. */
+ * as a reduction does, or a total is written); a fresh temporary buffer is zeroed first. With a
+ * device total, an exclusive scan first saves its last element, and the total follows the scan. */
 static clscan_status enqueue_locked(const clscan__algorithm *algo, const clscan__launch *l,
+                                    const clscan__algo_kernels *tk,
                                     const clscan__temp_lease *lease) {
-  if (l->req->n == 0 && !algo->enqueue_empty)
+  const clscan__request *r = l->req;
+  if (r->n == 0 && !algo->enqueue_empty && !tk)
     return clscan__chain_marker(l->chain);
   if (lease->needs_zero)
     CLSCAN_RETURN_IF_ERROR(clscan__chain_zero(l->chain, lease->buf, lease->size));
-  return algo->enqueue(l);
+  if (tk && r->n > 0 && l->plan->desc.exclusive)
+    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tk, 0));
+  if (r->n > 0 || algo->enqueue_empty)
+    CLSCAN_RETURN_IF_ERROR(algo->enqueue(l));
+  return tk ? enqueue_total(l, tk, 1) : CLSCAN_SUCCESS;
 }
 
 /* Enqueues under the plan's lock, which orders the kernels' arguments with their enqueue. */
 static clscan_status enqueue(clscan_plan *plan, const clscan__algorithm *algo,
-                             const clscan__launch *l, const clscan__temp_lease *lease) {
+                             const clscan__launch *l, const clscan__algo_kernels *tk,
+                             const clscan__temp_lease *lease) {
   pthread_mutex_lock(&plan->lock);
-  clscan_status st = enqueue_locked(algo, l, lease);
+  clscan_status st = enqueue_locked(algo, l, tk, lease);
   pthread_mutex_unlock(&plan->lock);
   return st;
 }
@@ -51,7 +70,9 @@ clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family famil
   clscan_status st = CLSCAN_SUCCESS;
   clscan__chain c = {0};
   clscan__temp_lease lease = {.slot = -1};
-  clscan__launch l = {.plan = plan, .chain = &c, .req = r, .identity = plan->identity};
+  clscan__launch l = {
+      .plan = plan, .chain = &c, .req = r, .identity = plan->identity, .extra = r->extra};
+  clscan__algo_kernels *tk = NULL;
   aux_of(r, &l);
   const void *init = r->init_override ? r->init : plan->desc.init;
   l.seed = init ? init : plan->identity;
@@ -59,11 +80,22 @@ clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family famil
   const clscan__algorithm *algo = clscan__algorithm_find(family, id);
   if (!algo)
     return clscan__fail(CLSCAN_INTERNAL_ERROR, "unresolved algorithm");
-  if (r->n > 0 || algo->enqueue_empty) {
+  if (r->total.mem) {
+    const clscan__algorithm *total = clscan__algorithm_find(CLSCAN__FAMILY_TOTAL, 0);
+    CLSCAN_RETURN_IF_ERROR(clscan__plan_prepare(plan, total, 0, &tk));
+  }
+  if (r->n > 0 || algo->enqueue_empty || tk) {
     clscan__algo_kernels *ak = NULL;
-    CLSCAN_RETURN_IF_ERROR(clscan__plan_prepare(plan, algo, aligned(plan, r), &ak));
+    if (r->n > 0 || algo->enqueue_empty)
+      CLSCAN_RETURN_IF_ERROR(clscan__plan_prepare(plan, algo, aligned(plan, r), &ak));
     l.kernels = ak;
-    size_t bytes = algo->temp_bytes(plan, r->n);
+    size_t bytes = r->n > 0 || algo->enqueue_empty ? algo->temp_bytes(plan, r->n) : 0;
+    if (tk) {
+      // The saved last element follows the scan's own storage.
+      bytes = clscan__temp_align(plan, bytes);
+      l.save_off = bytes / plan->out_size;
+      bytes += clscan__temp_align(plan, plan->out_size);
+    }
     cl_uint tickets = algo->tickets ? algo->tickets(plan, r->n) : 0;
     CLSCAN_RETURN_IF_ERROR(
         clscan__temp_acquire(plan->ctx, r->queue, bytes ? bytes : 16, tickets, &lease));
@@ -72,7 +104,7 @@ clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family famil
     l.ticket_base = lease.ticket_base;
   }
   CLSCAN_TRY(clscan__chain_start(&c, r->queue, r->num_wait, r->wait_list, lease.wait));
-  CLSCAN_TRY(enqueue(plan, algo, &l, &lease));
+  CLSCAN_TRY(enqueue(plan, algo, &l, tk, &lease));
   clscan__temp_release(plan->ctx, &lease, c.last, 0);
   clscan__chain_finish(&c, r->first, r->done);
   return CLSCAN_SUCCESS;

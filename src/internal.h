@@ -9,8 +9,8 @@
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c, algo_reduce.c: one file per algorithm, each exporting one
- *              descriptor.
+ *              algo_single_pass.c, algo_reduce.c, algo_total.c: one file per algorithm, each
+ *              exporting one descriptor.
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
@@ -182,6 +182,7 @@ typedef struct clscan__device_info {
   cl_ulong local_mem;
   cl_ulong max_alloc;
   int has_fp64;
+  int has_fp16; /* cl_khr_fp16: half arithmetic (CLSCAN_HALF) */
   int has_int64_atomics;
   int is_nvidia;
   int is_cpu;
@@ -203,8 +204,8 @@ clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has);
 /* ============================================================================================== */
 
 /* Composes the user prelude of a descriptor (OpenCL C placed before common.cl: the user type,
- * operator, identity and map), or sets *out to NULL when it has no user sources. The caller frees
- * *out. */
+ * operator, identity and map, the extra arguments' parameter lists and the device-init switch),
+ * or sets *out to NULL when it has none of these. The caller frees *out. */
 clscan_status clscan__user_source(const clscan_scan_desc *desc, char **out);
 
 /* ============================================================================================== */
@@ -430,6 +431,28 @@ clscan_status clscan__set_args(cl_kernel k, const clscan__karg *args, cl_uint co
 clscan_status clscan__chain_call(clscan__chain *c, cl_kernel k, const clscan__karg *args,
                                  cl_uint count, size_t groups, size_t local);
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Extra kernel arguments: the values of clscan_arg arguments and the device seed (prelude.c)     */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Kernel arguments an enqueue appends after every kernel's fixed ones (CLSCAN_XKP in common.cl):
+ * per buffer argument its cl_mem and element offset, per scalar its bytes, then with a device
+ * seed its buffer and element offset, and (set per launch) whether the launch reads it. */
+#define CLSCAN__MAX_EXTRA_ARGS (2 * CLSCAN_MAX_ARGS + 2)
+typedef struct clscan__extra {
+  cl_uint count;   /* entries of arg[] */
+  int device_seed; /* 1: the last two entries are the seed's buffer and offset */
+  clscan__karg arg[CLSCAN__MAX_EXTRA_ARGS];
+  cl_mem mem[CLSCAN_MAX_ARGS + 1];
+  cl_ulong off[CLSCAN_MAX_ARGS + 1];
+  unsigned char scalar[CLSCAN_MAX_ARGS][8];
+} clscan__extra;
+
+/* Sets a request's extra arguments on kernel k from argument index `first` (nothing when x is
+ * NULL). `seeded` says whether this launch takes its seed from the device (kernels whose seed
+ * argument is the identity get 0). */
+clscan_status clscan__extra_set(cl_kernel k, cl_uint first, const clscan__extra *x, int seeded);
+
 /* ============================================================================================== */
 /* Context (context.c)                                                                            */
 /* ============================================================================================== */
@@ -477,8 +500,10 @@ struct clscan__request {
   clscan__buffer buf[CLSCAN__MAX_BUFFERS];
   size_t n;
   int in_place;
-  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
-  const void *init;  /* with init_override: the initial value, or NULL for the identity */
+  int init_override;          /* 1: `init` replaces the plan's initial value (one-shot scans) */
+  const void *init;           /* with init_override: the initial value, or NULL for the identity */
+  const clscan__extra *extra; /* extra kernel arguments (clscan_plan_enqueue_args), or NULL */
+  clscan__buffer total;       /* the device total's buffer and element, or NULL */
   cl_uint num_wait;
   const cl_event *wait_list;
   cl_event *first, *done;
@@ -495,6 +520,7 @@ typedef enum clscan__family {
   CLSCAN__FAMILY_REDUCE,
   CLSCAN__FAMILY_SORT,   /* ids are clscan_sort_algorithm values (sort_internal.h) */
   CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
+  CLSCAN__FAMILY_TOTAL,  /* a scan's device total (algo_total.c, dispatch.c) */
   CLSCAN__FAMILY_COUNT
 } clscan__family;
 
@@ -521,8 +547,11 @@ typedef struct clscan__launch {
   cl_uint ticket_base; /* single pass: the ticket counter's value before the launch */
   cl_mem aux;          /* the request's aux buffer, or any valid buffer when it has none */
   cl_ulong aux_off;
-  const void *seed;     /* the initial value, or the identity (out_size bytes) */
-  const void *identity; /* the operator's identity (out_size bytes) */
+  const void *seed;           /* the initial value, or the identity (out_size bytes) */
+  const void *identity;       /* the operator's identity (out_size bytes) */
+  const clscan__extra *extra; /* the request's extra kernel arguments, or NULL */
+  cl_ulong save_off;          /* total: the element of temp that keeps v[n-1] */
+  int total_phase;            /* total: 0 before an exclusive scan, 1 after the scan */
 } clscan__launch;
 
 /* One algorithm: its facts and functions. Adding an algorithm means one new algo_*.c file that
@@ -576,6 +605,7 @@ struct clscan_plan {
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
+  clscan__algo_kernels totals[CLSCAN__IO_VARIANTS]; /* the device total's kernel */
 };
 
 /* Creates a plan for a validated descriptor, without clearing the error detail; `tuning` (may
@@ -634,6 +664,15 @@ typedef struct clscan__sizes {
  * sizes->aux bytes per element) is checked when sizes->aux is not 0. */
 clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
                                        clscan__request *req);
+
+/* Checks a validated request's clscan_run_args against the plan (argument values, device
+ * initial value, total) and fills *x with the extra kernel arguments; sets req->extra and
+ * req->total. `reduce`: the request is a reduction (no total). */
+clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run, int reduce,
+                                   clscan__request *req, clscan__extra *x);
+
+/* Checks a descriptor's extra arguments (names, kinds, types, access) and device_init. */
+clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *desc);
 
 /* ============================================================================================== */
 /* The selection family (select_api.c, algo_select_*.c; docs/architecture.md)                    */

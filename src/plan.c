@@ -33,12 +33,40 @@ static clscan_status copy_bytes(const void *src, size_t size, const void **dst) 
   return CLSCAN_SUCCESS;
 }
 
+/* Copies the descriptor's extra arguments (names and type names included) into plan memory. */
+static clscan_status copy_args(const clscan_scan_desc *desc, const clscan_arg **dst) {
+  if (!desc->arg_count)
+    return CLSCAN_SUCCESS;
+  clscan_arg *args = calloc(desc->arg_count, sizeof *args);
+  if (!args)
+    return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "descriptor arguments");
+  *dst = args;
+  for (size_t k = 0; k < desc->arg_count; k++) {
+    args[k] = desc->args[k];
+    args[k].name = args[k].type_name = NULL;
+    CLSCAN_RETURN_IF_ERROR(copy_string(desc->args[k].name, &args[k].name));
+    CLSCAN_RETURN_IF_ERROR(copy_string(desc->args[k].type_name, &args[k].type_name));
+  }
+  return CLSCAN_SUCCESS;
+}
+
+/* Frees what copy_args() allocated. */
+static void free_args(const clscan_arg *args, size_t count) {
+  for (size_t k = 0; args && k < count; k++) {
+    free((void *)args[k].name);
+    free((void *)args[k].type_name);
+  }
+  free((void *)args);
+}
+
 /* Makes plan->desc a deep copy of desc and fills the identity (the caller validated desc). */
 static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) {
   clscan_scan_desc *d = &plan->desc;
   *d = *desc;
   d->init = d->identity = NULL;
   d->op_source = d->type_source = d->type_name = d->map_source = NULL;
+  d->args = NULL;
+  CLSCAN_RETURN_IF_ERROR(copy_args(desc, &d->args));
   size_t out = plan->out_size;
   CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->init, out, &d->init));
   CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->identity, out, &d->identity));
@@ -102,7 +130,7 @@ static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc
   // and out, 1 or 2 bytes, a built-in operator, no map, no segments.
   const int packed = desc->type != CLSCAN_USER_TYPE && clscan__out_type(desc) == desc->type &&
                      p->in_size <= 2 && desc->op != CLSCAN_USER_OP && !desc->map_source &&
-                     !desc->segments;
+                     !desc->segments && desc->type != CLSCAN_HALF;
   const clscan__tuning_key key = {.algorithm = resolve(ctx, desc->algorithm),
                                   .elem_size = p->elem_size,
                                   .in_size = p->in_size,
@@ -208,6 +236,8 @@ static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program
 static clscan__algo_kernels *kernel_set(clscan_plan *plan, const clscan__algorithm *algo, int v) {
   if (algo->family == CLSCAN__FAMILY_REDUCE)
     return &plan->reductions[algo->id][v];
+  if (algo->family == CLSCAN__FAMILY_TOTAL)
+    return &plan->totals[v];
   return &plan->algos[algo->id][v];
 }
 
@@ -258,6 +288,7 @@ void clscan__plan_release(clscan_plan *plan) {
     return;
   release_kernels(&plan->algos[0][0], CLSCAN_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
   release_kernels(&plan->reductions[0][0], CLSCAN__REDUCE_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
+  release_kernels(plan->totals, CLSCAN__IO_VARIANTS);
   pthread_mutex_destroy(&plan->lock);
   // The descriptor's pointers are the plan's own copies (see copy_desc).
   free((void *)plan->desc.init);
@@ -266,6 +297,7 @@ void clscan__plan_release(clscan_plan *plan) {
   free((void *)plan->desc.type_source);
   free((void *)plan->desc.type_name);
   free((void *)plan->desc.map_source);
+  free_args(plan->desc.args, plan->desc.arg_count);
   free(plan->identity);
   free(plan->user_source);
   free(plan);

@@ -69,9 +69,67 @@ static int is_body(const char *src) {
   return 0;
 }
 
-/* Appends a function whose body is user source `src` (an expression or a body with return). */
-static void add_function(text *t, const char *signature, const char *label, const char *src) {
-  text_add(t, "inline __attribute__((always_inline)) %s {\n#line 1 \"%s\"\n", signature, label);
+/* The OpenCL C type of extra argument a. */
+static const char *arg_type_name(const clscan_arg *a) {
+  return a->type == CLSCAN_USER_TYPE ? a->type_name : clscan__type_cl_name(a->type);
+}
+
+/* Appends CLSCAN_XP and CLSCAN_XA (common.cl): per buffer argument k a pointer clscan_xk and its
+ * element offset clscan_xok, per scalar its value clscan_xk. */
+static void add_arg_lists(text *t, const clscan_scan_desc *d) {
+  text_add(t, "#define CLSCAN_XP");
+  for (size_t k = 0; k < d->arg_count; k++) {
+    const clscan_arg *a = &d->args[k];
+    if (a->kind == CLSCAN_ARG_SCALAR) {
+      text_add(t, " , %s clscan_x%zu", arg_type_name(a), k);
+    } else {
+      text_add(t, " , %s__global %s *clscan_x%zu, ulong clscan_xo%zu",
+               a->access == CLSCAN_ARG_READ ? "const " : "", arg_type_name(a), k, k);
+    }
+  }
+  text_add(t, "\n#define CLSCAN_XA");
+  for (size_t k = 0; k < d->arg_count; k++) {
+    if (d->args[k].kind == CLSCAN_ARG_SCALAR) {
+      text_add(t, " , clscan_x%zu", k);
+    } else {
+      text_add(t, " , clscan_x%zu, clscan_xo%zu", k, k);
+    }
+  }
+  text_add(t, "\n");
+}
+
+/* Appends the map's prologue: each extra argument under its own name (a buffer from its offset). */
+static void add_arg_names(text *t, const clscan_scan_desc *d) {
+  for (size_t k = 0; k < d->arg_count; k++) {
+    const clscan_arg *a = &d->args[k];
+    if (a->kind == CLSCAN_ARG_SCALAR) {
+      text_add(t, "  const %s %s = clscan_x%zu;\n", arg_type_name(a), a->name, k);
+    } else {
+      const char *c = a->access == CLSCAN_ARG_READ ? "const " : "";
+      text_add(t, "  %s__global %s *const %s = clscan_x%zu + clscan_xo%zu;\n", c, arg_type_name(a),
+               a->name, k, k);
+    }
+    text_add(t, "  (void)%s;\n", a->name);
+  }
+}
+
+/* Returns 1 if an extra argument's type is the descriptor's type_source's business. */
+static int args_need_types(const clscan_scan_desc *d) {
+  for (size_t k = 0; k < d->arg_count; k++) {
+    if (d->args[k].type == CLSCAN_USER_TYPE || d->args[k].type == CLSCAN_DOUBLE)
+      return 1;
+  }
+  return 0;
+}
+
+/* Appends a function whose body is user source `src` (an expression or a body with return);
+ * with `args`, the descriptor's extra arguments are in scope under their names. */
+static void add_function(text *t, const char *signature, const clscan_scan_desc *args,
+                         const char *label, const char *src) {
+  text_add(t, "inline __attribute__((always_inline)) %s {\n", signature);
+  if (args)
+    add_arg_names(t, args);
+  text_add(t, "#line 1 \"%s\"\n", label);
   if (is_body(src)) {
     text_add(t, "%s\n}\n", src);
   } else {
@@ -101,29 +159,34 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   *out = NULL;
   clscan_type out_type = clscan__out_type(d);
   int user_type = d->type == CLSCAN_USER_TYPE || out_type == CLSCAN_USER_TYPE;
-  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source)
+  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source && !d->arg_count && !d->device_init)
     return CLSCAN_SUCCESS;
 
   text t = {0};
   const char *in = cl_type_name(d, d->type), *o = cl_type_name(d, out_type);
   text_add(&t, "/* clscan: the descriptor's user sources. */\n");
-  if (d->type == CLSCAN_DOUBLE || out_type == CLSCAN_DOUBLE)
+  if (d->type == CLSCAN_DOUBLE || out_type == CLSCAN_DOUBLE || args_need_types(d))
     text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (d->type == CLSCAN_HALF || out_type == CLSCAN_HALF)
+    text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
+  if (d->device_init)
+    text_add(&t, "#define CLSCAN_DEVICE_INIT 1\n");
+  if (d->type_source && (user_type || args_need_types(d)))
+    text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
+  add_arg_lists(&t, d);
   if (user_type) {
-    if (d->type_source)
-      text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
     text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
              d->type_name, d->type_size);
   }
   char signature[512];
   if (d->op == CLSCAN_USER_OP) {
     snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b)", o, o, o);
-    add_function(&t, signature, "op_source", d->op_source);
+    add_function(&t, signature, NULL, "op_source", d->op_source);
     add_identity(&t, o, d->identity, clscan__out_size(d));
   }
   if (d->map_source) {
-    snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i)", o, in);
-    add_function(&t, signature, "map_source", d->map_source);
+    snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i CLSCAN_XP)", o, in);
+    add_function(&t, signature, d->arg_count ? d : NULL, "map_source", d->map_source);
   }
   // Line numbers after the prelude are physical again (compiler and Oclgrind messages refer to
   // them); the directive is on line lines + 1, so the next line is lines + 2.
@@ -137,4 +200,21 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   }
   *out = t.buf;
   return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__extra_set(cl_kernel k, cl_uint first, const clscan__extra *x, int seeded) {
+  if (!x)
+    return CLSCAN_SUCCESS;
+  for (cl_uint i = 0; i < x->count; i++) {
+    cl_int err = CLSCAN_FAULT(CL_INVALID_ARG_VALUE,
+                              clSetKernelArg(k, first + i, x->arg[i].size, x->arg[i].value));
+    if (err != CL_SUCCESS)
+      return clscan__cl_fail(err, "clSetKernelArg (extra argument)");
+  }
+  if (!x->device_seed)
+    return CLSCAN_SUCCESS;
+  cl_int use = seeded != 0;
+  cl_int err =
+      CLSCAN_FAULT(CL_INVALID_ARG_VALUE, clSetKernelArg(k, first + x->count, sizeof use, &use));
+  return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clSetKernelArg (seed switch)");
 }

@@ -104,6 +104,13 @@ void clscan__identity(clscan_type type, clscan_op op, void *bytes) {
               : op == CLSCAN_MAX ? -INFINITY
                                  : 0.0f;
     memcpy(bytes, &f, sizeof f);
+  } else if (type == CLSCAN_HALF) {
+    /* IEEE binary16 bits: 1.0, +infinity, -infinity, 0. */
+    uint16_t h = op == CLSCAN_MUL   ? 0x3C00u
+                 : op == CLSCAN_MIN ? 0x7C00u
+                 : op == CLSCAN_MAX ? 0xFC00u
+                                    : 0u;
+    memcpy(bytes, &h, sizeof h);
   } else if (type == CLSCAN_DOUBLE) {
     double d = op == CLSCAN_MUL   ? 1.0
                : op == CLSCAN_MIN ? INFINITY

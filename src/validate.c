@@ -2,10 +2,21 @@
  * clscan: argument validation. Every check runs before anything is enqueued, and each kind of
  * bad input has its own status.
  */
+#include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* Returns 1 if an extra argument is of a user type (then type_source may define it). */
+static int args_have_user_type(const clscan_scan_desc *d) {
+  for (size_t k = 0; d->args && k < d->arg_count && k < CLSCAN_MAX_ARGS; k++) {
+    if (d->args[k].type == CLSCAN_USER_TYPE)
+      return 1;
+  }
+  return 0;
+}
 
 /* Checks the type fields: input, output, user type. */
 static clscan_status check_types(const clscan_scan_desc *d) {
@@ -23,7 +34,7 @@ static clscan_status check_types(const clscan_scan_desc *d) {
       return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user type needs type_name");
     if (d->type_size == 0)
       return clscan__fail(CLSCAN_INVALID_VALUE, "type_size is 0");
-  } else if (d->type_name || d->type_source || d->type_size) {
+  } else if (d->type_name || d->type_size || (d->type_source && !args_have_user_type(d))) {
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "type_name, type_source or type_size given, but no type is a user type");
   }
@@ -102,6 +113,7 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
   CLSCAN_RETURN_IF_ERROR(check_types(desc));
   CLSCAN_RETURN_IF_ERROR(check_op(desc));
   CLSCAN_RETURN_IF_ERROR(check_segments(desc));
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_args(ctx, desc));
   if ((unsigned)desc->algorithm >= CLSCAN_ALGORITHM_COUNT)
     return clscan__fail(CLSCAN_INVALID_ALGORITHM, "algorithm %d is not a clscan_algorithm",
                         (int)desc->algorithm);
@@ -110,6 +122,10 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
   int uses_double = desc->type == CLSCAN_DOUBLE || clscan__out_type(desc) == CLSCAN_DOUBLE;
   if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
+                        ctx->info.name);
+  int uses_half = desc->type == CLSCAN_HALF || clscan__out_type(desc) == CLSCAN_HALF;
+  if (uses_half && !ctx->info.has_fp16)
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp16 (cl_khr_fp16)",
                         ctx->info.name);
   if (rusticl_single_pass(ctx, desc))
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
@@ -261,4 +277,225 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
     CLSCAN_RETURN_IF_ERROR(
         check_buffer(ctx, aux->mem, aux->off, req->n, sizes->aux, 0, "flags or keys buffer"));
   return check_overlap(sizes, req);
+}
+
+/* ============================================================================================== */
+/* Extra arguments, device-resident initial values and device totals                              */
+/* ============================================================================================== */
+
+/* Returns 1 if s is an OpenCL C identifier that user sources may use for an extra argument. */
+static int valid_arg_name(const char *s) {
+  if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return 0;
+  for (const char *p = s + 1; *p; p++) {
+    if (!(isalnum((unsigned char)*p) || *p == '_'))
+      return 0;
+  }
+  // The map's own parameters, and the library's names.
+  return strcmp(s, "x") != 0 && strcmp(s, "i") != 0 && strncmp(s, "clscan", 6) != 0 &&
+         strncmp(s, "CLSCAN", 6) != 0;
+}
+
+/* Checks the type fields of extra argument k. */
+static clscan_status check_arg_type(const clscan_context *ctx, const clscan_arg *a, size_t k) {
+  if (a->type == CLSCAN_USER_TYPE && a->kind == CLSCAN_ARG_BUFFER) {
+    if (!a->type_name)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "args[%zu] (%s): a user type needs type_name", k,
+                          a->name);
+    if (a->type_size == 0)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "args[%zu] (%s): type_size is 0", k, a->name);
+    return CLSCAN_SUCCESS;
+  }
+  if (!clscan__type_is_builtin(a->type))
+    return clscan__fail(
+        CLSCAN_INVALID_TYPE, "args[%zu] (%s): type %d is not a built-in clscan_type%s", k, a->name,
+        (int)a->type, a->kind == CLSCAN_ARG_SCALAR ? " (scalars are built-in)" : "");
+  if (a->type_name || a->type_size)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "args[%zu] (%s): type_name or type_size given for a built-in type", k,
+                        a->name);
+  if (a->type == CLSCAN_DOUBLE && !ctx->info.has_fp64)
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "args[%zu] (%s): device %s has no fp64", k,
+                        a->name, ctx->info.name);
+  if (a->type == CLSCAN_HALF && !ctx->info.has_fp16)
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "args[%zu] (%s): device %s has no fp16", k,
+                        a->name, ctx->info.name);
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks extra argument k: name, kind, access, type. */
+static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc *d, size_t k) {
+  const clscan_arg *a = &d->args[k];
+  if (!a->name)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "args[%zu].name is NULL", k);
+  if (!valid_arg_name(a->name))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "args[%zu].name \"%s\" is not an identifier user code may use (not x, i, "
+                        "or starting with clscan)",
+                        k, a->name);
+  for (size_t j = 0; j < k; j++) {
+    if (strcmp(d->args[j].name, a->name) == 0)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "args[%zu] and args[%zu] are both named %s", j, k,
+                          a->name);
+  }
+  if ((unsigned)a->kind > CLSCAN_ARG_SCALAR)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "args[%zu] (%s): kind %d is not a clscan_arg_kind", k,
+                        a->name, (int)a->kind);
+  if ((unsigned)a->access > CLSCAN_ARG_READ_WRITE ||
+      (a->kind == CLSCAN_ARG_SCALAR && a->access != CLSCAN_ARG_READ))
+    return clscan__fail(CLSCAN_INVALID_VALUE, "args[%zu] (%s): access %d (scalars are read only)",
+                        k, a->name, (int)a->access);
+  return check_arg_type(ctx, a, k);
+}
+
+clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *d) {
+  if (d->device_init && d->init)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "device_init is set, so init must be NULL");
+  if (!d->arg_count)
+    return d->args ? clscan__fail(CLSCAN_INVALID_VALUE, "args given with arg_count 0")
+                   : CLSCAN_SUCCESS;
+  if (d->arg_count > CLSCAN_MAX_ARGS)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "arg_count %zu exceeds CLSCAN_MAX_ARGS (%d)",
+                        d->arg_count, CLSCAN_MAX_ARGS);
+  if (!d->args)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "arg_count is %zu but args is NULL", d->arg_count);
+  if (!d->map_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "extra arguments are read by map_source, and the descriptor has none");
+  for (size_t k = 0; k < d->arg_count; k++)
+    CLSCAN_RETURN_IF_ERROR(check_arg(ctx, d, k));
+  return CLSCAN_SUCCESS;
+}
+
+/* Byte range of a request's output (one element for a reduction). */
+static clscan_status output_range(const clscan_plan *plan, const clscan__request *req, int reduce,
+                                  byte_range *r) {
+  const clscan__buffer *out = &req->buf[CLSCAN__BUF_OUT];
+  return range_of(out->mem, out->off, reduce ? 1 : req->n, plan->out_size, r);
+}
+
+/* Checks a byte range of an extra value against the output range (and, for what is written,
+ * the input range). */
+static clscan_status check_value_overlap(const clscan_plan *plan, const clscan__request *req,
+                                         int reduce, const byte_range *v, int written,
+                                         const char *name) {
+  byte_range ro, ri;
+  CLSCAN_RETURN_IF_ERROR(output_range(plan, req, reduce, &ro));
+  if (ranges_overlap(v, &ro))
+    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the output bytes [%zu, %zu)",
+                        name, v->begin, v->end, ro.begin, ro.end);
+  const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN];
+  CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, plan->in_size, &ri));
+  if (written && ranges_overlap(v, &ri))
+    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the input bytes [%zu, %zu)",
+                        name, v->begin, v->end, ri.begin, ri.end);
+  return CLSCAN_SUCCESS;
+}
+
+/* Size in bytes of one element of extra argument a. */
+static size_t arg_size(const clscan_arg *a) {
+  return a->type == CLSCAN_USER_TYPE ? a->type_size : clscan_type_size(a->type);
+}
+
+/* Checks the value of extra argument k and appends its kernel arguments to x. */
+static clscan_status check_value(const clscan_plan *plan, const clscan__request *req, int reduce,
+                                 const clscan_arg_value *v, size_t k, clscan__extra *x) {
+  const clscan_arg *a = &plan->desc.args[k];
+  char name[96];
+  snprintf(name, sizeof name, "values[%zu] (%s)", k, a->name);
+  size_t size = arg_size(a);
+  if (a->kind == CLSCAN_ARG_SCALAR) {
+    if (v->buffer)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a scalar, but buffer is set", name);
+    if (!v->scalar)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: scalar is NULL", name);
+    memcpy(x->scalar[k], v->scalar, size);
+    x->arg[x->count++] = (clscan__karg){size, x->scalar[k]};
+    return CLSCAN_SUCCESS;
+  }
+  if (v->scalar)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a buffer, but scalar is set", name);
+  if (!v->buffer)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: buffer is NULL", name);
+  int written = a->access == CLSCAN_ARG_READ_WRITE;
+  size_t length = v->length ? v->length : req->n;
+  CLSCAN_RETURN_IF_ERROR(
+      check_buffer(plan->ctx, v->buffer, v->offset, length, size, written, name));
+  byte_range r;
+  CLSCAN_RETURN_IF_ERROR(range_of(v->buffer, v->offset, length, size, &r));
+  CLSCAN_RETURN_IF_ERROR(check_value_overlap(plan, req, reduce, &r, written, name));
+  x->mem[k] = v->buffer;
+  x->off[k] = v->offset;
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->mem[k]);
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->off[k]);
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks one device element at a byte offset (the initial value or the total). */
+static clscan_status check_element(const clscan_plan *plan, const clscan__request *req, int reduce,
+                                   cl_mem buf, size_t byte_off, int written, const char *name) {
+  size_t size = plan->out_size;
+  if (byte_off % size)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "%s offset %zu is not a multiple of the output element's %zu bytes", name,
+                        byte_off, size);
+  CLSCAN_RETURN_IF_ERROR(check_buffer(plan->ctx, buf, byte_off / size, 1, size, written, name));
+  byte_range r;
+  CLSCAN_RETURN_IF_ERROR(range_of(buf, byte_off / size, 1, size, &r));
+  return check_value_overlap(plan, req, reduce, &r, written, name);
+}
+
+/* Checks the device initial value and appends its kernel arguments to x. */
+static clscan_status check_init(const clscan_plan *plan, const clscan_run_args *run,
+                                const clscan__request *req, int reduce, clscan__extra *x) {
+  if (!plan->desc.device_init)
+    return run->init ? clscan__fail(CLSCAN_INVALID_VALUE,
+                                    "init buffer given, but the plan's desc.device_init is 0")
+                     : CLSCAN_SUCCESS;
+  if (!run->init)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "the plan has device_init, and run->init is NULL");
+  CLSCAN_RETURN_IF_ERROR(
+      check_element(plan, req, reduce, run->init, run->init_offset, 0, "init buffer"));
+  x->device_seed = 1;
+  x->mem[CLSCAN_MAX_ARGS] = run->init;
+  x->off[CLSCAN_MAX_ARGS] = run->init_offset / plan->out_size;
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->mem[CLSCAN_MAX_ARGS]);
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->off[CLSCAN_MAX_ARGS]);
+  return CLSCAN_SUCCESS;
+}
+
+/* Checks the device total. */
+static clscan_status check_total(const clscan_plan *plan, const clscan_run_args *run,
+                                 clscan__request *req, int reduce) {
+  if (!run->total)
+    return CLSCAN_SUCCESS;
+  if (reduce)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "a reduction has no total: its result is the total");
+  if (plan->desc.segments)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "segmented scans have no device total");
+  CLSCAN_RETURN_IF_ERROR(
+      check_element(plan, req, reduce, run->total, run->total_offset, 1, "total buffer"));
+  req->total.mem = run->total;
+  req->total.off = run->total_offset / plan->out_size;
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run, int reduce,
+                                   clscan__request *req, clscan__extra *x) {
+  static const clscan_run_args none = {0};
+  if (!run)
+    run = &none;
+  memset(x, 0, sizeof *x);
+  if (run->value_count != plan->desc.arg_count)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "value_count is %zu; the plan has %zu arguments",
+                        run->value_count, plan->desc.arg_count);
+  if (run->value_count && !run->values)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "values is NULL with value_count %zu",
+                        run->value_count);
+  for (size_t k = 0; k < run->value_count; k++)
+    CLSCAN_RETURN_IF_ERROR(check_value(plan, req, reduce, &run->values[k], k, x));
+  CLSCAN_RETURN_IF_ERROR(check_init(plan, run, req, reduce, x));
+  CLSCAN_RETURN_IF_ERROR(check_total(plan, run, req, reduce));
+  req->extra = plan->desc.arg_count || plan->desc.device_init ? x : NULL;
+  return CLSCAN_SUCCESS;
 }

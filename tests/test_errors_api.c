@@ -46,7 +46,7 @@ static void test_status_strings(void **state) {
 
 static void test_names_and_sizes(void **state) {
   (void)state;
-  const size_t sizes[CLSCAN_TYPE_COUNT] = {4, 4, 8, 8, 4, 8, 1, 1, 2, 2};
+  const size_t sizes[CLSCAN_TYPE_COUNT] = {4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 2};
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
     assert_int_equal(clscan_type_size((clscan_type)t), sizes[t]);
     assert_non_null(clscan_type_name((clscan_type)t));

@@ -130,13 +130,14 @@ static void test_supports_matrix(void **state) {
         clscan_scan_desc d = {
             .type = (clscan_type)t, .op = (clscan_op)op, .algorithm = (clscan_algorithm)a};
         clscan_status st = clscan_context_supports(ctx, &d);
-        int is_float = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+        int is_float = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE || t == CLSCAN_HALF;
         if (is_float && op >= CLSCAN_AND) {
           assert_int_equal(st, CLSCAN_UNSUPPORTED_OP_FOR_TYPE);
         } else if (st != CLSCAN_SUCCESS) {
           assert_int_equal(st, CLSCAN_UNSUPPORTED_BY_DEVICE);
           int int8_on_rusticl = t == CLSCAN_INT8 && strstr(clscan_last_error_detail(), "rusticl");
-          assert_true(t == CLSCAN_DOUBLE || a == CLSCAN_ALGO_SINGLE_PASS || int8_on_rusticl);
+          assert_true(t == CLSCAN_DOUBLE || t == CLSCAN_HALF || a == CLSCAN_ALGO_SINGLE_PASS ||
+                      int8_on_rusticl);
         }
       }
     }

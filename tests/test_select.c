@@ -575,6 +575,8 @@ static void test_types(void **state) {
       {CLSCAN_RUN_LENGTH_ENCODE, 0, 1},
   };
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
+    if (t == CLSCAN_HALF)
+      continue; /* the reference has no half type */
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
       sel_case c = base_case(cells[i].op, 20011);
       c.type = (clscan_type)t;

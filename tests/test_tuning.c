@@ -219,11 +219,11 @@ static void test_generated_tables(void **state) {
     clscan_type type;
     const char *name;
     size_t size;
-  } types[] = {{CLSCAN_INT32, "int32", 4}, {CLSCAN_UINT32, "uint32", 4},
-               {CLSCAN_INT64, "int64", 8}, {CLSCAN_UINT64, "uint64", 8},
-               {CLSCAN_FLOAT, "float", 4}, {CLSCAN_DOUBLE, "double", 8},
-               {CLSCAN_INT8, "int8", 1},   {CLSCAN_UINT8, "uint8", 1},
-               {CLSCAN_INT16, "int16", 2}, {CLSCAN_UINT16, "uint16", 2}};
+  } types[] = {
+      {CLSCAN_INT32, "int32", 4},   {CLSCAN_UINT32, "uint32", 4}, {CLSCAN_INT64, "int64", 8},
+      {CLSCAN_UINT64, "uint64", 8}, {CLSCAN_FLOAT, "float", 4},   {CLSCAN_DOUBLE, "double", 8},
+      {CLSCAN_INT8, "int8", 1},     {CLSCAN_UINT8, "uint8", 1},   {CLSCAN_INT16, "int16", 2},
+      {CLSCAN_UINT16, "uint16", 2}, {CLSCAN_HALF, "half", 2}};
   assert_int_equal(sizeof types / sizeof types[0], CLSCAN_TYPE_COUNT);
   for (size_t i = 0; i < CLSCAN_TYPE_COUNT; i++) {
     assert_int_equal((int)types[i].type, (int)i); /* the enum values are unchanged */

@@ -110,7 +110,8 @@ int cli_parse_count(const char *command, const char *option, const char *text,
 
 int cli_type_from_name(const char *name, clscan_type *out) {
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
-    if (strcmp(clscan_type_name((clscan_type)t), name) == 0)
+    // The element formats (text and binary) do not read half precision.
+    if (t != CLSCAN_HALF && strcmp(clscan_type_name((clscan_type)t), name) == 0)
       return *out = (clscan_type)t, 1;
   }
   return 0;

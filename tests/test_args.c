@@ -1,0 +1,1109 @@
+/*
+ * clscan tests: extra arguments of user sources (clscan_arg), device-resident initial values
+ * and device totals (clscan_plan_enqueue_args, clscan_plan_enqueue_reduce_args), and half
+ * precision (CLSCAN_HALF). Every result is checked against a host loop: integers exactly.
+ *
+ * Groups: scan (every algorithm and shape, sizes around each one's tile, offsets, in place,
+ * exclusive, segmented, plan reuse with new buffers), reduce, chain (chunked streams chained
+ * through the device total, n = 0), errors (every bad input's status, buffers untouched), half.
+ * Seeds are printed with every failure; CLSCAN_TEST_SEED picks another.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* ============================================================================================== */
+/* Fixtures                                                                                       */
+/* ============================================================================================== */
+
+/* The algorithms and single-pass shapes a scan runs through. */
+typedef struct algo_case {
+  const char *name;
+  clscan_algorithm algorithm;
+  clscan_shape shape;
+} algo_case;
+
+static const algo_case algos[] = {
+    {"auto", CLSCAN_ALGO_AUTO, CLSCAN_SHAPE_DEFAULT},
+    {"blelloch", CLSCAN_ALGO_BLELLOCH, CLSCAN_SHAPE_DEFAULT},
+    {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_SHAPE_DEFAULT},
+    {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_SHAPE_DEFAULT},
+    {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_CPU},
+    {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_GPU},
+};
+#define ALGO_COUNT (sizeof algos / sizeof algos[0])
+
+/* The map of the int32 cases: x * w[i] + s, with a weight buffer w and a scalar s. */
+static const clscan_arg int_args[] = {
+    {.name = "w", .kind = CLSCAN_ARG_BUFFER, .type = CLSCAN_INT32},
+    {.name = "s", .kind = CLSCAN_ARG_SCALAR, .type = CLSCAN_INT32},
+};
+
+/* Fails the test with a formatted message that names the seed. */
+static void failf(uint64_t seed, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fail_msg("%s (seed %" PRIu64 ")", msg, seed);
+}
+
+/* Fails unless a call returned CLSCAN_SUCCESS. */
+static void ok(clscan_status st, const char *what) {
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("%s: %s (%s)", what, clscan_status_string(st), clscan_last_error_detail());
+}
+
+/* Random int32 values in [-lim, lim]. */
+static void fill_ints(uint64_t seed, int32_t *v, size_t n, int32_t lim) {
+  uint64_t s = seed;
+  for (size_t i = 0; i < n; i++)
+    v[i] = (int32_t)tu_random_size(&s, 0, 2 * (size_t)lim) - lim;
+}
+
+/* Creates a plan of desc for an algorithm case. */
+static clscan_plan *plan_for(const clscan_scan_desc *base, const algo_case *a) {
+  clscan_scan_desc d = *base;
+  d.algorithm = a->algorithm;
+  const clscan_tuning t = {.single_pass_shape = a->shape};
+  clscan_plan *plan = NULL;
+  clscan_status st = clscan_plan_create_tuned(tu_context(), &d, &t, &plan);
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("plan %s: %s (%s)", a->name, clscan_status_string(st), clscan_last_error_detail());
+  return plan;
+}
+
+/* Elements per tile (or block) of a plan's algorithm, for sizes around its boundaries. */
+static size_t tile_of(const clscan_plan *plan, const algo_case *a, size_t vec) {
+  clscan_tuning t;
+  ok(clscan_plan_get_tuning(plan, &t), "clscan_plan_get_tuning");
+  switch (clscan_plan_algorithm(plan, 1)) {
+    case CLSCAN_ALGO_BLELLOCH:
+      return 2 * (size_t)t.seed_wg;
+    case CLSCAN_ALGO_HILLIS_STEELE:
+      return t.seed_wg;
+    case CLSCAN_ALGO_SINGLE_PASS:
+      if (a->shape == CLSCAN_SHAPE_CPU || (a->shape == CLSCAN_SHAPE_DEFAULT && tu_device_is_cpu()))
+        return t.cpu_tile;
+      return (size_t)t.tile_wg * t.tile_vpt * vec;
+    default:
+      return (size_t)t.tile_wg * t.tile_vpt * vec;
+  }
+}
+
+/* Sizes around a tile of b elements and a random larger one. */
+static size_t sizes_for(size_t b, uint64_t *s, size_t out[8]) {
+  size_t k = 0;
+  out[k++] = 1;
+  out[k++] = 2;
+  out[k++] = b - 1;
+  out[k++] = b;
+  out[k++] = b + 1;
+  out[k++] = 2 * b + 3;
+  out[k++] = tu_random_size(s, 3 * b, 3 * b + 70000);
+  return k;
+}
+
+/* ============================================================================================== */
+/* Device buffers of one case                                                                     */
+/* ============================================================================================== */
+
+/* A case's buffers: input, output, weights (twice, for plan reuse), flags and the carry. */
+typedef struct bufs {
+  cl_mem in, out, w, w2, flags, carry;
+} bufs;
+
+static void bufs_release(bufs *b) {
+  cl_mem *all[] = {&b->in, &b->out, &b->w, &b->w2, &b->flags, &b->carry};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+    if (*all[k])
+      clReleaseMemObject(*all[k]);
+    *all[k] = NULL;
+  }
+}
+
+/* Creates a buffer holding bytes of data (or poison when data is NULL). */
+static cl_mem buffer_with(size_t bytes, const void *data) {
+  clscan_context *ctx = tu_context();
+  cl_mem m = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1);
+  assert_non_null(m);
+  if (data) {
+    assert_true(tu_write(ctx, NULL, m, 0, bytes, data));
+  } else {
+    unsigned char *p = malloc(bytes ? bytes : 1);
+    assert_non_null(p);
+    memset(p, TU_POISON, bytes ? bytes : 1);
+    assert_true(tu_write(ctx, NULL, m, 0, bytes ? bytes : 1, p));
+    free(p);
+  }
+  return m;
+}
+
+/* ============================================================================================== */
+/* scan: the int32 map x * w[i] + s through every algorithm                                      */
+/* ============================================================================================== */
+
+/* One scan case of the int32 map. */
+typedef struct map_case {
+  size_t n, in_off, out_off, w_off;
+  int exclusive, in_place, segmented, device_init, total;
+  int32_t init, s;
+} map_case;
+
+/* The host reference: out = init op scan of v, v[i] = x[i] * w[i] + s (wrapping), restarting at
+ * heads; returns the inclusive total of the whole range. */
+static int32_t reference(const map_case *c, const int32_t *x, const int32_t *w,
+                         const unsigned char *flags, int32_t *out) {
+  uint32_t acc = (uint32_t)c->init, total = (uint32_t)c->init;
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->segmented && (i == 0 || flags[i]))
+      acc = (uint32_t)c->init;
+    uint32_t v = (uint32_t)x[i] * (uint32_t)w[i] + (uint32_t)c->s;
+    if (c->exclusive)
+      out[i] = (int32_t)acc;
+    acc += v;
+    total += v;
+    if (!c->exclusive)
+      out[i] = (int32_t)acc;
+  }
+  return (int32_t)total;
+}
+
+/* Checks n results from a device buffer against the reference, and the guards after them. */
+static void check_out(uint64_t seed, const char *what, cl_mem out, size_t off, const int32_t *want,
+                      size_t n) {
+  int32_t *got = malloc((n + TU_GUARD) * 4);
+  assert_non_null(got);
+  assert_true(tu_read(tu_context(), NULL, out, off * 4, (n + TU_GUARD) * 4, got));
+  for (size_t i = 0; i < n; i++) {
+    if (got[i] != want[i]) {
+      int32_t g = got[i];
+      free(got);
+      failf(seed, "%s: element %zu of %zu is %d, want %d", what, i, n, g, want[i]);
+    }
+  }
+  const unsigned char *guard = (const unsigned char *)(got + n);
+  for (size_t i = 0; i < TU_GUARD * 4; i++) {
+    if (guard[i] != TU_POISON) {
+      free(got);
+      failf(seed, "%s: the guard after the output was written", what);
+    }
+  }
+  free(got);
+}
+
+/* Runs one case on a plan and checks it (run twice with different weights: plan reuse). */
+static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, const char *what) {
+  size_t n = c->n, in_len = c->in_off + n + TU_GUARD, w_len = c->w_off + n + TU_GUARD;
+  size_t out_off = c->in_place ? c->in_off : c->out_off;
+  size_t out_len = (c->in_place ? in_len : c->out_off + n + TU_GUARD);
+  int32_t *x = calloc(in_len, 4), *w = calloc(w_len, 4), *w2 = calloc(w_len, 4);
+  int32_t *want = malloc((n + 1) * 4);
+  unsigned char *flags = calloc(n + 1, 1);
+  assert_true(x && w && w2 && want && flags);
+  fill_ints(seed, x, in_len, 1000);
+  fill_ints(tu_mix(seed, 1), w, w_len, 50);
+  fill_ints(tu_mix(seed, 2), w2, w_len, 50);
+  uint64_t fs = tu_mix(seed, 3);
+  for (size_t i = 0; i < n; i++)
+    flags[i] = tu_random_size(&fs, 0, 99) < 3;
+  bufs b = {0};
+  b.in = buffer_with(in_len * 4, x);
+  b.out = c->in_place ? b.in : buffer_with(out_len * 4, NULL);
+  if (c->in_place) {
+    // The guard after an in-place range is the input's: poison it for the check.
+    unsigned char poison[TU_GUARD * 4];
+    memset(poison, TU_POISON, sizeof poison);
+    assert_true(tu_write(tu_context(), NULL, b.in, (c->in_off + n) * 4, sizeof poison, poison));
+  }
+  b.w = buffer_with(w_len * 4, w);
+  b.w2 = buffer_with(w_len * 4, w2);
+  b.flags = buffer_with(n + 1, flags);
+  b.carry = buffer_with(8, NULL);
+  int32_t carry[2] = {c->init, 0};
+  assert_true(tu_write(tu_context(), NULL, b.carry, 0, 8, carry));
+  for (int round = 0; round < 2; round++) {
+    if (round == 1 && c->in_place)
+      break; /* the input is gone */
+    const clscan_arg_value values[2] = {{.buffer = round ? b.w2 : b.w, .offset = c->w_off},
+                                        {.scalar = &c->s}};
+    const clscan_run_args run = {.values = values,
+                                 .value_count = 2,
+                                 .init = c->device_init ? b.carry : NULL,
+                                 .total = c->total ? b.carry : NULL,
+                                 .total_offset = c->total && !c->device_init ? 4 : 0,
+                                 .segments = c->segmented ? b.flags : NULL};
+    cl_event done = NULL;
+    ok(clscan_plan_enqueue_args(plan, NULL, b.in, c->in_off, b.out, out_off, n, &run, 0, NULL, NULL,
+                                &done),
+       what);
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    int32_t total = reference(c, x + c->in_off, (round ? w2 : w) + c->w_off, flags, want);
+    char label[256];
+    snprintf(label, sizeof label, "%s round %d", what, round);
+    check_out(seed, label, b.out, out_off, want, n);
+    if (c->total) {
+      int32_t got[2];
+      assert_true(tu_read(tu_context(), NULL, b.carry, 0, 8, got));
+      int32_t g = got[c->device_init ? 0 : 1];
+      if (g != total)
+        failf(seed, "%s: the device total is %d, want %d", label, g, total);
+      if (c->device_init) {
+        // The carry now holds the total: put the initial value back for the next round.
+        assert_true(tu_write(tu_context(), NULL, b.carry, 0, 4, &c->init));
+      }
+    }
+  }
+  if (c->in_place)
+    b.out = NULL;
+  bufs_release(&b);
+  free(x);
+  free(w);
+  free(w2);
+  free(want);
+  free(flags);
+}
+
+/* The int32 map, every algorithm and shape, sizes around tiles, each variant of the case. */
+static void run_all(int device_init, int segmented) {
+  const clscan_scan_desc base = {.type = CLSCAN_INT32,
+                                 .op = CLSCAN_ADD,
+                                 .map_source = "x * w[i] + s",
+                                 .args = int_args,
+                                 .arg_count = 2,
+                                 .device_init = device_init,
+                                 .segments = segmented ? CLSCAN_SEGMENTS_HEAD_FLAGS : 0};
+  uint64_t seed = tu_mix(tu_seed(), (uint64_t)(device_init * 2 + segmented));
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    clscan_scan_desc inc = base, exc = base;
+    exc.exclusive = 1;
+    int32_t host_init = 12345;
+    if (!device_init)
+      inc.init = exc.init = &host_init;
+    clscan_plan *plans[2] = {plan_for(&inc, &algos[a]), plan_for(&exc, &algos[a])};
+    size_t sizes[8];
+    size_t count = sizes_for(tile_of(plans[0], &algos[a], 4), &seed, sizes);
+    for (size_t k = 0; k < count; k++) {
+      for (int e = 0; e < 2; e++) {
+        map_case c = {
+            .n = sizes[k],
+            .in_off = tu_random_size(&seed, 0, 9),
+            .out_off = tu_random_size(&seed, 0, 9),
+            .w_off = tu_random_size(&seed, 0, 20),
+            .exclusive = e,
+            .in_place = k % 3 == 2,
+            .segmented = segmented,
+            .device_init = device_init,
+            .total = !segmented,
+            .init = device_init ? (int32_t)tu_random_size(&seed, 0, 999) - 500 : host_init,
+            .s = (int32_t)tu_random_size(&seed, 0, 20) - 10};
+        char what[160];
+        snprintf(what, sizeof what, "%s %s%s%s n=%zu%s", algos[a].name,
+                 e ? "exclusive" : "inclusive", segmented ? " segmented" : "",
+                 device_init ? " device init" : "", c.n, c.in_place ? " in place" : "");
+        tu_progress(what);
+        run_map_case(plans[e], &c, tu_mix(seed, k * 2 + (size_t)e), what);
+      }
+    }
+    clscan_plan_release(plans[0]);
+    clscan_plan_release(plans[1]);
+  }
+}
+
+static void test_scan_host_init(void **state) {
+  (void)state;
+  run_all(0, 0);
+}
+
+static void test_scan_device_init(void **state) {
+  (void)state;
+  run_all(1, 0);
+}
+
+static void test_scan_segmented(void **state) {
+  (void)state;
+  run_all(1, 1);
+}
+
+/* A float map over a uint8 weight buffer and a user-type lookup table, into float: exact, since
+ * every value is a small integer. */
+static void test_scan_types(void **state) {
+  (void)state;
+  typedef struct pair {
+    float lo, hi;
+  } pair;
+  const clscan_arg args[] = {
+      {.name = "wt", .kind = CLSCAN_ARG_BUFFER, .type = CLSCAN_UINT8},
+      {.name = "lut",
+       .kind = CLSCAN_ARG_BUFFER,
+       .type = CLSCAN_USER_TYPE,
+       .type_name = "pair",
+       .type_size = sizeof(pair)},
+      {.name = "k", .kind = CLSCAN_ARG_SCALAR, .type = CLSCAN_UINT32},
+  };
+  const clscan_scan_desc base = {.type = CLSCAN_INT32,
+                                 .out_type = CLSCAN_OUT_FLOAT,
+                                 .op = CLSCAN_ADD,
+                                 .type_source = "typedef struct { float lo, hi; } pair;",
+                                 .map_source = "(float)wt[i] * lut[(uint)x % k].hi",
+                                 .args = args,
+                                 .arg_count = 3};
+  uint64_t seed = tu_mix(tu_seed(), 77);
+  const uint32_t k = 5;
+  const pair lut[5] = {{0, 1}, {0, 2}, {0, -1}, {0, 3}, {0, 0}};
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    clscan_plan *plan = plan_for(&base, &algos[a]);
+    size_t sizes[8];
+    size_t count = sizes_for(tile_of(plan, &algos[a], 4), &seed, sizes);
+    for (size_t s = 0; s < count; s++) {
+      size_t n = sizes[s];
+      int32_t *x = malloc(n * 4);
+      unsigned char *wt = malloc(n);
+      float *want = malloc((n + TU_GUARD) * 4), *got = malloc((n + TU_GUARD) * 4);
+      assert_true(x && wt && want && got);
+      uint64_t r = tu_mix(seed, s);
+      fill_ints(r, x, n, 100000);
+      double acc = 0;
+      for (size_t i = 0; i < n; i++) {
+        wt[i] = (unsigned char)tu_random_size(&r, 0, 3);
+        acc += (double)wt[i] * lut[(uint32_t)x[i] % k].hi;
+        want[i] = (float)acc;
+      }
+      cl_mem in = buffer_with(n * 4, x), out = buffer_with((n + TU_GUARD) * 4, NULL);
+      cl_mem dwt = buffer_with(n, wt), dlut = buffer_with(sizeof lut, lut);
+      const clscan_arg_value values[3] = {
+          {.buffer = dwt}, {.buffer = dlut, .length = 5}, {.scalar = &k}};
+      const clscan_run_args run = {.values = values, .value_count = 3};
+      ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+         algos[a].name);
+      assert_true(tu_read(tu_context(), NULL, out, 0, (n + TU_GUARD) * 4, got));
+      for (size_t i = 0; i < n; i++) {
+        if (got[i] != want[i])
+          failf(r, "float map %s n=%zu: element %zu is %g, want %g", algos[a].name, n, i,
+                (double)got[i], (double)want[i]);
+      }
+      clReleaseMemObject(in);
+      clReleaseMemObject(out);
+      clReleaseMemObject(dwt);
+      clReleaseMemObject(dlut);
+      free(x);
+      free(wt);
+      free(want);
+      free(got);
+    }
+    clscan_plan_release(plan);
+  }
+}
+
+/* A read-write argument: the map also writes each mapped value (idempotently) to a side buffer. */
+static void test_scan_read_write(void **state) {
+  (void)state;
+  const clscan_arg args[] = {{.name = "side",
+                              .kind = CLSCAN_ARG_BUFFER,
+                              .type = CLSCAN_INT32,
+                              .access = CLSCAN_ARG_READ_WRITE}};
+  const clscan_scan_desc base = {.type = CLSCAN_INT32,
+                                 .op = CLSCAN_ADD,
+                                 .map_source = "{ side[i] = 3 * x; return 3 * x; }",
+                                 .args = args,
+                                 .arg_count = 1};
+  uint64_t seed = tu_mix(tu_seed(), 99);
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    clscan_plan *plan = plan_for(&base, &algos[a]);
+    size_t n = tu_random_size(&seed, 1, 100000);
+    int32_t *x = malloc(n * 4), *got = malloc(n * 4);
+    assert_true(x && got);
+    fill_ints(seed, x, n, 1000);
+    cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL),
+           side = buffer_with(n * 4, NULL);
+    const clscan_arg_value v = {.buffer = side};
+    const clscan_run_args run = {.values = &v, .value_count = 1};
+    ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+       algos[a].name);
+    assert_true(tu_read(tu_context(), NULL, side, 0, n * 4, got));
+    for (size_t i = 0; i < n; i++) {
+      if (got[i] != 3 * x[i])
+        failf(seed, "%s: side[%zu] is %d, want %d", algos[a].name, i, got[i], 3 * x[i]);
+    }
+    assert_true(tu_read(tu_context(), NULL, out, 0, n * 4, got));
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+      acc += 3u * (uint32_t)x[i];
+      if (got[i] != (int32_t)acc)
+        failf(seed, "%s: out[%zu] is %d, want %d", algos[a].name, i, got[i], (int32_t)acc);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    clReleaseMemObject(side);
+    free(x);
+    free(got);
+    clscan_plan_release(plan);
+  }
+}
+
+/* ============================================================================================== */
+/* reduce */
+/* ============================================================================================== */
+
+static void test_reduce(void **state) {
+  (void)state;
+  uint64_t seed = tu_mix(tu_seed(), 5);
+  const clscan_shape shapes[] = {CLSCAN_SHAPE_CPU, CLSCAN_SHAPE_GPU};
+  for (int device_init = 0; device_init < 2; device_init++) {
+    for (size_t sh = 0; sh < 2; sh++) {
+      const int32_t host_init = -77;
+      clscan_scan_desc d = {.type = CLSCAN_INT32,
+                            .op = CLSCAN_ADD,
+                            .map_source = "x * w[i] + s",
+                            .args = int_args,
+                            .arg_count = 2,
+                            .device_init = device_init,
+                            .init = device_init ? NULL : &host_init};
+      const clscan_tuning t = {.single_pass_shape = shapes[sh]};
+      clscan_plan *plan = NULL;
+      ok(clscan_plan_create_tuned(tu_context(), &d, &t, &plan), "reduce plan");
+      const size_t sizes[] = {0, 1, 2, 1000, 4096, 65537, tu_random_size(&seed, 100000, 300000)};
+      for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k], w_off = k;
+        int32_t *x = malloc((n + 1) * 4), *w = malloc((n + w_off + 1) * 4);
+        assert_true(x && w);
+        uint64_t r = tu_mix(seed, k * 4 + sh * 2 + (size_t)device_init);
+        fill_ints(r, x, n + 1, 1000);
+        fill_ints(tu_mix(r, 1), w, n + w_off + 1, 50);
+        int32_t init = device_init ? (int32_t)tu_random_size(&r, 0, 1000) : host_init, s = 3;
+        uint32_t want = (uint32_t)init;
+        for (size_t i = 0; i < n; i++)
+          want += (uint32_t)x[i] * (uint32_t)w[w_off + i] + (uint32_t)s;
+        cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with(8, NULL);
+        cl_mem dw = buffer_with((n + w_off + 1) * 4, w), carry = buffer_with(8, NULL);
+        int32_t c2[2] = {0, init};
+        assert_true(tu_write(tu_context(), NULL, carry, 0, 8, c2));
+        const clscan_arg_value v[2] = {{.buffer = dw, .offset = w_off}, {.scalar = &s}};
+        const clscan_run_args run = {
+            .values = v, .value_count = 2, .init = device_init ? carry : NULL, .init_offset = 4};
+        ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 1, n, &run, 0, NULL, NULL),
+           "clscan_plan_enqueue_reduce_args");
+        int32_t got[2];
+        assert_true(tu_read(tu_context(), NULL, out, 0, 8, got));
+        if (got[1] != (int32_t)want)
+          failf(r, "reduce n=%zu shape %d device_init %d: %d, want %d", n, (int)shapes[sh],
+                device_init, got[1], (int32_t)want);
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        clReleaseMemObject(dw);
+        clReleaseMemObject(carry);
+        free(x);
+        free(w);
+      }
+      clscan_plan_release(plan);
+    }
+  }
+}
+
+/* ============================================================================================== */
+/* chain: a stream in chunks, chained through the device                                          */
+/* ============================================================================================== */
+
+/* Scans a stream in random chunks whose carry is the previous chunk's device total, and checks
+ * the whole against the host loop; every algorithm, inclusive and exclusive, chunks of 0 too. */
+static void test_chain(void **state) {
+  (void)state;
+  uint64_t seed = tu_mix(tu_seed(), 11);
+  const clscan_arg arg = {.name = "w", .kind = CLSCAN_ARG_BUFFER, .type = CLSCAN_INT32};
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    for (int e = 0; e < 2; e++) {
+      clscan_scan_desc d = {.type = CLSCAN_INT32,
+                            .op = CLSCAN_ADD,
+                            .exclusive = e,
+                            .map_source = "x - w[i]",
+                            .args = &arg,
+                            .arg_count = 1,
+                            .device_init = 1};
+      clscan_plan *plan = plan_for(&d, &algos[a]);
+      size_t n = tu_random_size(&seed, 50000, 200000);
+      int32_t *x = malloc(n * 4), *w = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
+      assert_true(x && w && want && got);
+      fill_ints(seed, x, n, 1 << 20);
+      fill_ints(tu_mix(seed, 1), w, n, 1 << 10);
+      const int32_t start = (int32_t)tu_random_size(&seed, 0, 1000);
+      uint32_t acc = (uint32_t)start;
+      for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)x[i] - (uint32_t)w[i];
+        want[i] = (int32_t)(e ? acc : acc + v);
+        acc += v;
+      }
+      cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL), dw = buffer_with(n * 4, w);
+      cl_mem carry = buffer_with(4, &start);
+      size_t chunks = 0;
+      for (size_t at = 0; at < n; chunks++) {
+        size_t len = chunks % 5 == 3 ? 0 : tu_random_size(&seed, 1, 40000);
+        if (len > n - at)
+          len = n - at;
+        const clscan_arg_value v = {.buffer = dw, .offset = at};
+        const clscan_run_args run = {.values = &v, .value_count = 1, .init = carry, .total = carry};
+        ok(clscan_plan_enqueue_args(plan, NULL, in, at, out, at, len, &run, 0, NULL, NULL, NULL),
+           "chunk");
+        at += len;
+      }
+      int32_t total;
+      assert_true(tu_read(tu_context(), NULL, out, 0, n * 4, got));
+      assert_true(tu_read(tu_context(), NULL, carry, 0, 4, &total));
+      for (size_t i = 0; i < n; i++) {
+        if (got[i] != want[i])
+          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d", algos[a].name,
+                e ? "exclusive" : "inclusive", n, chunks, i, got[i], want[i]);
+      }
+      if (total != (int32_t)acc)
+        failf(seed, "chain %s: the last total is %d, want %d", algos[a].name, total, (int32_t)acc);
+      clReleaseMemObject(in);
+      clReleaseMemObject(out);
+      clReleaseMemObject(dw);
+      clReleaseMemObject(carry);
+      free(x);
+      free(w);
+      free(want);
+      free(got);
+      clscan_plan_release(plan);
+    }
+  }
+}
+
+/* The packed narrow path (plain uint8 xor, no map) with a device initial value and total at a
+ * byte offset, chunks at unaligned offsets, in place: every algorithm and shape. */
+static void test_chain_narrow(void **state) {
+  (void)state;
+  uint64_t seed = tu_mix(tu_seed(), 17);
+  const size_t n = 150001, chunk = 37777;
+  unsigned char *x = malloc(n), *got = malloc(n);
+  assert_true(x && got);
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    for (int e = 0; e < 2; e++) {
+      const clscan_scan_desc d = {
+          .type = CLSCAN_UINT8, .op = CLSCAN_XOR, .exclusive = e, .device_init = 1};
+      clscan_plan *plan = plan_for(&d, &algos[a]);
+      uint64_t r = tu_mix(seed, a * 2 + (size_t)e);
+      for (size_t i = 0; i < n; i++)
+        x[i] = (unsigned char)tu_random_size(&r, 0, 255);
+      unsigned char carry[4] = {0, 0, 0, (unsigned char)tu_random_size(&r, 0, 255)};
+      unsigned acc = carry[3];
+      cl_mem buf = buffer_with(n, x), dc = buffer_with(4, carry);
+      for (size_t at = 0; at < n; at += chunk) {
+        size_t len = n - at < chunk ? n - at : chunk;
+        const clscan_run_args run = {.init = dc, .init_offset = 3, .total = dc, .total_offset = 3};
+        ok(clscan_plan_enqueue_args(plan, NULL, buf, at, buf, at, len, &run, 0, NULL, NULL, NULL),
+           "narrow chunk");
+      }
+      assert_true(tu_read(tu_context(), NULL, buf, 0, n, got));
+      assert_true(tu_read(tu_context(), NULL, dc, 0, 4, carry));
+      for (size_t i = 0; i < n; i++) {
+        unsigned next = acc ^ x[i], want = e ? acc : next;
+        if (got[i] != want)
+          failf(seed, "narrow chain %s %s: element %zu is %u, want %u", algos[a].name,
+                e ? "exclusive" : "inclusive", i, got[i], want);
+        acc = next;
+      }
+      if (carry[3] != acc)
+        failf(seed, "narrow chain %s: total %u, want %u", algos[a].name, carry[3], acc);
+      clReleaseMemObject(buf);
+      clReleaseMemObject(dc);
+      clscan_plan_release(plan);
+    }
+  }
+  free(x);
+  free(got);
+}
+
+/* A plain plan (no extra arguments) writes its total too; n == 0 writes the initial value. */
+static void test_total_plain(void **state) {
+  (void)state;
+  uint64_t seed = tu_mix(tu_seed(), 13);
+  const int32_t init = 1000;
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    for (int e = 0; e < 2; e++) {
+      const clscan_scan_desc d = {
+          .type = CLSCAN_INT32, .op = CLSCAN_MAX, .exclusive = e, .init = &init};
+      clscan_plan *plan = plan_for(&d, &algos[a]);
+      const size_t sizes[] = {0, 1, tu_random_size(&seed, 2, 100000)};
+      for (size_t k = 0; k < 3; k++) {
+        size_t n = sizes[k];
+        int32_t *x = malloc((n + 1) * 4);
+        assert_non_null(x);
+        fill_ints(tu_mix(seed, k), x, n + 1, 1 << 20);
+        int32_t want = init;
+        for (size_t i = 0; i < n; i++)
+          want = x[i] > want ? x[i] : want;
+        cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with((n + 1) * 4, NULL);
+        cl_mem total = buffer_with(16, NULL);
+        const clscan_run_args run = {.total = total, .total_offset = 8};
+        ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+           "plain total");
+        int32_t got[4];
+        assert_true(tu_read(tu_context(), NULL, total, 0, 16, got));
+        if (got[2] != want)
+          failf(seed, "total %s %s n=%zu: %d, want %d", algos[a].name,
+                e ? "exclusive" : "inclusive", n, got[2], want);
+        const unsigned char *g = (const unsigned char *)got;
+        for (size_t i = 0; i < 16; i++) {
+          if ((i < 8 || i >= 12) && g[i] != TU_POISON)
+            failf(seed, "total %s n=%zu: byte %zu next to the total was written", algos[a].name, n,
+                  i);
+        }
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        clReleaseMemObject(total);
+        free(x);
+      }
+      clscan_plan_release(plan);
+    }
+  }
+}
+
+/* ============================================================================================== */
+/* errors */
+/* ============================================================================================== */
+
+/* Expects a status from a descriptor at plan creation (and from clscan_context_supports). */
+static void expect_desc(clscan_status want, const clscan_scan_desc *d, const char *what) {
+  clscan_plan *plan = (clscan_plan *)1;
+  clscan_status st = clscan_plan_create(tu_context(), d, &plan);
+  if (st != want)
+    fail_msg("%s: plan creation gave %s (%s), want %s", what, clscan_status_string(st),
+             clscan_last_error_detail(), clscan_status_string(want));
+  assert_null(plan);
+  // Only a build tells a source that does not compile.
+  st = clscan_context_supports(tu_context(), d);
+  if (want == CLSCAN_USER_SOURCE_INVALID)
+    want = CLSCAN_SUCCESS;
+  if (st != want)
+    fail_msg("%s: clscan_context_supports gave %s, want %s", what, clscan_status_string(st),
+             clscan_status_string(want));
+}
+
+static void test_desc_errors(void **state) {
+  (void)state;
+  const clscan_scan_desc good = {
+      .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
+  clscan_arg bad[2];
+  clscan_scan_desc d;
+#define CASE(want, what, ...)          \
+  do {                                 \
+    d = good;                          \
+    memcpy(bad, int_args, sizeof bad); \
+    d.args = bad;                      \
+    __VA_ARGS__;                       \
+    expect_desc(want, &d, what);       \
+  } while (0)
+  CASE(CLSCAN_NULL_ARGUMENT, "args NULL", d.args = NULL);
+  CASE(CLSCAN_INVALID_VALUE, "args with arg_count 0", d.arg_count = 0);
+  CASE(CLSCAN_INVALID_VALUE, "arg_count too large", d.arg_count = CLSCAN_MAX_ARGS + 1);
+  CASE(CLSCAN_INVALID_VALUE, "no map_source", d.map_source = NULL);
+  CASE(CLSCAN_NULL_ARGUMENT, "name NULL", bad[0].name = NULL);
+  CASE(CLSCAN_INVALID_VALUE, "name not an identifier", bad[0].name = "1w");
+  CASE(CLSCAN_INVALID_VALUE, "name with a space", bad[0].name = "w x");
+  CASE(CLSCAN_INVALID_VALUE, "name x", bad[0].name = "x");
+  CASE(CLSCAN_INVALID_VALUE, "name i", bad[1].name = "i");
+  CASE(CLSCAN_INVALID_VALUE, "name clscan_", bad[0].name = "clscan_w");
+  CASE(CLSCAN_INVALID_VALUE, "duplicate names", bad[1].name = "w");
+  CASE(CLSCAN_INVALID_VALUE, "unknown kind", bad[0].kind = (clscan_arg_kind)7);
+  CASE(CLSCAN_INVALID_VALUE, "unknown access", bad[0].access = (clscan_arg_access)9);
+  CASE(CLSCAN_INVALID_VALUE, "read-write scalar", bad[1].access = CLSCAN_ARG_READ_WRITE);
+  CASE(CLSCAN_INVALID_TYPE, "unknown type", bad[0].type = (clscan_type)40);
+  CASE(CLSCAN_INVALID_TYPE, "user-type scalar", bad[1].type = CLSCAN_USER_TYPE);
+  CASE(CLSCAN_NULL_ARGUMENT, "user type without type_name", bad[0].type = CLSCAN_USER_TYPE,
+       bad[0].type_size = 8);
+  CASE(CLSCAN_INVALID_VALUE, "user type of size 0", bad[0].type = CLSCAN_USER_TYPE,
+       bad[0].type_name = "float2");
+  CASE(CLSCAN_INVALID_VALUE, "type_name for a built-in type", bad[0].type_name = "int");
+  CASE(CLSCAN_INVALID_VALUE, "type_source without a user type", d.type_source = "typedef int q;");
+  CASE(CLSCAN_INVALID_VALUE, "device_init with init", d.device_init = 1, d.init = &good);
+  CASE(CLSCAN_USER_SOURCE_INVALID, "a map naming an unknown argument",
+       d.map_source = "x * nope[i]");
+  CASE(CLSCAN_USER_SOURCE_INVALID, "a map writing a read-only buffer",
+       d.map_source = "{ w[i] = 1; return x; }");
+  CASE(CLSCAN_USER_SOURCE_INVALID, "a user type argument of an undefined type",
+       bad[0].type = CLSCAN_USER_TYPE, bad[0].type_name = "nosuchtype", bad[0].type_size = 8);
+  if (!clscan_context_supports(tu_context(), &(clscan_scan_desc){.type = CLSCAN_DOUBLE}))
+    return;
+  CASE(CLSCAN_UNSUPPORTED_BY_DEVICE, "a double argument without fp64", bad[0].type = CLSCAN_DOUBLE);
+#undef CASE
+}
+
+/* The one-shot, host and plain enqueue calls refuse descriptors and plans that need run args. */
+static void test_call_errors(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const clscan_scan_desc d = {
+      .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
+  const clscan_scan_desc di = {.type = CLSCAN_INT32, .device_init = 1};
+  int32_t host[4] = {1, 2, 3, 4}, out[4] = {0};
+  cl_mem in = buffer_with(64, host), dout = buffer_with(64, NULL);
+  const clscan_scan_desc *descs[] = {&d, &di};
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(clscan_scan(ctx, NULL, descs[k], in, 0, dout, 0, 4, 0, NULL, NULL),
+                     CLSCAN_INVALID_VALUE);
+    assert_int_equal(clscan_scan_host(ctx, descs[k], host, out, 4), CLSCAN_INVALID_VALUE);
+    assert_int_equal(clscan_reduce_host(ctx, descs[k], host, 4, out), CLSCAN_INVALID_VALUE);
+    clscan_plan *plan = NULL;
+    ok(clscan_plan_create(ctx, descs[k], &plan), "plan");
+    assert_int_equal(clscan_plan_enqueue(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
+                     CLSCAN_INVALID_VALUE);
+    assert_int_equal(clscan_plan_enqueue_reduce(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
+                     CLSCAN_INVALID_VALUE);
+    clscan_plan_release(plan);
+  }
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(out[i], 0);
+  assert_int_equal(
+      clscan_plan_enqueue_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(
+      clscan_plan_enqueue_reduce_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
+  clReleaseMemObject(in);
+  clReleaseMemObject(dout);
+}
+
+/* The fixture of the enqueue errors: a plan with a buffer and a scalar argument and device_init,
+ * its buffers, and a good run. */
+typedef struct err_fixture {
+  clscan_plan *plan, *seg_plan;
+  cl_mem in, out, w, carry, ro, other;
+  cl_context other_ctx;
+  clscan_arg_value values[2];
+  clscan_run_args run;
+  int32_t s;
+} err_fixture;
+
+static void check_untouched(const err_fixture *f, const char *what) {
+  unsigned char got[256];
+  assert_true(tu_read(tu_context(), NULL, f->out, 0, sizeof got, got));
+  for (size_t i = 0; i < sizeof got; i++) {
+    if (got[i] != TU_POISON)
+      fail_msg("%s: the output was written", what);
+  }
+  int32_t carry[4];
+  assert_true(tu_read(tu_context(), NULL, f->carry, 0, 16, carry));
+  if (carry[0] != 5 || carry[1] != 5)
+    fail_msg("%s: the carry was written", what);
+}
+
+/* Runs an enqueue with a modified copy of the good run, expecting `want`. */
+static void expect_run(err_fixture *f, clscan_status want, const clscan_run_args *run, size_t n,
+                       size_t out_off, int reduce, const char *what) {
+  cl_event done = (cl_event)1;
+  clscan_status st = reduce ? clscan_plan_enqueue_reduce_args(f->plan, NULL, f->in, 0, f->out,
+                                                              out_off, n, run, 0, NULL, &done)
+                            : clscan_plan_enqueue_args(f->plan, NULL, f->in, 0, f->out, out_off, n,
+                                                       run, 0, NULL, NULL, &done);
+  clFinish(clscan_context_queue(tu_context()));
+  if (st != want)
+    fail_msg("%s: got %s (%s), want %s", what, clscan_status_string(st), clscan_last_error_detail(),
+             clscan_status_string(want));
+  if (want != CLSCAN_SUCCESS) {
+    assert_null(done);
+    check_untouched(f, what);
+  } else if (done) {
+    clReleaseEvent(done);
+  }
+}
+
+static void test_enqueue_errors(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  err_fixture f = {.s = 1};
+  const clscan_scan_desc d = {.type = CLSCAN_INT32,
+                              .map_source = "x * w[i] + s",
+                              .args = int_args,
+                              .arg_count = 2,
+                              .device_init = 1};
+  ok(clscan_plan_create(ctx, &d, &f.plan), "plan");
+  int32_t x[64], carry[4] = {5, 5, 5, 5};
+  for (int i = 0; i < 64; i++)
+    x[i] = i;
+  f.in = buffer_with(sizeof x, x);
+  f.out = buffer_with(256, NULL);
+  f.w = buffer_with(sizeof x, x);
+  f.carry = buffer_with(16, carry);
+  f.ro = tu_buffer(ctx, CL_MEM_READ_ONLY, 256);
+  cl_int err;
+  cl_device_id dev = clscan_context_device(ctx);
+  f.other_ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  f.other = clCreateBuffer(f.other_ctx, CL_MEM_READ_WRITE, 256, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  f.values[0] = (clscan_arg_value){.buffer = f.w};
+  f.values[1] = (clscan_arg_value){.scalar = &f.s};
+  f.run = (clscan_run_args){.values = f.values, .value_count = 2, .init = f.carry};
+  clscan_arg_value v[2];
+  clscan_run_args r;
+#define RUN(want, n, what, ...)              \
+  do {                                       \
+    memcpy(v, f.values, sizeof v);           \
+    r = f.run;                               \
+    r.values = v;                            \
+    __VA_ARGS__;                             \
+    expect_run(&f, want, &r, n, 0, 0, what); \
+  } while (0)
+  expect_run(&f, CLSCAN_INVALID_VALUE, NULL, 16, 0, 0, "run NULL (no values)");
+  RUN(CLSCAN_INVALID_VALUE, 16, "value_count 1", r.value_count = 1);
+  RUN(CLSCAN_INVALID_VALUE, 16, "value_count 3", r.value_count = 3);
+  RUN(CLSCAN_NULL_ARGUMENT, 16, "values NULL", r.values = NULL);
+  RUN(CLSCAN_NULL_ARGUMENT, 16, "buffer NULL", v[0].buffer = NULL);
+  RUN(CLSCAN_INVALID_VALUE, 16, "buffer with a scalar", v[0].scalar = &f.s);
+  RUN(CLSCAN_NULL_ARGUMENT, 16, "scalar NULL", v[1].scalar = NULL);
+  RUN(CLSCAN_INVALID_VALUE, 16, "scalar with a buffer", v[1].buffer = f.w);
+  RUN(CLSCAN_INVALID_BUFFER, 16, "buffer of another context", v[0].buffer = f.other);
+  RUN(CLSCAN_INVALID_BUFFER, 16, "buffer not a cl_mem", v[0].buffer = (cl_mem)f.other_ctx);
+  RUN(CLSCAN_BUFFER_TOO_SMALL, 16, "offset + n past the end", v[0].offset = 60);
+  RUN(CLSCAN_BUFFER_TOO_SMALL, 16, "length past the end", v[0].length = 65);
+  RUN(CLSCAN_SIZE_OVERFLOW, 16, "offset overflows", v[0].offset = SIZE_MAX - 4);
+  RUN(CLSCAN_OVERLAP, 16, "argument overlaps the output", v[0].buffer = f.out);
+  RUN(CLSCAN_NULL_ARGUMENT, 16, "init NULL with device_init", r.init = NULL);
+  RUN(CLSCAN_INVALID_VALUE, 16, "init offset unaligned", r.init_offset = 2);
+  RUN(CLSCAN_BUFFER_TOO_SMALL, 16, "init past the end", r.init_offset = 16);
+  RUN(CLSCAN_INVALID_BUFFER, 16, "init of another context", r.init = f.other);
+  RUN(CLSCAN_OVERLAP, 16, "init inside the output", r.init = f.out, r.init_offset = 8);
+  RUN(CLSCAN_INVALID_VALUE, 16, "total offset unaligned", r.total = f.carry, r.total_offset = 3);
+  RUN(CLSCAN_BUFFER_TOO_SMALL, 16, "total past the end", r.total = f.carry, r.total_offset = 16);
+  RUN(CLSCAN_INVALID_BUFFER, 16, "total read-only", r.total = f.ro);
+  RUN(CLSCAN_INVALID_BUFFER, 16, "total of another context", r.total = f.other);
+  RUN(CLSCAN_OVERLAP, 16, "total inside the output", r.total = f.out, r.total_offset = 4);
+  RUN(CLSCAN_OVERLAP, 16, "total inside the input", r.total = f.in, r.total_offset = 4);
+  RUN(CLSCAN_INVALID_VALUE, 16, "segments for an unsegmented plan", r.segments = f.w);
+  // The reduction's own refusals.
+  memcpy(v, f.values, sizeof v);
+  r = f.run;
+  r.values = v;
+  r.total = f.carry;
+  r.total_offset = 8;
+  expect_run(&f, CLSCAN_INVALID_VALUE, &r, 16, 1, 1, "reduce with a total");
+  r.total = NULL;
+  r.segments = f.w;
+  expect_run(&f, CLSCAN_INVALID_VALUE, &r, 16, 1, 1, "reduce with segments");
+  r.segments = NULL;
+  r.init = f.out;
+  r.init_offset = 4;
+  expect_run(&f, CLSCAN_OVERLAP, &r, 16, 1, 1, "reduce init on its output");
+  // A read-write argument that overlaps the input, and a plan without device_init given init.
+  const clscan_arg rw = {.name = "w", .type = CLSCAN_INT32, .access = CLSCAN_ARG_READ_WRITE};
+  const clscan_scan_desc drw = {
+      .type = CLSCAN_INT32, .map_source = "x + w[i]", .args = &rw, .arg_count = 1};
+  clscan_plan *prw = NULL;
+  ok(clscan_plan_create(ctx, &drw, &prw), "read-write plan");
+  const clscan_arg_value vin = {.buffer = f.in}, vro = {.buffer = f.ro};
+  const clscan_run_args rin = {.values = &vin, .value_count = 1};
+  const clscan_run_args rro = {.values = &vro, .value_count = 1};
+  const clscan_arg_value vw = {.buffer = f.w};
+  const clscan_run_args rinit = {.values = &vw, .value_count = 1, .init = f.carry};
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rin, 0, NULL, NULL, NULL),
+      CLSCAN_OVERLAP);
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rro, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_BUFFER);
+  assert_int_equal(
+      clscan_plan_enqueue_args(prw, NULL, f.in, 0, f.out, 0, 16, &rinit, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_VALUE);
+  check_untouched(&f, "read-write plan");
+  clscan_plan_release(prw);
+  // A segmented plan needs its segments, and has no total.
+  const clscan_scan_desc dseg = {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
+  ok(clscan_plan_create(ctx, &dseg, &f.seg_plan), "segmented plan");
+  const clscan_run_args rseg = {.segments = NULL};
+  const clscan_run_args rtot = {.segments = f.w, .total = f.carry, .total_offset = 8};
+  assert_int_equal(
+      clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rseg, 0, NULL, NULL, NULL),
+      CLSCAN_NULL_ARGUMENT);
+  assert_int_equal(
+      clscan_plan_enqueue_args(f.seg_plan, NULL, f.in, 0, f.out, 0, 16, &rtot, 0, NULL, NULL, NULL),
+      CLSCAN_INVALID_VALUE);
+  check_untouched(&f, "segmented plan");
+  // The good run succeeds (the fixture is sound).
+  expect_run(&f, CLSCAN_SUCCESS, &f.run, 16, 0, 0, "the good run");
+#undef RUN
+  clscan_plan_release(f.plan);
+  clscan_plan_release(f.seg_plan);
+  cl_mem all[] = {f.in, f.out, f.w, f.carry, f.ro, f.other};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+    clReleaseMemObject(all[k]);
+  clReleaseContext(f.other_ctx);
+}
+
+/* ============================================================================================== */
+/* half */
+/* ============================================================================================== */
+
+/* IEEE binary16 from a float, rounded to nearest even (the device's conversion). */
+static uint16_t half_from_float(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  uint32_t sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xFFu, m = u & 0x7FFFFFu;
+  if (e == 0xFF)
+    return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0));
+  int exp = (int)e - 127 + 15;
+  if (exp >= 31)
+    return (uint16_t)(sign | 0x7C00u);
+  if (exp <= 0) {
+    if (exp < -10)
+      return (uint16_t)sign;
+    m |= 0x800000u;
+    uint32_t shift = (uint32_t)(14 - exp), h = m >> shift, rem = m & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (h & 1)))
+      h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)exp << 10) | (m >> 13), rem = m & 0x1FFFu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+    h++;
+  return (uint16_t)(sign | h);
+}
+
+/* A float from IEEE binary16 bits (exact). */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, u;
+  if (e == 0) {
+    float f = (float)m / 16777216.0f; /* m * 2^-24 */
+    return sign ? -f : f;
+  }
+  u = e == 31 ? sign | 0x7F800000u | (m << 13) : sign | ((e - 15 + 127) << 23) | (m << 13);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static void test_half(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  // The host conversions this test's reference uses: round trips and rounding to even.
+  for (uint32_t h = 0; h < 0x7C00u; h++)
+    assert_int_equal(half_from_float(half_to_float((uint16_t)h)), h);
+  assert_int_equal(half_from_float(1.0f + 1.0f / 2048.0f), 0x3C00u); /* tie to even */
+  assert_int_equal(half_from_float(1.0f + 3.0f / 2048.0f), 0x3C02u); /* tie to even */
+  assert_int_equal(half_from_float(65520.0f), 0x7C00u);              /* rounds to infinity */
+  const clscan_scan_desc to_float = {.type = CLSCAN_HALF, .out_type = CLSCAN_OUT_FLOAT};
+  const clscan_scan_desc to_half = {.type = CLSCAN_HALF, .op = CLSCAN_MAX};
+  const clscan_scan_desc from_float = {.type = CLSCAN_FLOAT, .out_type = CLSCAN_OUT_HALF};
+  const clscan_arg harg = {.name = "h", .type = CLSCAN_HALF};
+  const clscan_scan_desc half_arg = {
+      .type = CLSCAN_FLOAT, .map_source = "x * (float)h[i]", .args = &harg, .arg_count = 1};
+  const clscan_scan_desc bad_op = {.type = CLSCAN_HALF, .op = CLSCAN_XOR};
+  assert_int_equal(clscan_type_size(CLSCAN_HALF), 2);
+  assert_string_equal(clscan_type_name(CLSCAN_HALF), "half");
+  clscan_status st = clscan_context_supports(ctx, &to_float);
+  if (st == CLSCAN_UNSUPPORTED_BY_DEVICE) {
+    // No cl_khr_fp16: every half descriptor is refused, before any build.
+    print_message("half: %s has no cl_khr_fp16; checking the refusals\n", tu_device_name());
+    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &to_float, "half -> float");
+    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &to_half, "half -> half");
+    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &from_float, "float -> half");
+    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &half_arg, "a half argument");
+    uint16_t in[4] = {0x3C00, 0x3C00, 0x3C00, 0x3C00};
+    float out[4] = {0};
+    assert_int_equal(clscan_scan_host(ctx, &to_float, in, out, 4), CLSCAN_UNSUPPORTED_BY_DEVICE);
+    assert_true(out[0] == 0.0f);
+    expect_desc(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, &bad_op, "xor on half");
+    return;
+  }
+  ok(st, "clscan_context_supports(half)");
+  expect_desc(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, &bad_op, "xor on half");
+  uint64_t seed = tu_mix(tu_seed(), 21);
+  for (size_t a = 0; a < ALGO_COUNT; a++) {
+    // half -> float sums: exact conversions, float sums; small integers and halves keep them
+    // exact, so the check is exact too.
+    clscan_plan *plan = plan_for(&to_float, &algos[a]);
+    size_t sizes[8], count = sizes_for(tile_of(plan, &algos[a], 4), &seed, sizes);
+    clscan_plan_release(plan);
+    for (size_t k = 0; k < count; k++) {
+      size_t n = sizes[k];
+      uint16_t *h = malloc(n * 2), *hout = malloc(n * 2);
+      float *want = malloc(n * 4), *got = malloc(n * 4);
+      assert_true(h && hout && want && got);
+      uint64_t r = tu_mix(seed, k);
+      float acc = 0, mx = -INFINITY;
+      uint16_t hm = 0xFC00u;
+      for (size_t i = 0; i < n; i++) {
+        h[i] = half_from_float((float)((int)tu_random_size(&r, 0, 64) - 32) * 0.5f);
+        acc += half_to_float(h[i]);
+        want[i] = acc;
+        if (half_to_float(h[i]) > mx) {
+          mx = half_to_float(h[i]);
+          hm = h[i];
+        }
+        hout[i] = hm;
+      }
+      clscan_scan_desc d = to_float;
+      d.algorithm = algos[a].algorithm;
+      ok(clscan_scan_host(ctx, &d, h, got, n), "half -> float");
+      for (size_t i = 0; i < n; i++) {
+        if (got[i] != want[i])
+          failf(r, "half -> float %s n=%zu: element %zu is %g, want %g", algos[a].name, n, i,
+                (double)got[i], (double)want[i]);
+      }
+      // half max: exact in any grouping.
+      d = to_half;
+      d.algorithm = algos[a].algorithm;
+      uint16_t *hgot = (uint16_t *)got;
+      ok(clscan_scan_host(ctx, &d, h, hgot, n), "half max");
+      for (size_t i = 0; i < n; i++) {
+        if (hgot[i] != hout[i])
+          failf(r, "half max %s n=%zu: element %zu is 0x%04x, want 0x%04x", algos[a].name, n, i,
+                hgot[i], hout[i]);
+      }
+      free(h);
+      free(hout);
+      free(want);
+      free(got);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest scan[] = {
+      cmocka_unit_test(test_scan_host_init), cmocka_unit_test(test_scan_device_init),
+      cmocka_unit_test(test_scan_segmented), cmocka_unit_test(test_scan_types),
+      cmocka_unit_test(test_scan_read_write)};
+  const struct CMUnitTest reduce[] = {cmocka_unit_test(test_reduce)};
+  const struct CMUnitTest chain[] = {cmocka_unit_test(test_chain),
+                                     cmocka_unit_test(test_chain_narrow),
+                                     cmocka_unit_test(test_total_plain)};
+  const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
+                                      cmocka_unit_test(test_call_errors),
+                                      cmocka_unit_test(test_enqueue_errors)};
+  const struct CMUnitTest half[] = {cmocka_unit_test(test_half)};
+  if (!tu_context())
+    return 1;
+  int failed = 0;
+  for (int i = 1; i < argc || (argc == 1 && i == 1); i++) {
+    const char *g = argc > 1 ? argv[i] : "all";
+    int all = strcmp(g, "all") == 0, known = 0;
+#define GROUP(name, list)                                                                         \
+  if (all || strcmp(g, name) == 0) {                                                              \
+    known = 1;                                                                                    \
+    failed += cmocka_run_group_tests_name("args." name, list, tu_group_setup, tu_group_teardown); \
+  }
+    GROUP("scan", scan)
+    GROUP("reduce", reduce)
+    GROUP("chain", chain)
+    GROUP("errors", errors)
+    GROUP("half", half)
+#undef GROUP
+    if (!known) {
+      fprintf(stderr, "test_args: unknown group %s (scan, reduce, chain, errors, half, all)\n", g);
+      failed++;
+    }
+  }
+  tu_context_release();
+  return failed ? 1 : 0;
+}
