@@ -105,6 +105,9 @@ static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__requ
   if (!segmented && plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented plan runs through clscan_plan_enqueue_segmented()");
+  if (plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "an offsets plan runs through clscan_plan_enqueue_offsets()");
   return plan_request(plan, r);
 }
 
@@ -364,9 +367,10 @@ clscan_status clscan_segmented_scan_host(clscan_context *ctx, const clscan_scan_
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
-  if (!desc->segments)
+  if (!desc->segments || desc->segments == CLSCAN_SEGMENTS_OFFSETS)
     return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS");
+                        "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS "
+                        "(offsets: clscan_segmented_scan_offsets_host())");
   return host_scan(ctx, desc, segments, in, out, n);
 }
 

@@ -131,8 +131,13 @@ clscan_type clscan__out_type(const clscan_scan_desc *desc);
 size_t clscan__in_size(const clscan_scan_desc *desc);
 size_t clscan__out_size(const clscan_scan_desc *desc);
 
-/* Bytes per segment descriptor element: 1 (head flags), the key size, or 0 (unsegmented). */
+/* Bytes per segment descriptor element: 1 (head flags), the key or offset size, or 0
+ * (unsegmented, or rows of a fixed length, which read nothing). */
 size_t clscan__aux_size(const clscan_scan_desc *desc);
+
+/* The internal segment kind of batched rows without padding: segments of one fixed length (the
+ * request's seg_param), computed from the index. Never accepted from callers. */
+#define CLSCAN__SEGMENTS_ROWS ((clscan_segments)4)
 
 /* Rounds a up to a multiple of b. */
 static inline size_t clscan__div_up(size_t a, size_t b) {
@@ -389,6 +394,7 @@ typedef struct clscan__chain {
   cl_uint num_wait;
   cl_event *wait; /* for the first command; owned by the chain */
   cl_event first, last;
+  size_t global_offset; /* every kernel's global work offset: the request's seg_param */
 } clscan__chain;
 
 /* Builds the first command's wait list: the caller's events plus `extra` (may be NULL). */
@@ -474,6 +480,8 @@ struct clscan__request {
   clscan__buffer buf[CLSCAN__MAX_BUFFERS];
   size_t n;
   int in_place;
+  size_t seg_param;  /* offsets: their number (n_segments + 1); rows: the row length; else 0.
+                        Kernels read it as their global work offset (cl/common.cl, SEG_PARAM) */
   int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
   const void *init;  /* with init_override: the initial value, or NULL for the identity */
   cl_uint num_wait;
@@ -572,6 +580,7 @@ struct clscan_plan {
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
+  clscan__algo_kernels batch; /* the batched scans' simple kernel (cl/batch.cl) */
 };
 
 /* Creates a plan for a validated descriptor, without clearing the error detail; `tuning` (may
@@ -590,6 +599,13 @@ clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n);
  * holding the plan's lock during the build). */
 clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *algo, int vector_io,
                                    clscan__algo_kernels **out);
+
+/* Returns 1 when two descriptors with the same segments agree on their keys or offsets (type,
+ * user key type and equality), as the plan cache compares them. */
+int clscan__same_keys(const clscan_scan_desc *a, const clscan_scan_desc *b);
+
+/* Makes sure the plan's batched-scan kernel (cl/batch.cl: batch_lines) exists. */
+clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out);
 
 /* Releases a plan (also clscan_plan_release()). */
 void clscan__plan_release(clscan_plan *plan);
@@ -621,6 +637,7 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
 /* The element sizes of an enqueue's buffers. */
 typedef struct clscan__sizes {
   size_t in, out, aux;
+  size_t aux_count; /* elements of the aux buffer when they are not n (offsets: n_segments + 1) */
   int out_one; /* 1: the output is one element (a reduction), whatever n, and must not overlap
                   the input at all */
 } clscan__sizes;
