@@ -194,6 +194,8 @@ typedef struct cli_scan_request {
   const char *init_text, *identity_text;
   const char *device, *in_path, *out_path, *segments_path;
   const char *command; /* NULL: "scan"; else the command reusing the parser (messages, --help) */
+  size_t rows;         /* --rows: a batched scan of that many rows (0: not batched) */
+  int columns;         /* --columns: scan the columns of the --rows matrix instead */
 } cli_scan_request;
 
 /* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
