@@ -500,6 +500,7 @@ typedef enum clscan__family {
   CLSCAN__FAMILY_REDUCE,
   CLSCAN__FAMILY_SORT,   /* ids are clscan_sort_algorithm values (sort_internal.h) */
   CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
+  CLSCAN__FAMILY_BATCH,  /* the batched scans' simple kernel (algo_batch.c, segments_api.c) */
   CLSCAN__FAMILY_COUNT
 } clscan__family;
 
@@ -549,6 +550,12 @@ typedef struct clscan__algorithm {
   /* Enqueues the algorithm's commands onto the launch's chain (the plan lock is held). */
   clscan_status (*enqueue)(const clscan__launch *launch);
 } clscan__algorithm;
+
+/* The batched scans' simple kernel (algo_batch.c): its program (common.cl, batch.cl) and its
+ * one kernel, batch_lines, at index CLSCAN__BATCH_LINES. */
+enum { CLSCAN__BATCH_LINES = 0 };
+extern const clscan__program clscan__batch_program;
+extern const clscan__kernel_names clscan__batch_kernels;
 
 /* Returns the registered algorithm of a family with a given id, or NULL. */
 const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id);

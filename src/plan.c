@@ -261,12 +261,6 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
   return build_set(plan, &cfg, ak);
 }
 
-/* The batched scans' simple kernel (cl/batch.cl), outside the algorithm registry: it is not a
- * scan algorithm but one shape of batched scan (clscan_scan_batched()). */
-static const clscan__program batch_program = {.name = "batch",
-                                              .files = {"common", "batch", NULL}};
-static const clscan__kernel_names batch_kernel_names = {.name = {"batch_lines"}};
-
 clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out) {
   clscan__algo_kernels *ak = &plan->batch;
   *out = ak;
@@ -277,8 +271,8 @@ clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels
     return CLSCAN_SUCCESS;
   clscan__kernel_config cfg;
   shared_config(plan, &cfg);
-  cfg.program = &batch_program;
-  cfg.kernels = &batch_kernel_names;
+  cfg.program = &clscan__batch_program;
+  cfg.kernels = &clscan__batch_kernels;
   cfg.wg = plan->tuning.seed_wg;
   return build_set(plan, &cfg, ak);
 }

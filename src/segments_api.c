@@ -355,7 +355,7 @@ static clscan_status batch_lines_enqueue(clscan_plan *plan, const batch_shape *s
   clscan__chain c = {0};
   CLSCAN_TRY(clscan__chain_start(&c, r->queue, r->num_wait, r->wait_list, NULL));
   pthread_mutex_lock(&plan->lock);
-  st = clscan__chain_call(&c, ak->k[0], args, sizeof args / sizeof args[0],
+  st = clscan__chain_call(&c, ak->k[CLSCAN__BATCH_LINES], args, sizeof args / sizeof args[0],
                           clscan__div_up((size_t)lines, wg), wg);
   pthread_mutex_unlock(&plan->lock);
   if (st != CLSCAN_SUCCESS)
