@@ -12,9 +12,9 @@
  * same work-item writes it, so in place is race-free. Needs common.cl first, without segments.
  */
 
-__kernel void batch_lines(const __global in_t *in, ulong in_off, __global val_t *out,
-                          ulong out_off, ulong lines, ulong length, ulong line_step,
-                          ulong elem_step, val_t seed, int exclusive) {
+__kernel void batch_lines(const __global in_t *in, ulong in_off, __global val_t *out, ulong out_off,
+                          ulong lines, ulong length, ulong line_step, ulong elem_step, val_t seed,
+                          int exclusive) {
   const ulong line = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
   if (line >= lines)
     return;

@@ -621,11 +621,10 @@ CLSCAN_API clscan_status clscan_segmented_scan_offsets(
  */
 CLSCAN_API clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue queue,
                                                      cl_mem offsets, size_t offsets_offset,
-                                                     size_t n_segments, cl_mem in,
-                                                     size_t in_offset, cl_mem out,
-                                                     size_t out_offset, size_t n, cl_uint num_wait,
-                                                     const cl_event *wait_list, cl_event *first,
-                                                     cl_event *done);
+                                                     size_t n_segments, cl_mem in, size_t in_offset,
+                                                     cl_mem out, size_t out_offset, size_t n,
+                                                     cl_uint num_wait, const cl_event *wait_list,
+                                                     cl_event *first, cl_event *done);
 
 /**
  * Scans host arrays segmented by offsets and waits. The range has n = offsets[n_segments]
@@ -676,10 +675,9 @@ typedef struct clscan_batch {
  */
 CLSCAN_API clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_queue queue,
                                              const clscan_scan_desc *desc,
-                                             const clscan_batch *batch, cl_mem in,
-                                             size_t in_offset, cl_mem out, size_t out_offset,
-                                             cl_uint num_wait, const cl_event *wait_list,
-                                             cl_event *done);
+                                             const clscan_batch *batch, cl_mem in, size_t in_offset,
+                                             cl_mem out, size_t out_offset, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *done);
 
 /**
  * Scans the rows (or columns) of a host matrix and waits; in and out each hold the matrix's span
@@ -687,8 +685,7 @@ CLSCAN_API clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_que
  * otherwise overlap. The padding between rows of `out` is left as it was.
  * @return as clscan_scan_batched(); on error `out` is untouched.
  */
-CLSCAN_API clscan_status clscan_scan_batched_host(clscan_context *ctx,
-                                                  const clscan_scan_desc *desc,
+CLSCAN_API clscan_status clscan_scan_batched_host(clscan_context *ctx, const clscan_scan_desc *desc,
                                                   const clscan_batch *batch, const void *in,
                                                   void *out);
 

@@ -10,4 +10,5 @@
 
 const clscan__program clscan__batch_program = {.name = "batch", .files = {"common", "batch", NULL}};
 
-const clscan__kernel_names clscan__batch_kernels = {.name = {[CLSCAN__BATCH_LINES] = "batch_lines"}};
+const clscan__kernel_names clscan__batch_kernels = {
+    .name = {[CLSCAN__BATCH_LINES] = "batch_lines"}};

@@ -4,13 +4,13 @@
  * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
  * A file calls functions of its own layer or of the layers below it, never above, and the calls
  * between files form no circle.
- *   api        api.c, context.c, validate.c, select_api.c: public entry points and argument
- *              checking.
+ *   api        api.c, context.c, validate.c, select_api.c, segments_api.c: public entry
+ *              points and argument checking.
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c, algo_reduce.c: one file per algorithm, each exporting one
- *              descriptor.
+ *              algo_single_pass.c, algo_reduce.c, algo_batch.c: one file per algorithm, each
+ *              exporting one descriptor (algo_batch.c: the batched scans' program).
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
@@ -645,8 +645,8 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
 typedef struct clscan__sizes {
   size_t in, out, aux;
   size_t aux_count; /* elements of the aux buffer when they are not n (offsets: n_segments + 1) */
-  int out_one; /* 1: the output is one element (a reduction), whatever n, and must not overlap
-                  the input at all */
+  int out_one;      /* 1: the output is one element (a reduction), whatever n, and must not overlap
+                       the input at all */
 } clscan__sizes;
 
 /* Checks the request's queue, buffers, ranges and wait list; resolves a NULL queue and sets

@@ -34,12 +34,11 @@ static clscan__sizes offsets_sizes(const clscan_scan_desc *d, size_t in, size_t 
   return sizes;
 }
 
-clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue queue,
-                                          cl_mem offsets, size_t offsets_offset, size_t n_segments,
-                                          cl_mem in, size_t in_offset, cl_mem out,
-                                          size_t out_offset, size_t n, cl_uint num_wait,
-                                          const cl_event *wait_list, cl_event *first,
-                                          cl_event *done) {
+clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue queue, cl_mem offsets,
+                                          size_t offsets_offset, size_t n_segments, cl_mem in,
+                                          size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                          cl_uint num_wait, const cl_event *wait_list,
+                                          cl_event *first, cl_event *done) {
   clscan__clear_error();
   if (first)
     *first = NULL;
@@ -61,8 +60,7 @@ clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue qu
                        .first = first,
                        .done = done};
   CLSCAN_RETURN_IF_ERROR(offsets_request(n_segments, n, &r));
-  const clscan__sizes sizes =
-      offsets_sizes(&plan->desc, plan->in_size, plan->out_size, n_segments);
+  const clscan__sizes sizes = offsets_sizes(&plan->desc, plan->in_size, plan->out_size, n_segments);
   CLSCAN_RETURN_IF_ERROR(clscan__validate_request(plan->ctx, &sizes, &r));
   return clscan__dispatch(plan, &r);
 }
@@ -142,8 +140,7 @@ static clscan_status check_host_offsets(clscan_type t, const void *offsets, size
     if (negative)
       return clscan__fail(CLSCAN_INVALID_VALUE, "offsets[%zu] is negative", s);
     if (s == 0 && v != 0)
-      return clscan__fail(CLSCAN_INVALID_VALUE, "offsets[0] is %llu, not 0",
-                          (unsigned long long)v);
+      return clscan__fail(CLSCAN_INVALID_VALUE, "offsets[0] is %llu, not 0", (unsigned long long)v);
     if (v < prev)
       return clscan__fail(CLSCAN_INVALID_VALUE, "offsets[%zu] = %llu is below offsets[%zu] = %llu",
                           s, (unsigned long long)v, s - 1, (unsigned long long)prev);
@@ -247,9 +244,9 @@ clscan_status clscan_segmented_scan_offsets_host(clscan_context *ctx, const clsc
   CLSCAN_RETURN_IF_ERROR(clscan__plan_cache_get(ctx, &d, &plan));
   CLSCAN_TRY(host_copy(ctx, NULL, h.out_at + h.out_bytes, &bufs[0]));
   CLSCAN_TRY(host_copy(ctx, offsets, (n_segments + 1) * es, &bufs[1]));
-  cl_int err = CLSCAN_FAULT(CL_OUT_OF_RESOURCES, clEnqueueWriteBuffer(ctx->queue, bufs[0], CL_FALSE,
-                                                                      0, h.in_bytes, in, 0, NULL,
-                                                                      NULL));
+  cl_int err = CLSCAN_FAULT(
+      CL_OUT_OF_RESOURCES,
+      clEnqueueWriteBuffer(ctx->queue, bufs[0], CL_FALSE, 0, h.in_bytes, in, 0, NULL, NULL));
   if (err != CL_SUCCESS) {
     st = clscan__cl_fail(err, "clEnqueueWriteBuffer");
     goto fail;

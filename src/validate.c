@@ -282,7 +282,7 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, out->mem, out->off, sizes->out_one ? 1 : req->n,
                                       sizes->out, 1, "output buffer"));
   if (sizes->aux)
-    CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, aux->mem, aux->off, aux_count(sizes, req),
-                                        sizes->aux, 0, "flags, keys or offsets buffer"));
+    CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, aux->mem, aux->off, aux_count(sizes, req), sizes->aux,
+                                        0, "flags, keys or offsets buffer"));
   return check_overlap(sizes, req);
 }

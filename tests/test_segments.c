@@ -127,8 +127,9 @@ static int seg_check(const seg_case *c, const void *in, const unsigned char *got
   ref.key_size = 0;
   clscan_ref_mismatch m = {0};
   if (!clscan_ref_check_segmented(&ref, c->flags, in, got + c->out_off * eo, c->n, &m)) {
-    failf(c->what, "n %zu seed %" PRIu64 " in_off %zu out_off %zu in_place %d: element %" PRId64
-          ": %s", c->n, c->seed, c->in_off, c->out_off, c->in_place, m.index, m.detail);
+    failf(c->what,
+          "n %zu seed %" PRIu64 " in_off %zu out_off %zu in_place %d: element %" PRId64 ": %s",
+          c->n, c->seed, c->in_off, c->out_off, c->in_place, m.index, m.detail);
     return 0;
   }
   if (!tu_all_bytes(got + (c->out_off + c->n) * eo, TU_GUARD * eo, TU_POISON) ||
@@ -146,8 +147,8 @@ static void run_seg_case(const seg_case *c) {
   char what[128];
   snprintf(what, sizeof what, "%s n=%zu", c->what, c->n);
   tu_progress(what);
-  const size_t ei = c->desc.type == CLSCAN_USER_TYPE ? c->desc.type_size
-                                                     : clscan_type_size(c->desc.type);
+  const size_t ei =
+      c->desc.type == CLSCAN_USER_TYPE ? c->desc.type_size : clscan_type_size(c->desc.type);
   const size_t eo = ei; /* these cases keep the type */
   unsigned char *in = malloc(c->n * ei + 1), *got = malloc((c->out_off + c->n + TU_GUARD) * eo);
   assert_non_null(in);
@@ -227,8 +228,10 @@ static void test_key_types(void **state) {
   uint64_t seed = tu_mix(tu_seed(), 1);
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
     clscan_type kt = (clscan_type)t;
-    if (kt == CLSCAN_DOUBLE && !(clscan_context_supports(tu_context(), &(clscan_scan_desc){
-                                     .segments = CLSCAN_SEGMENTS_KEYS, .key_type = kt}) == 0))
+    if (kt == CLSCAN_DOUBLE &&
+        !(clscan_context_supports(
+              tu_context(),
+              &(clscan_scan_desc){.segments = CLSCAN_SEGMENTS_KEYS, .key_type = kt}) == 0))
       continue;
     for (int r = 0; r < NUM_RUNS; r++) {
       const size_t n = sizes[(size_t)(t * NUM_RUNS + r) % NUM_SIZES] + (size_t)r * 40;
@@ -352,7 +355,8 @@ static void test_keys_one_shot(void **state) {
   if (!clscan_ref_check_segmented(&ref, flags, in, out, n, &m))
     failf("host float keys", "seed %" PRIu64 " element %" PRId64 ": %s", s, m.index, m.detail);
   cl_mem k = tu_buffer(ctx, CL_MEM_READ_ONLY, sizeof keys), b = tu_buffer(ctx, 0, sizeof in);
-  assert_true(tu_write(ctx, NULL, k, 0, sizeof keys, keys) && tu_write(ctx, NULL, b, 0, sizeof in, in));
+  assert_true(tu_write(ctx, NULL, k, 0, sizeof keys, keys) &&
+              tu_write(ctx, NULL, b, 0, sizeof in, in));
   d.segments = CLSCAN_SEGMENTS_NONE; /* the by-key call sets it */
   cl_event done = NULL;
   assert_int_equal(clscan_scan_by_key(ctx, NULL, &d, k, 0, b, 0, b, 0, n, 0, NULL, &done),
@@ -395,7 +399,9 @@ static void offsets_case(const char *pattern, const uint64_t *o, size_t n_segmen
                 .desc = {.type = is_float ? CLSCAN_DOUBLE : CLSCAN_INT32,
                          .op = variant % 3 == 1 ? CLSCAN_MAX : CLSCAN_ADD,
                          .exclusive = variant % 2,
-                         .init = variant % 4 == 0 ? NULL : is_float ? (const void *)&finit : &iinit,
+                         .init = variant % 4 == 0 ? NULL
+                                 : is_float       ? (const void *)&finit
+                                                  : &iinit,
                          .algorithm = algos[r],
                          .segments = CLSCAN_SEGMENTS_OFFSETS,
                          .key_type = ot},
@@ -542,8 +548,9 @@ static int check_batch(const char *what, const clscan_scan_desc *d, const clscan
     }
     clscan_ref_mismatch m;
     if (!clscan_ref_check(&ref, x, y, len, &m)) {
-      failf(what, "rows %zu length %zu stride %zu seed %" PRIu64 ": line %zu element %" PRId64
-            ": %s", b->rows, b->row_length, stride, s, l, m.index, m.detail);
+      failf(what,
+            "rows %zu length %zu stride %zu seed %" PRIu64 ": line %zu element %" PRId64 ": %s",
+            b->rows, b->row_length, stride, s, l, m.index, m.detail);
       ok = 0;
     }
   }
@@ -608,8 +615,8 @@ static void batch_case(const char *what, clscan_scan_desc d, clscan_batch b, uin
 /* Rows without padding through every algorithm, rows with padding, columns. */
 static void test_rows(void **state) {
   (void)state;
-  static const size_t shapes[][3] = {{1, 1, 0},   {1, 100, 0},  {7, 33, 0}, {40, 5, 0},
-                                     {3, 64, 0},  {5, 31, 40},  {9, 1, 3},  {17, 20, 21},
+  static const size_t shapes[][3] = {{1, 1, 0},   {1, 100, 0}, {7, 33, 0}, {40, 5, 0},
+                                     {3, 64, 0},  {5, 31, 40}, {9, 1, 3},  {17, 20, 21},
                                      {2, 300, 0}, {200, 3, 0}};
   uint64_t seed = tu_mix(tu_seed(), 7);
   int32_t init = 11;
@@ -650,13 +657,19 @@ static void test_desc_errors(void **state) {
       {{.segments = CLSCAN_SEGMENTS_OFFSETS, .key_type = CLSCAN_UINT8}, CLSCAN_INVALID_TYPE},
       {{.segments = CLSCAN_SEGMENTS_OFFSETS, .key_equal_source = "a == b"}, CLSCAN_INVALID_VALUE},
       {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = (clscan_type)40}, CLSCAN_INVALID_TYPE},
-      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_USER_TYPE, .key_size = 4,
+      {{.segments = CLSCAN_SEGMENTS_KEYS,
+        .key_type = CLSCAN_USER_TYPE,
+        .key_size = 4,
         .key_equal_source = "a == b"},
        CLSCAN_NULL_ARGUMENT},
-      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_USER_TYPE, .key_type_name = "int",
+      {{.segments = CLSCAN_SEGMENTS_KEYS,
+        .key_type = CLSCAN_USER_TYPE,
+        .key_type_name = "int",
         .key_size = 4},
        CLSCAN_NULL_ARGUMENT},
-      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_USER_TYPE, .key_type_name = "int",
+      {{.segments = CLSCAN_SEGMENTS_KEYS,
+        .key_type = CLSCAN_USER_TYPE,
+        .key_type_name = "int",
         .key_equal_source = "a == b"},
        CLSCAN_INVALID_VALUE},
       {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_INT32, .key_size = 4},
@@ -666,11 +679,13 @@ static void test_desc_errors(void **state) {
       {{.segments = CLSCAN_SEGMENTS_HEAD_FLAGS, .key_equal_source = "a == b"},
        CLSCAN_INVALID_VALUE},
       {{.key_type_source = "typedef int k;"}, CLSCAN_INVALID_VALUE},
-      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_USER_TYPE, .key_type_name = "int",
-        .key_size = 8, .key_equal_source = "a == b"},
+      {{.segments = CLSCAN_SEGMENTS_KEYS,
+        .key_type = CLSCAN_USER_TYPE,
+        .key_type_name = "int",
+        .key_size = 8,
+        .key_equal_source = "a == b"},
        CLSCAN_TYPE_SIZE_MISMATCH},
-      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_INT32,
-        .key_equal_source = "a === b"},
+      {{.segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_INT32, .key_equal_source = "a === b"},
        CLSCAN_USER_SOURCE_INVALID},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -697,12 +712,12 @@ static void test_call_errors(void **state) {
   assert_int_equal(clscan_plan_create(ctx, &d, &plan), CLSCAN_SUCCESS);
   assert_int_equal(clscan_plan_create(ctx, &(clscan_scan_desc){0}, &flat), CLSCAN_SUCCESS);
   cl_event done = (cl_event)1;
-#define EXPECT(call, want)                                                                    \
-  do {                                                                                        \
-    clscan_status st_ = (call);                                                               \
-    if (st_ != (want))                                                                        \
-      failf("call errors", "%s: got %s, want %s (%s)", #call, clscan_status_string(st_),      \
-            clscan_status_string(want), clscan_last_error_detail());                          \
+#define EXPECT(call, want)                                                               \
+  do {                                                                                   \
+    clscan_status st_ = (call);                                                          \
+    if (st_ != (want))                                                                   \
+      failf("call errors", "%s: got %s, want %s (%s)", #call, clscan_status_string(st_), \
+            clscan_status_string(want), clscan_last_error_detail());                     \
   } while (0)
   EXPECT(clscan_plan_enqueue_offsets(NULL, NULL, ob, 0, 4, ib, 0, out, 0, 8, 0, NULL, NULL, &done),
          CLSCAN_NULL_ARGUMENT);

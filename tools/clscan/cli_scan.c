@@ -231,9 +231,9 @@ static int scan_check_batch(const cli_scan_request *r) {
     return 0;
   }
   if (r->rows && r->desc.segments != CLSCAN_SEGMENTS_NONE) {
-    cli_usage_error(cmd_name(r), "--rows cannot be combined with --%s",
-                    r->desc.segments == CLSCAN_SEGMENTS_OFFSETS ? "segment-offsets"
-                                                                : segments_name(&r->desc));
+    cli_usage_error(
+        cmd_name(r), "--rows cannot be combined with --%s",
+        r->desc.segments == CLSCAN_SEGMENTS_OFFSETS ? "segment-offsets" : segments_name(&r->desc));
     return 0;
   }
   return 1;
