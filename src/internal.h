@@ -655,6 +655,12 @@ typedef struct clscan__sizes {
 clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
                                        clscan__request *req);
 
+/* Checks the host arrays of a host call: in and out may be identical (in place, same sizes) but
+ * must not otherwise overlap, and out must not overlap the segments (flags, keys or offsets; NULL:
+ * none) at all. */
+clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const void *out,
+                                        size_t out_bytes, const void *segments, size_t seg_bytes);
+
 /* ============================================================================================== */
 /* The selection family (select_api.c, algo_select_*.c; docs/architecture.md)                    */
 /* ============================================================================================== */

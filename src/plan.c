@@ -226,6 +226,14 @@ static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program
 static clscan_status build_set(clscan_plan *plan, const clscan__kernel_config *config,
                                clscan__algo_kernels *ak);
 
+/* Returns 1 when a kernel set of the plan exists (read under the plan's lock). */
+static int is_ready(clscan_plan *plan, const clscan__algo_kernels *ak) {
+  pthread_mutex_lock(&plan->lock);
+  int ready = ak->ready;
+  pthread_mutex_unlock(&plan->lock);
+  return ready;
+}
+
 /* The plan's kernel set of an algorithm (its family's table, by id) and I/O variant. */
 static clscan__algo_kernels *kernel_set(clscan_plan *plan, const clscan__algorithm *algo, int v) {
   if (algo->family == CLSCAN__FAMILY_REDUCE)
@@ -250,10 +258,7 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
     vector_io = 0;
   clscan__algo_kernels *ak = kernel_set(plan, algo, vector_io ? 1 : 0);
   *out = ak;
-  pthread_mutex_lock(&plan->lock);
-  int ready = ak->ready;
-  pthread_mutex_unlock(&plan->lock);
-  if (ready)
+  if (is_ready(plan, ak))
     return CLSCAN_SUCCESS;
 
   clscan__kernel_config cfg;
@@ -264,10 +269,7 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
 clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out) {
   clscan__algo_kernels *ak = &plan->batch;
   *out = ak;
-  pthread_mutex_lock(&plan->lock);
-  int ready = ak->ready;
-  pthread_mutex_unlock(&plan->lock);
-  if (ready)
+  if (is_ready(plan, ak))
     return CLSCAN_SUCCESS;
   clscan__kernel_config cfg;
   shared_config(plan, &cfg);

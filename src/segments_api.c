@@ -180,18 +180,6 @@ static void host_release(clscan_context *ctx, cl_mem *bufs, size_t count) {
   }
 }
 
-/* Rejects host arrays that overlap, except in and out when they are the same bytes. */
-static clscan_status check_host_overlap(const void *in, size_t in_bytes, const void *out,
-                                        size_t out_bytes, const void *aux, size_t aux_bytes) {
-  const char *a = in, *b = out, *c = aux;
-  int same = a == b && in_bytes == out_bytes;
-  if (!same && a < b + out_bytes && b < a + in_bytes)
-    return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
-  if (c && c < b + out_bytes && b < c + aux_bytes)
-    return clscan__fail(CLSCAN_OVERLAP, "host output and offsets overlap");
-  return CLSCAN_SUCCESS;
-}
-
 /* The device copies of a host scan: in (and out after it, at out_at bytes, unless in place). */
 typedef struct host_bufs {
   size_t in_bytes, out_bytes, out_at;
@@ -239,7 +227,7 @@ clscan_status clscan_segmented_scan_offsets_host(clscan_context *ctx, const clsc
   host_bufs h;
   CLSCAN_RETURN_IF_ERROR(host_layout(ctx, clscan__in_size(&d), clscan__out_size(&d), n, &h));
   CLSCAN_RETURN_IF_ERROR(
-      check_host_overlap(in, h.in_bytes, out, h.out_bytes, offsets, (n_segments + 1) * es));
+      clscan__check_host_ranges(in, h.in_bytes, out, h.out_bytes, offsets, (n_segments + 1) * es));
   clscan_plan *plan = NULL;
   CLSCAN_RETURN_IF_ERROR(clscan__plan_cache_get(ctx, &d, &plan));
   CLSCAN_TRY(host_copy(ctx, NULL, h.out_at + h.out_bytes, &bufs[0]));
@@ -425,7 +413,7 @@ clscan_status clscan_scan_batched_host(clscan_context *ctx, const clscan_scan_de
   host_bufs h;
   const size_t eo = clscan__out_size(desc);
   CLSCAN_RETURN_IF_ERROR(host_layout(ctx, clscan__in_size(desc), eo, s.span, &h));
-  CLSCAN_RETURN_IF_ERROR(check_host_overlap(in, h.in_bytes, out, h.out_bytes, NULL, 0));
+  CLSCAN_RETURN_IF_ERROR(clscan__check_host_ranges(in, h.in_bytes, out, h.out_bytes, NULL, 0));
   if (h.in_place && s.stride != s.length && in != out) {
     // The padding of `out` must come back as it was, not as the input's: separate copies.
     h.in_place = 0;

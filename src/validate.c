@@ -286,3 +286,14 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
                                         0, "flags, keys or offsets buffer"));
   return check_overlap(sizes, req);
 }
+
+clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const void *out,
+                                        size_t out_bytes, const void *segments, size_t seg_bytes) {
+  const char *a = in, *b = out, *c = segments;
+  int same = a == b && in_bytes == out_bytes;
+  if (!same && a < b + out_bytes && b < a + in_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
+  if (c && c < b + out_bytes && b < c + seg_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "host output and segments overlap");
+  return CLSCAN_SUCCESS;
+}
