@@ -66,6 +66,14 @@ expect_status "--rows with segments is a usage error" 2
 run "$CLSCAN" reduce --segment-offsets off.txt in.txt
 expect_status "reduce refuses --segment-offsets" 2
 
+# The bench variants verify every result before and after timing.
+for v in offsets rows; do
+  run "$CLSCAN" bench --variant "$v" --types int32 --min-log2 10 --max-log2 11 \
+    --algorithms single-pass,blelloch
+  expect_status "bench --variant $v succeeds" 0
+  check "bench --variant $v: results verified" "a WRONG RESULT" bash -c '! grep -q WRONG stdout.txt stderr.txt'
+done
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1
