@@ -455,7 +455,8 @@ CLSCAN_API clscan_status clscan_segmented_scan(clscan_context *ctx, cl_command_q
  * Enqueues a scan by key: a segmented scan whose segments are the runs of equal consecutive keys
  * (Thrust's and CUB's scan_by_key).
  * @param[in] desc its segments field must be CLSCAN_SEGMENTS_NONE or CLSCAN_SEGMENTS_KEYS; its
- *   key_type (int32, the zero value, uint32, int64 or uint64) is the keys' type.
+ *   key_type (any built-in type, int32 being the zero value, or CLSCAN_USER_TYPE with
+ *   key_type_name, key_size and key_equal_source) is the keys' type; see the descriptor's Keys.
  * @param[in] keys a buffer of n keys from element keys_offset. It must not overlap the output.
  */
 CLSCAN_API clscan_status clscan_scan_by_key(clscan_context *ctx, cl_command_queue queue,
