@@ -7,7 +7,10 @@
  *   CLSCAN_IN_TYPE    input type (defaults to CLSCAN_TYPE).
  *   CLSCAN_OP         operator: a clscan_op value (0 = add, 64 = user).
  *   CLSCAN_MAP        1 when the user prelude defines clscan_user_map(x, i).
- *   CLSCAN_SEGMENTS   0 none, 1 head flags, 2 keys (of CLSCAN_KEY_TYPE).
+ *   CLSCAN_SEGMENTS   0 none, 1 head flags, 2 keys (of CLSCAN_KEY_TYPE, 64: the user key type
+ *                     CLSCAN_USER_KEY_NAME), 3 offsets (of CLSCAN_KEY_TYPE), 4 rows of a fixed
+ *                     length (batched scans; nothing is read for them).
+ *   CLSCAN_KEY_EQUAL  1 when the user prelude defines clscan_user_key_equal(a, b).
  *   CLSCAN_STATE_ALIGN  alignment of the segmented state (the host computes its size from it).
  *   CLSCAN_DEVICE_INIT  1 when kernels read the initial value from a device buffer (see READ_SEED).
  * A user type is named CLSCAN_USER_TYPE_NAME, of CLSCAN_USER_TYPE_SIZE bytes; a user operator is
@@ -90,7 +93,11 @@
 #define CLSCAN_SIZE_10 2
 #define CLSCAN_SIZE_64 CLSCAN_USER_TYPE_SIZE
 
-#if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5
+#ifndef CLSCAN_KEY_EQUAL
+#define CLSCAN_KEY_EQUAL 0
+#endif
+
+#if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5 || (CLSCAN_SEGMENTS == 2 && CLSCAN_KEY_TYPE == 5)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #if CLSCAN_TYPE == 10 || CLSCAN_IN_TYPE == 10
@@ -457,14 +464,83 @@ ALWAYS_INLINE uint narrow_op(uint a, uint b) {
 #endif /* CLSCAN_NARROW */
 
 /* ---------------------------------------------------------------------------------------------
- * Loads and outputs. aux is the head flags (uchar) or keys of a segmented scan, already offset
- * to the range's start; unsegmented kernels receive any buffer there and never read it.
+ * Loads and outputs. aux is the head flags (uchar), keys or offsets of a segmented scan, already
+ * offset to the range's start; unsegmented kernels (and rows of a fixed length) receive any
+ * buffer there and never read it.
+ *
+ * Offsets and rows need one number per launch besides their buffer: the number of offsets
+ * (n_segments + 1) or the row length. It travels as the launch's global work offset, which the
+ * host sets for these scans only and every kernel can read (SEG_PARAM()), so the kernels'
+ * argument lists stay the same for every kind of segments. The scan kernels index by group and
+ * local ids only, never by global ids, so the offset changes nothing else.
  * ------------------------------------------------------------------------------------------- */
 #if CLSCAN_SEGMENTS == 2
+#if CLSCAN_KEY_TYPE == 64
+typedef CLSCAN_USER_KEY_NAME key_t;
+#else
 typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
+#endif
 #define AUX_SIZE sizeof(key_t)
+/* Whether two keys are equal: the user's equality, or == (floats as values: -0.0 == 0.0, and a
+ * NaN equals nothing). */
+#if CLSCAN_KEY_EQUAL
+#define KEY_EQUAL(a, b) (clscan_user_key_equal((a), (b)) != 0)
+#elif CLSCAN_KEY_TYPE == 64
+#error "a user key type needs key_equal_source"
+#else
+#define KEY_EQUAL(a, b) ((a) == (b))
+#endif
+#elif CLSCAN_SEGMENTS == 3
+#if CLSCAN_KEY_TYPE == 0 || CLSCAN_KEY_TYPE == 1
+typedef uint seg_offset_t; /* int32 offsets are read as uint: valid ones are not negative */
+#else
+typedef ulong seg_offset_t;
+#endif
+#define AUX_SIZE sizeof(seg_offset_t)
 #else
 #define AUX_SIZE 1
+#endif
+
+#if CLSCAN_SEGMENTS >= 3
+/* The launch's segment parameter: the number of offsets, or the row length (see above). */
+#define SEG_PARAM() ((ulong)get_global_offset(0))
+#endif
+
+#if CLSCAN_SEGMENTS == 3
+/* Returns the first index q in [lo, count) with off[q] >= v, or count: a galloping search from lo
+ * (cheap when the answer is near lo), then a binary search. It reads off[lo .. count) only and
+ * always ends, also when the offsets are not sorted (the result is then some index). */
+ALWAYS_INLINE ulong seg_lower_bound(const __global seg_offset_t *off, ulong lo, ulong count,
+                                    ulong v) {
+  ulong step = 1;
+  while (lo < count && off[lo] < v) {
+    const ulong probe = lo + step;
+    if (probe >= count || off[probe] >= v) {
+      // The answer is in (lo, probe]: a binary search of off[lo + 1 .. probe).
+      ulong a = lo + 1, b = probe < count ? probe : count;
+      while (a < b) {
+        const ulong mid = a + (b - a) / 2;
+        if (off[mid] < v) {
+          a = mid + 1;
+        } else {
+          b = mid;
+        }
+      }
+      return a;
+    }
+    lo = probe + 1;
+    step <<= 1;
+  }
+  return lo;
+}
+
+/* Returns 1 when index i is one of the offsets; *at (a lower bound of the answer on entry) receives
+ * the first offset index not below i, for the next, larger i. */
+ALWAYS_INLINE uint seg_is_offset(const __global seg_offset_t *off, ulong count, ulong i,
+                                 ulong *at) {
+  *at = seg_lower_bound(off, *at, count, i);
+  return *at < count && off[*at] == i;
+}
 #endif
 
 /* Returns 1 if element i starts a segment (element 0 always does). */
@@ -473,18 +549,44 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
   return i == 0 || aux[i] != 0;
 #elif CLSCAN_SEGMENTS == 2
   const __global key_t *keys = (const __global key_t *)aux;
-  return i == 0 || keys[i] != keys[i - 1];
+  return i == 0 || !KEY_EQUAL(keys[i], keys[i - 1]);
+#elif CLSCAN_SEGMENTS == 3
+  ulong at = 0;
+  return i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, &at);
+#elif CLSCAN_SEGMENTS == 4
+  return i % SEG_PARAM() == 0;
 #else
   return 0;
 #endif
 }
 
+/* The index the map sees for element i: from the range's start, or for rows from the row's. */
+#if CLSCAN_SEGMENTS == 4
+#define MAP_INDEX(i) ((i) % SEG_PARAM())
+#else
+#define MAP_INDEX(i) (i)
+#endif
+
 /* The scan state of input element x at index i. */
 ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulong i) {
 #if CLSCAN_SEGMENTS
-  return seg_make(MAP(x, i), is_head(aux CLSCAN_XA, i));
+  return seg_make(MAP(x, MAP_INDEX(i)), is_head(aux CLSCAN_XA, i));
 #else
   return MAP(x, i);
+#endif
+}
+
+/* The scan state of input element x at index i, as make_elem(); for offsets, *at is a lower
+ * bound of the first offset index not below i (0 at the start, then what the previous, smaller
+ * i left there), which keeps the search short for a work-item's increasing indices. */
+ALWAYS_INLINE elem_t make_elem_at(in_t x, const __global uchar *aux CLSCAN_XP, ulong i,
+                                  ulong *at) {
+#if CLSCAN_SEGMENTS == 3
+  const uint head = i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, at);
+  return seg_make(MAP(x, i), head);
+#else
+  (void)at;
+  return make_elem(x, aux CLSCAN_XA, i);
 #endif
 }
 
@@ -542,6 +644,9 @@ ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
 typedef char
     clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
 #endif
+#endif
+#if CLSCAN_SEGMENTS == 2 && CLSCAN_KEY_TYPE == 64 && !defined(CLSCAN_NO_SIZE_CHECK)
+typedef char clscan_key_size_check[sizeof(key_t) == CLSCAN_USER_KEY_SIZE ? 1 : -1];
 #endif
 #if defined(CLSCAN_STATE_SIZE) && !defined(CLSCAN_NO_SIZE_CHECK)
 typedef char clscan_state_size_check[sizeof(elem_t) == CLSCAN_STATE_SIZE ? 1 : -1];

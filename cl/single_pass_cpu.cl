@@ -25,8 +25,9 @@
 ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                 ulong begin, ulong end) {
   elem_t acc = IDENTITY;
+  ulong at = 0; /* offsets: the search position, carried from element to element */
   for (ulong i = begin; i < end; i++)
-    acc = combine(acc, make_elem(in[i], aux CLSCAN_XA, i));
+    acc = combine(acc, make_elem_at(in[i], aux CLSCAN_XA, i, &at));
   return acc;
 }
 
@@ -85,8 +86,9 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
                                  __global val_t *out, ulong begin, ulong end, elem_t prefix,
                                  int exclusive, val_t seed) {
   elem_t acc = prefix;
+  ulong at = 0; /* offsets: the search position, carried from element to element */
   for (ulong i = begin; i < end; i++) {
-    const elem_t x = make_elem(in[i], aux CLSCAN_XA, i), next = combine(acc, x);
+    const elem_t x = make_elem_at(in[i], aux CLSCAN_XA, i, &at), next = combine(acc, x);
     out[i] = out_value(acc, x, next, exclusive, seed);
     acc = next;
   }

@@ -679,7 +679,7 @@ typedef union flag_elems {
   flag_vec_t v;
   uchar e[VEC];
 } flag_elems;
-#elif CLSCAN_SEGMENTS == 2 && VEC > 1
+#elif CLSCAN_SEGMENTS == 2 && VEC > 1 && CLSCAN_KEY_TYPE != 64
 typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE), VEC) key_vec_t;
 typedef union key_elems {
   key_vec_t v;
@@ -688,9 +688,9 @@ typedef union key_elems {
 #endif
 
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
- * one vector load for the input and one for the flags or keys. */
+ * one vector load for the input and one for the flags or keys (*at: see make_elem_at). */
 ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                                    ulong e, elem_t xs[VEC]) {
+                                    ulong e, ulong *at, elem_t xs[VEC]) {
   in_elems u;
   u.v = ((const __global in_vec_t *)in)[e / VEC];
 #if CLSCAN_SEGMENTS == 1 && VEC > 1
@@ -699,34 +699,51 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
     xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | (f.e[k] != 0));
-#elif CLSCAN_SEGMENTS == 2 && VEC > 1
+#elif CLSCAN_SEGMENTS == 2 && VEC > 1 && CLSCAN_KEY_TYPE != 64
   const __global key_t *keys = (const __global key_t *)aux;
   key_elems kv;
   kv.v = ((const __global key_vec_t *)aux)[e / VEC];
   key_t prev = e > 0 ? keys[e - 1] : kv.e[0];
 #pragma unroll
   for (uint k = 0; k < VEC; k++) {
-    xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | (kv.e[k] != prev));
+    xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | !KEY_EQUAL(kv.e[k], prev));
     prev = kv.e[k];
   }
+#elif CLSCAN_SEGMENTS == 4
+  // Rows of a fixed length: one division per vector, then the position within the row counts up.
+  const ulong len = SEG_PARAM();
+  ulong r = e % len;
+#pragma unroll
+  for (uint k = 0; k < VEC; k++) {
+    xs[k] = seg_make(MAP(u.e[k], r), r == 0);
+    r = r + 1 == len ? 0 : r + 1;
+  }
+  (void)at;
 #else
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
-    xs[k] = make_elem(u.e[k], aux CLSCAN_XA, e + k);
+    xs[k] = make_elem_at(u.e[k], aux CLSCAN_XA, e + k, at);
 #endif
 }
 
 /* Loads the VEC elements from index e of a range of n elements (elements past n read as the
- * identity); full says that the whole tile lies inside the range. */
-ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                               ulong n, ulong e, int full, elem_t xs[VEC]) {
+ * identity); full says that the whole tile lies inside the range (*at: see make_elem_at). */
+ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                  ulong n, ulong e, int full, ulong *at, elem_t xs[VEC]) {
   if (CLSCAN_VECTOR_IO && full) {
-    load_full_vector(in, aux CLSCAN_XA, e, xs);
+    load_full_vector(in, aux CLSCAN_XA, e, at, xs);
   } else {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
-      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
+      xs[k] = e + k < n ? make_elem_at(in[e + k], aux CLSCAN_XA, e + k, at) : IDENTITY;
   }
+}
+
+/* load_vector_at() without a search hint. */
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
+  ulong at = 0;
+  load_vector_at(in, aux CLSCAN_XA, n, e, full, &at, xs);
 }
 
 /* Loads a work-item's vectors of tile t from in[0, n) (aux: see common.cl); elements past n read
@@ -736,10 +753,11 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
+  ulong at = 0;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
-    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -796,10 +814,11 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
   elem_t carry = IDENTITY;
+  ulong at = 0;
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
-    load_vector(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs);
+    load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)

@@ -231,15 +231,29 @@ typedef enum clscan_algorithm {
 
 /**
  * How a scan is split into segments that each start again from the initial value (or the
- * identity). Segmented descriptors run through clscan_segmented_scan(), clscan_scan_by_key() or
- * clscan_plan_enqueue_segmented().
+ * identity). Segmented descriptors run through clscan_segmented_scan(), clscan_scan_by_key(),
+ * clscan_segmented_scan_offsets() or the plan calls clscan_plan_enqueue_segmented() and
+ * clscan_plan_enqueue_offsets().
  * - HEAD_FLAGS: a uint8 buffer of n flags; a non-zero flag starts a segment at that element.
- * - KEYS: a buffer of n keys of key_type; a segment is a run of equal consecutive keys.
+ * - KEYS: a buffer of n keys of key_type; a segment is a run of equal consecutive keys (see the
+ *   descriptor's "Keys" for how keys compare).
+ * - OFFSETS: a buffer of n_segments + 1 offsets of key_type (CLSCAN_INT32, the zero value,
+ *   CLSCAN_UINT32, CLSCAN_INT64 or CLSCAN_UINT64), CSR row pointers: segment s is the elements
+ *   [offsets[s], offsets[s + 1]). The offsets must partition the range: offsets[0] == 0, each
+ *   offset at least the one before (equal offsets are empty segments, which write nothing) and
+ *   offsets[n_segments] == n. Unlike CUB's separate begin and end offsets, no element is left
+ *   outside a segment, so every output element is written. The host calls
+ *   (clscan_segmented_scan_offsets_host()) check the offsets and return CLSCAN_INVALID_VALUE;
+ *   device buffers are not read back to be checked: there, offsets that break the rule give
+ *   unspecified results, but the kernels still read only offsets[0 .. n_segments] and write only
+ *   the output range, and they terminate. The kernels find the segment starts by searching the
+ *   offsets within each tile as they load it: one pass, no temporary head flags.
  */
 typedef enum clscan_segments {
   CLSCAN_SEGMENTS_NONE = 0,
   CLSCAN_SEGMENTS_HEAD_FLAGS,
-  CLSCAN_SEGMENTS_KEYS
+  CLSCAN_SEGMENTS_KEYS,
+  CLSCAN_SEGMENTS_OFFSETS
 } clscan_segments;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -315,6 +329,14 @@ typedef struct clscan_arg {
  * value, of the output type, is what is scanned; the map is fused into the load. It also sees the
  * descriptor's extra arguments by name (`args`, see clscan_arg), e.g. "x * w[i]".
  *
+ * Keys (segments KEYS). key_type is any built-in type or CLSCAN_USER_TYPE. Built-in keys compare
+ * with OpenCL C's ==, as Thrust's equal_to does: floating-point keys compare as values, so -0.0
+ * equals 0.0 and a NaN equals nothing (every NaN key starts a segment of its own). A user key type
+ * is named by key_type_name, defined by key_type_source (unless it is a built-in OpenCL type such
+ * as int2), has key_size bytes, and needs key_equal_source, which may also replace == for
+ * built-in keys (e.g. "fabs(a - b) < 0.5f"; it should be an equivalence for the segments to mean
+ * anything, but any expression is safe). double keys need fp64 on the device.
+ *
  * `init` and `identity` point at one element of the output type: type_size bytes for a user type,
  * read before any build can compare type_size with the device, so take it from sizeof.
  * Every string is copied when a plan is created. A source that does not compile makes plan
@@ -335,7 +357,8 @@ typedef struct clscan_scan_desc {
   size_t type_size;           /**< With a user type: sizeof(type_name) on host and device. */
   const char *map_source;     /**< NULL, or the scanned value as OpenCL C of x and i. */
   clscan_segments segments;   /**< CLSCAN_SEGMENTS_NONE unless the scan is segmented. */
-  clscan_type key_type;       /**< With CLSCAN_SEGMENTS_KEYS: int32, uint32, int64 or uint64. */
+  clscan_type key_type;       /**< KEYS: any built-in type or CLSCAN_USER_TYPE (see Keys);
+                                   OFFSETS: the offsets' type (see clscan_segments). */
   /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
   const clscan_arg *args; /**< arg_count extra arguments of map_source (see clscan_arg); copied. */
   size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
@@ -343,6 +366,14 @@ typedef struct clscan_scan_desc {
                                scan runs (clscan_run_args.init), like CUB's FutureValue; `init`
                                must then be NULL. Such plans run only through
                                clscan_plan_enqueue_args() and _reduce_args(). */
+  /* Keys of user types and key equality (segments KEYS). Zero: built-in keys compared by ==. */
+  const char *key_type_source;  /**< OpenCL C defining key_type_name, or NULL. */
+  const char *key_type_name;    /**< With key_type CLSCAN_USER_TYPE: the keys' OpenCL C name. */
+  size_t key_size;              /**< With key_type CLSCAN_USER_TYPE: sizeof(key_type_name) on
+                                     host and device (checked: CLSCAN_TYPE_SIZE_MISMATCH). */
+  const char *key_equal_source; /**< NULL (built-in keys compare with ==) or OpenCL C over keys
+                                     `a` and `b`, non-zero when they are equal: an expression or
+                                     a body with return, as op_source; user keys need it. */
 } clscan_scan_desc;
 
 /** Returns the size in bytes of one element of a built-in `type`, or 0 for CLSCAN_USER_TYPE or
@@ -485,7 +516,8 @@ CLSCAN_API clscan_status clscan_segmented_scan(clscan_context *ctx, cl_command_q
  * Enqueues a scan by key: a segmented scan whose segments are the runs of equal consecutive keys
  * (Thrust's and CUB's scan_by_key).
  * @param[in] desc its segments field must be CLSCAN_SEGMENTS_NONE or CLSCAN_SEGMENTS_KEYS; its
- *   key_type (int32, the zero value, uint32, int64 or uint64) is the keys' type.
+ *   key_type (any built-in type, int32 being the zero value, or CLSCAN_USER_TYPE with
+ *   key_type_name, key_size and key_equal_source) is the keys' type; see the descriptor's Keys.
  * @param[in] keys a buffer of n keys from element keys_offset. It must not overlap the output.
  */
 CLSCAN_API clscan_status clscan_scan_by_key(clscan_context *ctx, cl_command_queue queue,
@@ -620,6 +652,104 @@ CLSCAN_API clscan_algorithm clscan_plan_algorithm(const clscan_plan *plan, size_
 
 /** Releases a plan. NULL is a no-op. Work already enqueued completes. */
 CLSCAN_API void clscan_plan_release(clscan_plan *plan);
+
+/* ============================================================================================== */
+/* Segments by offsets and batched scans                                                          */
+/* ============================================================================================== */
+
+/**
+ * Enqueues a segmented scan whose segments are given by n_segments + 1 offsets (CSR row pointers,
+ * CLSCAN_SEGMENTS_OFFSETS): as clscan_segmented_scan(), with segment s the elements
+ * [offsets[s], offsets[s + 1]) of the range. desc->segments must be CLSCAN_SEGMENTS_NONE or
+ * CLSCAN_SEGMENTS_OFFSETS; desc->key_type is the offsets' type (int32, the zero value, uint32,
+ * int64 or uint64). Every algorithm works, inclusive and exclusive, in place or not.
+ * @param[in] offsets a buffer of n_segments + 1 offsets from element offsets_offset, which must
+ *   partition [0, n) (see clscan_segments; not read back to be checked). It must not overlap the
+ *   output.
+ * @param[in] n_segments the number of segments; 0 only with n == 0.
+ * @return as clscan_segmented_scan(); CLSCAN_INVALID_VALUE also for n_segments 0 with n > 0,
+ *   CLSCAN_BUFFER_TOO_SMALL for an offsets buffer shorter than offsets_offset + n_segments + 1.
+ */
+CLSCAN_API clscan_status clscan_segmented_scan_offsets(
+    clscan_context *ctx, cl_command_queue queue, const clscan_scan_desc *desc, cl_mem offsets,
+    size_t offsets_offset, size_t n_segments, cl_mem in, size_t in_offset, cl_mem out,
+    size_t out_offset, size_t n, cl_uint num_wait, const cl_event *wait_list, cl_event *done);
+
+/**
+ * Enqueues an offsets plan's scan (desc.segments CLSCAN_SEGMENTS_OFFSETS); arguments as for
+ * clscan_segmented_scan_offsets() and clscan_plan_enqueue_timed(). Other plans reject this call,
+ * and offsets plans reject clscan_plan_enqueue() and clscan_plan_enqueue_segmented(), with
+ * CLSCAN_INVALID_VALUE.
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue queue,
+                                                     cl_mem offsets, size_t offsets_offset,
+                                                     size_t n_segments, cl_mem in, size_t in_offset,
+                                                     cl_mem out, size_t out_offset, size_t n,
+                                                     cl_uint num_wait, const cl_event *wait_list,
+                                                     cl_event *first, cl_event *done);
+
+/**
+ * Scans host arrays segmented by offsets and waits. The range has n = offsets[n_segments]
+ * elements; the offsets are checked first (offsets[0] == 0, non-decreasing, signed offsets not
+ * negative: else CLSCAN_INVALID_VALUE, with the first bad index in the detail). in and out as for
+ * clscan_scan_host(); out must not overlap the offsets.
+ * @param[in] offsets n_segments + 1 offsets of desc->key_type.
+ * @return CLSCAN_SUCCESS or an error status; on error `out` is untouched.
+ */
+CLSCAN_API clscan_status clscan_segmented_scan_offsets_host(clscan_context *ctx,
+                                                            const clscan_scan_desc *desc,
+                                                            const void *offsets, size_t n_segments,
+                                                            const void *in, void *out);
+
+/** Which lines of a matrix a batched scan scans. */
+typedef enum clscan_batch_axis {
+  CLSCAN_BATCH_ROWS = 0,   /**< each row: elements r * row_stride + [0, row_length) */
+  CLSCAN_BATCH_COLUMNS = 1 /**< each column j: elements r * row_stride + j, r = 0 .. rows - 1 */
+} clscan_batch_axis;
+
+/**
+ * The shape of a batched scan: a row-major matrix of `rows` rows of row_length elements, whose
+ * row r starts at element r * row_stride of the buffer (input and output alike; row_stride 0
+ * means row_length, else it must be at least row_length). The elements between rows (a stride's
+ * padding) are neither read nor written. A zeroed struct is an empty batch.
+ */
+typedef struct clscan_batch {
+  size_t rows;
+  size_t row_length;
+  size_t row_stride;      /**< elements from one row's start to the next; 0: row_length */
+  clscan_batch_axis axis; /**< CLSCAN_BATCH_ROWS (the zero value) or CLSCAN_BATCH_COLUMNS */
+} clscan_batch;
+
+/**
+ * Enqueues a batched scan: every row (or every column) of the matrix is scanned independently,
+ * in one enqueue, each from the initial value (or the identity); the map's index `i` counts from
+ * the start of each row (column). desc must not be segmented. in == out with in_offset ==
+ * out_offset scans in place; other overlaps of the two matrices' spans are rejected.
+ * How: rows without padding (row_stride == row_length) are one segmented scan whose segments all
+ * have row_length elements (the segment starts are computed from the index, nothing is read for
+ * them), through desc->algorithm like any segmented scan. Rows with padding and columns run a
+ * simple kernel instead (desc->algorithm is then not used): one work-item scans one row, or one
+ * column (adjacent work-items read adjacent columns, so the loads of a row of the matrix are
+ * coalesced); it is fast with many rows (columns), slow with a few long ones.
+ * @return as clscan_scan(); CLSCAN_INVALID_VALUE for a NULL batch, an axis out of range, a
+ *   row_stride below row_length or a segmented desc; CLSCAN_SIZE_OVERFLOW when the matrix's span
+ *   overflows; CLSCAN_BUFFER_TOO_SMALL when a buffer is shorter than its span.
+ */
+CLSCAN_API clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_queue queue,
+                                             const clscan_scan_desc *desc,
+                                             const clscan_batch *batch, cl_mem in, size_t in_offset,
+                                             cl_mem out, size_t out_offset, cl_uint num_wait,
+                                             const cl_event *wait_list, cl_event *done);
+
+/**
+ * Scans the rows (or columns) of a host matrix and waits; in and out each hold the matrix's span
+ * of (rows - 1) * row_stride + row_length elements, may be identical (in place) and must not
+ * otherwise overlap. The padding between rows of `out` is left as it was.
+ * @return as clscan_scan_batched(); on error `out` is untouched.
+ */
+CLSCAN_API clscan_status clscan_scan_batched_host(clscan_context *ctx, const clscan_scan_desc *desc,
+                                                  const clscan_batch *batch, const void *in,
+                                                  void *out);
 
 /* ============================================================================================== */
 /* Reductions                                                                                     */

@@ -120,6 +120,12 @@ int clscan_test_program(size_t i, clscan_test_program_info *out) {
       return 1;
     }
   }
+  // Then the batched scans' program.
+  if (seen++ == i) {
+    *out = (clscan_test_program_info){clscan__batch_program.name, clscan__batch_program.files,
+                                      (int)CLSCAN__FAMILY_BATCH, 0};
+    return 1;
+  }
   return 0;
 }
 #endif

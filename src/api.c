@@ -125,6 +125,9 @@ static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__requ
   if (!segmented && plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a segmented plan runs through clscan_plan_enqueue_segmented()");
+  if (plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "an offsets plan runs through clscan_plan_enqueue_offsets()");
   return plan_request(plan, r, NULL);
 }
 
@@ -268,19 +271,6 @@ static clscan_status write_start(clscan_context *ctx, cl_mem buf, const void *da
   return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clEnqueueWriteBuffer");
 }
 
-/* Checks the host ranges of a host scan: in and out may be identical (in place, same element
- * sizes) but must not otherwise overlap, and out must not overlap the segments at all. */
-static clscan_status check_host_ranges(const void *in, size_t in_bytes, void *out, size_t out_bytes,
-                                       const void *segments, size_t seg_bytes) {
-  const char *a = in, *b = out, *c = segments;
-  int same = a == b && in_bytes == out_bytes;
-  if (!same && a < b + out_bytes && b < a + in_bytes)
-    return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
-  if (c && c < b + out_bytes && b < c + seg_bytes)
-    return clscan__fail(CLSCAN_OVERLAP, "host output and segments overlap");
-  return CLSCAN_SUCCESS;
-}
-
 /* The byte layout of a host scan's device buffers. */
 typedef struct host_layout {
   size_t in_bytes, out_bytes, seg_bytes;
@@ -307,7 +297,7 @@ static clscan_status host_check(const clscan_context *ctx, const clscan_scan_des
   h->eo = eo;
   h->in_place = ei == eo;
   CLSCAN_RETURN_IF_ERROR(
-      check_host_ranges(in, h->in_bytes, out, h->out_bytes, segments, h->seg_bytes));
+      clscan__check_host_ranges(in, h->in_bytes, out, h->out_bytes, segments, h->seg_bytes));
   h->out_at = ei == eo ? 0 : (h->in_bytes + eo - 1) / eo * eo;
   h->bytes = ei == eo ? h->in_bytes : h->out_at + h->out_bytes;
   if (h->bytes > ctx->info.max_alloc || h->seg_bytes > ctx->info.max_alloc)
@@ -386,9 +376,10 @@ clscan_status clscan_segmented_scan_host(clscan_context *ctx, const clscan_scan_
   if (!ctx)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx is NULL");
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
-  if (!desc->segments)
+  if (!desc->segments || desc->segments == CLSCAN_SEGMENTS_OFFSETS)
     return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS");
+                        "desc.segments must be CLSCAN_SEGMENTS_HEAD_FLAGS or CLSCAN_SEGMENTS_KEYS "
+                        "(offsets: clscan_segmented_scan_offsets_host())");
   return host_scan(ctx, desc, segments, in, out, n);
 }
 

@@ -51,10 +51,11 @@ clscan_status clscan__chain_kernel(clscan__chain *c, cl_kernel k, size_t groups,
   const cl_event *list;
   cl_uint nw = chain_waits(c, &list);
   size_t global = groups * local;
+  const size_t *offset = c->global_offset ? &c->global_offset : NULL;
   cl_event ev;
   cl_int err =
       CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
-                   clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, nw, list, &ev));
+                   clEnqueueNDRangeKernel(c->queue, k, 1, offset, &global, &local, nw, list, &ev));
   if (err != CL_SUCCESS)
     return clscan__cl_fail(err, "clEnqueueNDRangeKernel");
   chain_push(c, ev);

@@ -104,6 +104,7 @@ clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family famil
     l.ticket_base = lease.ticket_base;
   }
   CLSCAN_TRY(clscan__chain_start(&c, r->queue, r->num_wait, r->wait_list, lease.wait));
+  c.global_offset = r->seg_param;
   CLSCAN_TRY(enqueue(plan, algo, &l, tk, &lease));
   clscan__temp_release(plan->ctx, &lease, c.last, 0);
   clscan__chain_finish(&c, r->first, r->done);

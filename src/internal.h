@@ -4,13 +4,13 @@
  * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
  * A file calls functions of its own layer or of the layers below it, never above, and the calls
  * between files form no circle.
- *   api        api.c, context.c, validate.c, select_api.c: public entry points and argument
- *              checking.
+ *   api        api.c, context.c, validate.c, select_api.c, segments_api.c: public entry
+ *              points and argument checking.
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c, algo_reduce.c, algo_total.c: one file per algorithm, each
- *              exporting one descriptor.
+ *              algo_single_pass.c, algo_reduce.c, algo_total.c, algo_batch.c: one file per
+ *              algorithm, each exporting one descriptor (algo_batch.c: the batched scans' program).
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
@@ -131,8 +131,13 @@ clscan_type clscan__out_type(const clscan_scan_desc *desc);
 size_t clscan__in_size(const clscan_scan_desc *desc);
 size_t clscan__out_size(const clscan_scan_desc *desc);
 
-/* Bytes per segment descriptor element: 1 (head flags), the key size, or 0 (unsegmented). */
+/* Bytes per segment descriptor element: 1 (head flags), the key or offset size, or 0
+ * (unsegmented, or rows of a fixed length, which read nothing). */
 size_t clscan__aux_size(const clscan_scan_desc *desc);
+
+/* The internal segment kind of batched rows without padding: segments of one fixed length (the
+ * request's seg_param), computed from the index. Never accepted from callers. */
+#define CLSCAN__SEGMENTS_ROWS ((clscan_segments)4)
 
 /* Rounds a up to a multiple of b. */
 static inline size_t clscan__div_up(size_t a, size_t b) {
@@ -393,6 +398,7 @@ typedef struct clscan__chain {
   cl_uint num_wait;
   cl_event *wait; /* for the first command; owned by the chain */
   cl_event first, last;
+  size_t global_offset; /* every kernel's global work offset: the request's seg_param */
 } clscan__chain;
 
 /* Builds the first command's wait list: the caller's events plus `extra` (may be NULL). */
@@ -500,6 +506,8 @@ struct clscan__request {
   clscan__buffer buf[CLSCAN__MAX_BUFFERS];
   size_t n;
   int in_place;
+  size_t seg_param;  /* offsets: their number (n_segments + 1); rows: the row length; else 0.
+                        Kernels read it as their global work offset (cl/common.cl, SEG_PARAM) */
   int init_override;          /* 1: `init` replaces the plan's initial value (one-shot scans) */
   const void *init;           /* with init_override: the initial value, or NULL for the identity */
   const clscan__extra *extra; /* extra kernel arguments (clscan_plan_enqueue_args), or NULL */
@@ -521,6 +529,7 @@ typedef enum clscan__family {
   CLSCAN__FAMILY_SORT,   /* ids are clscan_sort_algorithm values (sort_internal.h) */
   CLSCAN__FAMILY_SELECT, /* select, partition, unique, run-length encoding (select_api.c) */
   CLSCAN__FAMILY_TOTAL,  /* a scan's device total (algo_total.c, dispatch.c) */
+  CLSCAN__FAMILY_BATCH,  /* the batched scans' simple kernel (algo_batch.c, segments_api.c) */
   CLSCAN__FAMILY_COUNT
 } clscan__family;
 
@@ -574,6 +583,12 @@ typedef struct clscan__algorithm {
   clscan_status (*enqueue)(const clscan__launch *launch);
 } clscan__algorithm;
 
+/* The batched scans' simple kernel (algo_batch.c): its program (common.cl, batch.cl) and its
+ * one kernel, batch_lines, at index CLSCAN__BATCH_LINES. */
+enum { CLSCAN__BATCH_LINES = 0 };
+extern const clscan__program clscan__batch_program;
+extern const clscan__kernel_names clscan__batch_kernels;
+
 /* Returns the registered algorithm of a family with a given id, or NULL. */
 const clscan__algorithm *clscan__algorithm_find(clscan__family family, int id);
 
@@ -606,6 +621,7 @@ struct clscan_plan {
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels totals[CLSCAN__IO_VARIANTS]; /* the device total's kernel */
+  clscan__algo_kernels batch; /* the batched scans' simple kernel (cl/batch.cl) */
 };
 
 /* Creates a plan for a validated descriptor, without clearing the error detail; `tuning` (may
@@ -624,6 +640,13 @@ clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n);
  * holding the plan's lock during the build). */
 clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *algo, int vector_io,
                                    clscan__algo_kernels **out);
+
+/* Returns 1 when two descriptors with the same segments agree on their keys or offsets (type,
+ * user key type and equality), as the plan cache compares them. */
+int clscan__same_keys(const clscan_scan_desc *a, const clscan_scan_desc *b);
+
+/* Makes sure the plan's batched-scan kernel (cl/batch.cl: batch_lines) exists. */
+clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out);
 
 /* Releases a plan (also clscan_plan_release()). */
 void clscan__plan_release(clscan_plan *plan);
@@ -655,8 +678,9 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
 /* The element sizes of an enqueue's buffers. */
 typedef struct clscan__sizes {
   size_t in, out, aux;
-  int out_one; /* 1: the output is one element (a reduction), whatever n, and must not overlap
-                  the input at all */
+  size_t aux_count; /* elements of the aux buffer when they are not n (offsets: n_segments + 1) */
+  int out_one;      /* 1: the output is one element (a reduction), whatever n, and must not overlap
+                       the input at all */
 } clscan__sizes;
 
 /* Checks the request's queue, buffers, ranges and wait list; resolves a NULL queue and sets
@@ -673,6 +697,11 @@ clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_arg
 
 /* Checks a descriptor's extra arguments (names, kinds, types, access) and device_init. */
 clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *desc);
+/* Checks the host arrays of a host call: in and out may be identical (in place, same sizes) but
+ * must not otherwise overlap, and out must not overlap the segments (flags, keys or offsets; NULL:
+ * none) at all. */
+clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const void *out,
+                                        size_t out_bytes, const void *segments, size_t seg_bytes);
 
 /* ============================================================================================== */
 /* The selection family (select_api.c, algo_select_*.c; docs/architecture.md)                    */

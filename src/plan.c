@@ -67,6 +67,7 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
   d->op_source = d->type_source = d->type_name = d->map_source = NULL;
   d->args = NULL;
   CLSCAN_RETURN_IF_ERROR(copy_args(desc, &d->args));
+  d->key_type_source = d->key_type_name = d->key_equal_source = NULL;
   size_t out = plan->out_size;
   CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->init, out, &d->init));
   CLSCAN_RETURN_IF_ERROR(copy_bytes(desc->identity, out, &d->identity));
@@ -74,6 +75,9 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
   CLSCAN_RETURN_IF_ERROR(copy_string(desc->type_source, &d->type_source));
   CLSCAN_RETURN_IF_ERROR(copy_string(desc->type_name, &d->type_name));
   CLSCAN_RETURN_IF_ERROR(copy_string(desc->map_source, &d->map_source));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->key_type_source, &d->key_type_source));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->key_type_name, &d->key_type_name));
+  CLSCAN_RETURN_IF_ERROR(copy_string(desc->key_equal_source, &d->key_equal_source));
   plan->identity = malloc(out > 8 ? out : 8);
   if (!plan->identity)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "identity");
@@ -83,6 +87,20 @@ static clscan_status copy_desc(clscan_plan *plan, const clscan_scan_desc *desc) 
     clscan__identity(clscan__out_type(d), d->op, plan->identity);
   }
   return CLSCAN_SUCCESS;
+}
+
+/* Compares two optional strings. */
+static int same_text(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int clscan__same_keys(const clscan_scan_desc *a, const clscan_scan_desc *b) {
+  if (a->segments != CLSCAN_SEGMENTS_KEYS && a->segments != CLSCAN_SEGMENTS_OFFSETS)
+    return 1;
+  return a->key_type == b->key_type && a->key_size == b->key_size &&
+         same_text(a->key_type_source, b->key_type_source) &&
+         same_text(a->key_type_name, b->key_type_name) &&
+         same_text(a->key_equal_source, b->key_equal_source);
 }
 
 /* The sizes a plan of a descriptor works with. */
@@ -197,8 +215,7 @@ clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
 
 /* Fills the kernel configuration of an algorithm for this plan: the shared part here, the
  * algorithm's own (program, geometry, switches) from its descriptor. */
-static clscan_status plan_config(const clscan_plan *plan, const clscan__algorithm *algo,
-                                 int vector_io, clscan__kernel_config *cfg) {
+static void shared_config(const clscan_plan *plan, clscan__kernel_config *cfg) {
   const clscan_scan_desc *d = &plan->desc;
   memset(cfg, 0, sizeof *cfg);
   cfg->type = clscan__out_type(d);
@@ -210,6 +227,11 @@ static clscan_status plan_config(const clscan_plan *plan, const clscan__algorith
   cfg->state_align = plan->state_align;
   cfg->state_size = plan->state_size;
   cfg->user_source = plan->user_source;
+}
+
+static clscan_status plan_config(const clscan_plan *plan, const clscan__algorithm *algo,
+                                 int vector_io, clscan__kernel_config *cfg) {
+  shared_config(plan, cfg);
   return algo->config(plan, vector_io, cfg);
 }
 
@@ -230,6 +252,17 @@ static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program
     }
   }
   return CLSCAN_SUCCESS;
+}
+
+static clscan_status build_set(clscan_plan *plan, const clscan__kernel_config *config,
+                               clscan__algo_kernels *ak);
+
+/* Returns 1 when a kernel set of the plan exists (read under the plan's lock). */
+static int is_ready(clscan_plan *plan, const clscan__algo_kernels *ak) {
+  pthread_mutex_lock(&plan->lock);
+  int ready = ak->ready;
+  pthread_mutex_unlock(&plan->lock);
+  return ready;
 }
 
 /* The plan's kernel set of an algorithm (its family's table, by id) and I/O variant. */
@@ -258,17 +291,34 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
     vector_io = 0;
   clscan__algo_kernels *ak = kernel_set(plan, algo, vector_io ? 1 : 0);
   *out = ak;
-  pthread_mutex_lock(&plan->lock);
-  int ready = ak->ready;
-  pthread_mutex_unlock(&plan->lock);
-  if (ready)
+  if (is_ready(plan, ak))
     return CLSCAN_SUCCESS;
 
+  clscan__kernel_config cfg;
+  CLSCAN_RETURN_IF_ERROR(plan_config(plan, algo, vector_io, &cfg));
+  return build_set(plan, &cfg, ak);
+}
+
+clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out) {
+  clscan__algo_kernels *ak = &plan->batch;
+  *out = ak;
+  if (is_ready(plan, ak))
+    return CLSCAN_SUCCESS;
+  clscan__kernel_config cfg;
+  shared_config(plan, &cfg);
+  cfg.program = &clscan__batch_program;
+  cfg.kernels = &clscan__batch_kernels;
+  cfg.wg = plan->tuning.seed_wg;
+  return build_set(plan, &cfg, ak);
+}
+
+/* Builds (or finds) a configuration's program and creates its kernels into a kernel set. */
+static clscan_status build_set(clscan_plan *plan, const clscan__kernel_config *config,
+                               clscan__algo_kernels *ak) {
   // The build runs without the plan's lock, so that enqueues of built kernel sets go on; the
   // program cache builds each program once, however many threads ask.
-  clscan__kernel_config cfg;
+  clscan__kernel_config cfg = *config;
   cl_program program = NULL;
-  CLSCAN_RETURN_IF_ERROR(plan_config(plan, algo, vector_io, &cfg));
   CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
   clscan_status st = CLSCAN_SUCCESS;
   pthread_mutex_lock(&plan->lock);
@@ -289,6 +339,7 @@ void clscan__plan_release(clscan_plan *plan) {
   release_kernels(&plan->algos[0][0], CLSCAN_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
   release_kernels(&plan->reductions[0][0], CLSCAN__REDUCE_ALGORITHM_COUNT * CLSCAN__IO_VARIANTS);
   release_kernels(plan->totals, CLSCAN__IO_VARIANTS);
+  release_kernels(&plan->batch, 1);
   pthread_mutex_destroy(&plan->lock);
   // The descriptor's pointers are the plan's own copies (see copy_desc).
   free((void *)plan->desc.init);
@@ -298,6 +349,9 @@ void clscan__plan_release(clscan_plan *plan) {
   free((void *)plan->desc.type_name);
   free((void *)plan->desc.map_source);
   free_args(plan->desc.args, plan->desc.arg_count);
+  free((void *)plan->desc.key_type_source);
+  free((void *)plan->desc.key_type_name);
+  free((void *)plan->desc.key_equal_source);
   free(plan->identity);
   free(plan->user_source);
   free(plan);

@@ -37,7 +37,7 @@ static int same_desc(const clscan_plan *p, const clscan_scan_desc *d) {
       q->algorithm != d->algorithm || q->out_type != d->out_type || q->segments != d->segments ||
       q->type_size != d->type_size)
     return 0;
-  if (q->segments == CLSCAN_SEGMENTS_KEYS && q->key_type != d->key_type)
+  if (!clscan__same_keys(q, d))
     return 0;
   if (!same_string(q->op_source, d->op_source) || !same_string(q->type_source, d->type_source) ||
       !same_string(q->type_name, d->type_name) || !same_string(q->map_source, d->map_source))

@@ -1,7 +1,8 @@
 /*
  * clscan: the user prelude, the OpenCL C text a descriptor's user sources become. It is placed
  * before common.cl and defines the user type's name and size, clscan_user_op() with
- * clscan_user_identity(), and clscan_user_map(), each with #line directives so that compiler
+ * clscan_user_identity(), clscan_user_map(), and a by-key scan's user key type and
+ * clscan_user_key_equal(), each with #line directives so that compiler
  * messages point into the caller's strings. The prelude is part of the program cache's key.
  */
 #include <ctype.h>
@@ -155,11 +156,40 @@ static void add_identity(text *t, const char *out, const unsigned char *bytes, s
   text_add(t, "  return u.v;\n}\n");
 }
 
+/* Appends a by-key scan's user key type and key equality, if it has them. */
+static void add_keys(text *t, const clscan_scan_desc *d) {
+  if (d->segments != CLSCAN_SEGMENTS_KEYS)
+    return;
+  int user_key = d->key_type == CLSCAN_USER_TYPE;
+  if (d->key_type == CLSCAN_DOUBLE)
+    text_add(t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (user_key) {
+    if (d->key_type_source)
+      text_add(t, "#line 1 \"key_type_source\"\n%s\n", d->key_type_source);
+    text_add(t, "#define CLSCAN_USER_KEY_NAME %s\n#define CLSCAN_USER_KEY_SIZE %zu\n",
+             d->key_type_name, d->key_size);
+  }
+  if (d->key_equal_source) {
+    const char *k = user_key ? d->key_type_name : clscan__type_cl_name(d->key_type);
+    char signature[512];
+    snprintf(signature, sizeof signature, "int clscan_user_key_equal(%s a, %s b)", k, k);
+    add_function(t, signature, NULL, "key_equal_source", d->key_equal_source);
+    text_add(t, "#define CLSCAN_KEY_EQUAL 1\n");
+  }
+}
+
+/* Returns 1 when a descriptor has user sources for the keys of a by-key scan. */
+static int has_key_sources(const clscan_scan_desc *d) {
+  return d->segments == CLSCAN_SEGMENTS_KEYS &&
+         (d->key_type == CLSCAN_USER_TYPE || d->key_equal_source);
+}
+
 clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   *out = NULL;
   clscan_type out_type = clscan__out_type(d);
   int user_type = d->type == CLSCAN_USER_TYPE || out_type == CLSCAN_USER_TYPE;
-  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source && !d->arg_count && !d->device_init)
+  if (!user_type && d->op != CLSCAN_USER_OP && !d->map_source && !d->arg_count && !d->device_init &&
+      !has_key_sources(d))
     return CLSCAN_SUCCESS;
 
   text t = {0};
@@ -178,6 +208,7 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
     text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
              d->type_name, d->type_size);
   }
+  add_keys(&t, d);
   char signature[512];
   if (d->op == CLSCAN_USER_OP) {
     snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b)", o, o, o);

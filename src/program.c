@@ -52,7 +52,7 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
     APPEND(" -DCLSCAN_MAP=1");
   if (cfg->segments) {
     APPEND(" -DCLSCAN_SEGMENTS=%d -DCLSCAN_STATE_ALIGN=%u", (int)cfg->segments, cfg->state_align);
-    if (cfg->segments == CLSCAN_SEGMENTS_KEYS)
+    if (cfg->segments == CLSCAN_SEGMENTS_KEYS || cfg->segments == CLSCAN_SEGMENTS_OFFSETS)
       APPEND(" -DCLSCAN_KEY_TYPE=%d", (int)cfg->key_type);
   }
   if (cfg->state_size)
@@ -156,11 +156,13 @@ static clscan_status build_program(clscan_context *ctx, const clscan__kernel_con
   char retry_options[600];
   snprintf(retry_options, sizeof retry_options, "%s -DCLSCAN_NO_SIZE_CHECK", options);
   cl_program retry = NULL;
-  if (cfg->type == CLSCAN_USER_TYPE || cfg->in_type == CLSCAN_USER_TYPE) {
+  if (cfg->type == CLSCAN_USER_TYPE || cfg->in_type == CLSCAN_USER_TYPE ||
+      (cfg->segments == CLSCAN_SEGMENTS_KEYS && cfg->key_type == CLSCAN_USER_TYPE)) {
     if (build_once(ctx, cfg, retry_options, 0, &retry) == CLSCAN_SUCCESS) {
       clReleaseProgram(retry);
       return clscan__fail(CLSCAN_TYPE_SIZE_MISMATCH,
-                          "type_size differs from the device's sizeof of the user type; see "
+                          "type_size (or key_size) differs from the device's sizeof of the user "
+                          "type (or key type); see "
                           "clscan_context_build_log()");
     }
   }

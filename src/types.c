@@ -143,6 +143,8 @@ size_t clscan__aux_size(const clscan_scan_desc *d) {
   if (d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
     return 1;
   if (d->segments == CLSCAN_SEGMENTS_KEYS)
+    return d->key_type == CLSCAN_USER_TYPE ? d->key_size : clscan_type_size(d->key_type);
+  if (d->segments == CLSCAN_SEGMENTS_OFFSETS)
     return clscan_type_size(d->key_type);
   return 0;
 }

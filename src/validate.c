@@ -68,14 +68,44 @@ static clscan_status check_op(const clscan_scan_desc *d) {
   return CLSCAN_SUCCESS;
 }
 
+/* Checks the key fields of a by-key scan: a built-in key type without user key fields, or a user
+ * key type with its name, size and equality. */
+static clscan_status check_keys(const clscan_scan_desc *d) {
+  if (d->key_type == CLSCAN_USER_TYPE) {
+    if (!d->key_type_name)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user key type needs key_type_name");
+    if (!d->key_equal_source)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "a user key type needs key_equal_source");
+    if (d->key_size == 0)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "key_size is 0");
+    return CLSCAN_SUCCESS;
+  }
+  if (!clscan__type_is_builtin(d->key_type))
+    return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d is not a clscan_type", (int)d->key_type);
+  if (d->key_type == CLSCAN_HALF)
+    return clscan__fail(CLSCAN_INVALID_TYPE, "half keys are not supported (half is a value type)");
+  if (d->key_type_name || d->key_type_source || d->key_size)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "key_type_name, key_type_source or key_size given, but key_type is %s",
+                        clscan_type_name(d->key_type));
+  return CLSCAN_SUCCESS;
+}
+
 /* Checks the segment fields. */
 static clscan_status check_segments(const clscan_scan_desc *d) {
-  if ((unsigned)d->segments > CLSCAN_SEGMENTS_KEYS)
+  if ((unsigned)d->segments > CLSCAN_SEGMENTS_OFFSETS)
     return clscan__fail(CLSCAN_INVALID_VALUE, "segments %d is not a clscan_segments",
                         (int)d->segments);
-  if (d->segments == CLSCAN_SEGMENTS_KEYS && d->key_type != CLSCAN_INT32 &&
+  if (d->segments == CLSCAN_SEGMENTS_KEYS)
+    return check_keys(d);
+  if (d->key_type_name || d->key_type_source || d->key_size || d->key_equal_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "key_type_name, key_type_source, key_size or key_equal_source given, but "
+                        "the scan is not by key");
+  if (d->segments == CLSCAN_SEGMENTS_OFFSETS && d->key_type != CLSCAN_INT32 &&
       d->key_type != CLSCAN_UINT32 && d->key_type != CLSCAN_INT64 && d->key_type != CLSCAN_UINT64)
-    return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d: keys are int32, uint32, int64 or uint64",
+    return clscan__fail(CLSCAN_INVALID_TYPE,
+                        "key_type %d: offsets are int32, uint32, int64 or uint64",
                         (int)d->key_type);
   return CLSCAN_SUCCESS;
 }
@@ -119,7 +149,8 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
                         (int)desc->algorithm);
 
   // Device capabilities.
-  int uses_double = desc->type == CLSCAN_DOUBLE || clscan__out_type(desc) == CLSCAN_DOUBLE;
+  int uses_double = desc->type == CLSCAN_DOUBLE || clscan__out_type(desc) == CLSCAN_DOUBLE ||
+                    (desc->segments == CLSCAN_SEGMENTS_KEYS && desc->key_type == CLSCAN_DOUBLE);
   if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
                         ctx->info.name);
@@ -214,6 +245,11 @@ static int ranges_overlap(const byte_range *a, const byte_range *b) {
   return a->root == b->root && a->begin < b->end && b->begin < a->end;
 }
 
+/* The number of aux elements a request reads: n flags or keys, or the offsets' count. */
+static size_t aux_count(const clscan__sizes *sizes, const clscan__request *req) {
+  return sizes->aux_count ? sizes->aux_count : req->n;
+}
+
 /* Rejects input and output byte ranges that overlap without being identical (a reduction's one
  * output element: that overlap at all), and an output that overlaps the segment flags or keys.
  * Sets req->in_place when input and output are the same bytes. */
@@ -235,7 +271,7 @@ static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *
                         ri.begin, ri.end, ro.begin, ro.end);
   }
   if (sizes->aux) {
-    CLSCAN_RETURN_IF_ERROR(range_of(aux->mem, aux->off, req->n, sizes->aux, &ra));
+    CLSCAN_RETURN_IF_ERROR(range_of(aux->mem, aux->off, aux_count(sizes, req), sizes->aux, &ra));
     if (ranges_overlap(&ra, &ro))
       return clscan__fail(CLSCAN_OVERLAP,
                           "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap", ra.begin,
@@ -265,7 +301,7 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
   if (!out->mem)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
   if (sizes->aux && !aux->mem)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags or keys buffer is NULL");
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags, keys or offsets buffer is NULL");
   CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
   if (!req->queue)
     req->queue = ctx->queue;
@@ -274,8 +310,8 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, out->mem, out->off, sizes->out_one ? 1 : req->n,
                                       sizes->out, 1, "output buffer"));
   if (sizes->aux)
-    CLSCAN_RETURN_IF_ERROR(
-        check_buffer(ctx, aux->mem, aux->off, req->n, sizes->aux, 0, "flags or keys buffer"));
+    CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, aux->mem, aux->off, aux_count(sizes, req), sizes->aux,
+                                        0, "flags, keys or offsets buffer"));
   return check_overlap(sizes, req);
 }
 
@@ -497,5 +533,16 @@ clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_arg
   CLSCAN_RETURN_IF_ERROR(check_init(plan, run, req, reduce, x));
   CLSCAN_RETURN_IF_ERROR(check_total(plan, run, req, reduce));
   req->extra = plan->desc.arg_count || plan->desc.device_init ? x : NULL;
+  return CLSCAN_SUCCESS;
+}
+
+clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const void *out,
+                                        size_t out_bytes, const void *segments, size_t seg_bytes) {
+  const char *a = in, *b = out, *c = segments;
+  int same = a == b && in_bytes == out_bytes;
+  if (!same && a < b + out_bytes && b < a + in_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "host input and output overlap without being identical");
+  if (c && c < b + out_bytes && b < c + seg_bytes)
+    return clscan__fail(CLSCAN_OVERLAP, "host output and segments overlap");
   return CLSCAN_SUCCESS;
 }

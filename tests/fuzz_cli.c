@@ -105,12 +105,18 @@ static void check_accepted(const cli_scan_request *r) {
   }
   PROPERTY(!d->init || d->init == r->init);
   PROPERTY(!d->map_source || *d->map_source);
-  // Flags and keys exclude each other; a key type is one of four, and only with keys.
+  // Flags, keys and offsets exclude each other, and rows exclude them all; a key type is given
+  // only with keys (any built-in type) or offsets (one of four).
   PROPERTY(d->segments == CLSCAN_SEGMENTS_NONE || r->segments_path);
   PROPERTY(d->segments != CLSCAN_SEGMENTS_NONE || !r->segments_path);
-  PROPERTY(!r->key_type_given || d->segments == CLSCAN_SEGMENTS_KEYS);
-  PROPERTY(d->key_type == CLSCAN_INT32 || d->key_type == CLSCAN_UINT32 ||
-           d->key_type == CLSCAN_INT64 || d->key_type == CLSCAN_UINT64);
+  PROPERTY(!r->rows || d->segments == CLSCAN_SEGMENTS_NONE);
+  PROPERTY(!r->columns || r->rows);
+  PROPERTY(!r->key_type_given || d->segments == CLSCAN_SEGMENTS_KEYS ||
+           d->segments == CLSCAN_SEGMENTS_OFFSETS);
+  PROPERTY((unsigned)d->key_type < CLSCAN_TYPE_COUNT);
+  PROPERTY(d->segments != CLSCAN_SEGMENTS_OFFSETS || d->key_type == CLSCAN_INT32 ||
+           d->key_type == CLSCAN_UINT32 || d->key_type == CLSCAN_INT64 ||
+           d->key_type == CLSCAN_UINT64);
   PROPERTY(cli_segment_size(d) == 0 || cli_segment_size(d) == 1 || cli_segment_size(d) >= 4);
 }
 

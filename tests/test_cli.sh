@@ -375,12 +375,12 @@ refused five.txt "--op-source without --identity" "--op-source needs --identity"
   --op-source 'a + b'
 refused five.txt "--op with --op-source" "--op and --op-source cannot be combined" 2 --op max \
   --op-source 'a + b' --identity 0
-refused five.txt "--flags with --keys" "--flags and --keys cannot be combined" 2 --flags f5.txt \
-  --keys k6.txt
-refused five.txt "--key-type int8" "--key-type: 'int8' is not a key type" 2 --keys k6.txt \
-  --key-type int8
-refused five.txt "--key-type float" "--key-type: 'float' is not a key type" 2 --keys k6.txt \
-  --key-type float
+refused five.txt "--flags with --keys" "--flags, --keys and --segment-offsets cannot be combined" \
+  2 --flags f5.txt --keys k6.txt
+refused five.txt "--key-type int9" "--key-type: 'int9' is not a type" 2 --keys k6.txt \
+  --key-type int9
+refused five.txt "float offsets" "offsets are int32, uint32, int64 or uint64" 2 \
+  --segment-offsets k6.txt --key-type float
 refused five.txt "--key-type without --keys" "--key-type is only used with --keys" 2 \
   --key-type int64
 refused five.txt "unknown --out-type" "--out-type: unknown value 'int9'" 2 --out-type int9

@@ -229,7 +229,7 @@ static int starts_segment(cursor *c, size_t i) {
   if (!head && c->segs && c->d->segments == CLSCAN_SEGMENTS_HEAD_FLAGS)
     head = ((const uint8_t *)c->segs)[i] != 0;
   else if (!head && c->segs)
-    head = get_int(c->d->key_type, c->segs, i) != get_int(c->d->key_type, c->segs, i - 1);
+    head = !clscan_ref_keys_equal(c->d->key_type, c->segs, i, i - 1);
   if (head)
     c->seg_start = i;
   return head;
@@ -518,4 +518,38 @@ void clscan_ref_format_out(const clscan_scan_desc *desc, const void *elem, char 
   }
   if (len + 2 < cap)
     snprintf(buf + len, cap - len, "}");
+}
+
+int clscan_ref_keys_equal(clscan_type key_type, const void *keys, size_t i, size_t j) {
+  if (is_float(key_type))
+    return get_float(key_type, keys, i) == get_float(key_type, keys, j);
+  return get_int(key_type, keys, i) == get_int(key_type, keys, j);
+}
+
+void clscan_ref_fill_offsets(size_t n, size_t mean_length, uint64_t seed, uint64_t *offsets,
+                             size_t cap, size_t *n_segments) {
+  uint64_t s = seed ^ 0x0FF5E7500FF5E750ull;
+  uint64_t mean = mean_length ? mean_length : 1;
+  size_t count = 0, pos = 0;
+  while (count + 1 < cap) {
+    offsets[count++] = pos;
+    if (pos == n && (next_random(&s) % 2 == 0 || count + 1 >= cap))
+      break;
+    uint64_t r = next_random(&s);
+    // A quarter of the segments are empty; the others average mean_length elements.
+    size_t len = r % 4 == 0 ? 0 : (size_t)(1 + (r >> 8) % (2 * mean));
+    pos = len > n - pos ? n : pos + len;
+  }
+  if (offsets[count - 1] != n)
+    offsets[count++] = n;
+  *n_segments = count - 1;
+}
+
+void clscan_ref_offsets_to_flags(const uint64_t *offsets, size_t n_segments, uint8_t *flags,
+                                 size_t n) {
+  memset(flags, 0, n);
+  for (size_t s = 0; s <= n_segments; s++) {
+    if (offsets[s] < n)
+      flags[offsets[s]] = 1;
+  }
 }

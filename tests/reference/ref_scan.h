@@ -100,6 +100,23 @@ void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, 
 void clscan_ref_fill_segments(const clscan_scan_desc *desc, size_t mean_length, uint64_t seed,
                               void *data, size_t n);
 
+/* Returns 1 when keys i and j of an array of built-in key_type are equal as the by-key scan
+ * compares them: integers by value, floating-point keys with == (-0.0 equals 0.0; a NaN equals
+ * nothing). */
+int clscan_ref_keys_equal(clscan_type key_type, const void *keys, size_t i, size_t j);
+
+/* Fills offsets (room for cap of them, cap >= 2) with a partition of [0, n) in the form of
+ * CLSCAN_SEGMENTS_OFFSETS: offsets[0] == 0, non-decreasing, offsets[*n_segments] == n. A quarter
+ * of the segments are empty (some at the end too), the others average mean_length elements; when
+ * cap runs out, the last segment takes the rest. Deterministic for a seed. */
+void clscan_ref_fill_offsets(size_t n, size_t mean_length, uint64_t seed, uint64_t *offsets,
+                             size_t cap, size_t *n_segments);
+
+/* Writes the head flags (uint8) of n elements segmented by n_segments + 1 offsets: 1 at every
+ * offset below n, 0 elsewhere; the reference scans them as CLSCAN_SEGMENTS_HEAD_FLAGS. */
+void clscan_ref_offsets_to_flags(const uint64_t *offsets, size_t n_segments, uint8_t *flags,
+                                 size_t n);
+
 /* Formats element i of an array of `type` into buf. */
 void clscan_ref_format(clscan_type type, const void *data, size_t i, char *buf, size_t cap);
 

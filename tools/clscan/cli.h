@@ -209,6 +209,8 @@ typedef struct cli_scan_request {
   const char *init_text, *identity_text;
   const char *device, *in_path, *out_path, *segments_path;
   const char *command; /* NULL: "scan"; else the command reusing the parser (messages, --help) */
+  size_t rows;         /* --rows: a batched scan of that many rows (0: not batched) */
+  int columns;         /* --columns: scan the columns of the --rows matrix instead */
 } cli_scan_request;
 
 /* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
@@ -344,20 +346,26 @@ void cli_output_abort(cli_output *o);
 /* Mean segment length of the segmented and by-key benchmark variants. */
 #define CLI_MEAN_SEGMENT 1000
 
+/* Row length of the rows benchmark variant (when it divides n; else one row of n). */
+#define CLI_ROW_LENGTH 1024
+
 /* What a benchmarked scan does besides an exclusive add (bench --variant): nothing; scan a map
  * of the input (y = x * 3 + (i & 15) in the input type); restart at random head flags; restart
- * at every change of random int32 keys. */
+ * at every change of random int32 keys; restart at random int32 offsets (CSR row pointers, a
+ * quarter of the segments empty); scan rows of CLI_ROW_LENGTH elements (clscan_scan_batched). */
 typedef enum cli_variant {
   CLI_VARIANT_PLAIN = 0,
   CLI_VARIANT_MAP,
   CLI_VARIANT_SEGMENTED,
-  CLI_VARIANT_BY_KEY
+  CLI_VARIANT_BY_KEY,
+  CLI_VARIANT_OFFSETS,
+  CLI_VARIANT_ROWS
 } cli_variant;
 
 /* Number of variants. */
-#define CLI_VARIANT_COUNT 4
+#define CLI_VARIANT_COUNT 6
 
-/* Returns a variant's name ("plain", "map", "segmented", "by-key"). */
+/* Returns a variant's name ("plain", "map", "segmented", "by-key", "offsets", "rows"). */
 const char *cli_variant_name(cli_variant v);
 
 /* Looks a variant up by name; returns 0 if none has it. */
@@ -389,6 +397,8 @@ typedef struct cli_bench_data {
   size_t n, bytes, out_bytes, seg_bytes, copy_bytes; /* bytes: of the input */
   cl_mem in, out, segments, copy_src, copy;
   void *host_in, *host_out, *host_ref_in, *host_segments;
+  size_t n_segments;   /* offsets variant: segments of host_segments (int32 offsets) */
+  uint8_t *host_flags; /* offsets and rows variants: the head flags the reference scans */
 } cli_bench_data;
 
 /* Creates a read-write device buffer of `bytes` bytes, copied from `host` unless it is NULL;

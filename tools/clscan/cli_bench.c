@@ -1,9 +1,9 @@
 /*
  * The clscan program's `bench` command: every algorithm against a device copy of the same bytes
  * and a host loop, over a range of sizes, types and operators, for one variant (plain, map,
- * segmented, by-key) and output type, with a determinism check of reruns, a table, "the seed's
- * lesson", and CSV and SVG reports. `--family select` and `--family sort` measure the selection
- * primitives (cli_select_bench.c) and the sorts (cli_bench_sort.c) instead.
+ * segmented, by-key, offsets, rows) and output type, with a determinism check of reruns, a table,
+ * "the seed's lesson", and CSV and SVG reports. `--family select` and `--family sort` measure the
+ * selection primitives (cli_select_bench.c) and the sorts (cli_bench_sort.c) instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -121,7 +121,8 @@ static int bench_option(bench_request *r, int id, const char *v) {
       r->variant_given = 1;
       if (cli_variant_from_name(v, &r->variant))
         return 1;
-      cli_usage_error("bench", "--variant: '%s' is not plain, map, segmented or by-key", v);
+      cli_usage_error("bench",
+                      "--variant: '%s' is not plain, map, segmented, by-key, offsets or rows", v);
       return 0;
     case OPT_CSV:
       r->csv_path = v;
@@ -607,8 +608,13 @@ static void print_variant(cli_variant v) {
     printf("y = x * 3 + (i & 15), computed in the input type (integers wrap)\n");
   else if (v == CLI_VARIANT_SEGMENTED)
     printf("random uint8 head flags, mean segment length %d (plan API)\n", CLI_MEAN_SEGMENT);
-  else
+  else if (v == CLI_VARIANT_BY_KEY)
     printf("int32 keys, runs of mean length %d\n", CLI_MEAN_SEGMENT);
+  else if (v == CLI_VARIANT_OFFSETS)
+    printf("int32 offsets, mean segment length %d, a quarter of them empty (plan API)\n",
+           CLI_MEAN_SEGMENT);
+  else
+    printf("rows of %d elements (clscan_scan_batched)\n", CLI_ROW_LENGTH);
 }
 
 /* Sets the width of the table's type column: the longest type label, at least 7. */

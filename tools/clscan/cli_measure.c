@@ -74,7 +74,8 @@ int cli_family_max_log2(const cli_family_bench *b, clscan_type type, int cpu_def
 /* Variants                                                                                       */
 /* ============================================================================================== */
 
-static const char *const variant_names[CLI_VARIANT_COUNT] = {"plain", "map", "segmented", "by-key"};
+static const char *const variant_names[CLI_VARIANT_COUNT] = {"plain",  "map",     "segmented",
+                                                             "by-key", "offsets", "rows"};
 
 const char *cli_variant_name(cli_variant v) {
   return (unsigned)v < CLI_VARIANT_COUNT ? variant_names[v] : "?";
@@ -114,8 +115,40 @@ clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm alg
     d.segments = CLSCAN_SEGMENTS_HEAD_FLAGS;
   if (spec->variant == CLI_VARIANT_BY_KEY)
     d.segments = CLSCAN_SEGMENTS_KEYS;
+  if (spec->variant == CLI_VARIANT_OFFSETS)
+    d.segments = CLSCAN_SEGMENTS_OFFSETS;
   d.key_type = CLSCAN_INT32;
   return d;
+}
+
+/* The rows variant's row length for n elements. */
+static size_t row_length(size_t n) {
+  return n % CLI_ROW_LENGTH == 0 ? CLI_ROW_LENGTH : n;
+}
+
+/* Fills the offsets variant's int32 offsets (mean segment length CLI_MEAN_SEGMENT) and the head
+ * flags of the offsets and rows variants. */
+static int host_offsets(cli_bench_data *d, uint64_t seed) {
+  d->host_flags = malloc(d->n ? d->n : 1);
+  if (!d->host_flags)
+    return 0;
+  if (d->spec.variant == CLI_VARIANT_ROWS) {
+    for (size_t i = 0; i < d->n; i++)
+      d->host_flags[i] = i % row_length(d->n) == 0;
+    return 1;
+  }
+  const size_t cap = d->n / 2 + 2;
+  uint64_t *o = malloc(cap * sizeof *o);
+  if (!o)
+    return 0;
+  clscan_ref_fill_offsets(d->n, CLI_MEAN_SEGMENT, seed, o, cap, &d->n_segments);
+  clscan_ref_offsets_to_flags(o, d->n_segments, d->host_flags, d->n);
+  d->seg_bytes = (d->n_segments + 1) * sizeof(int32_t);
+  d->host_segments = malloc(d->seg_bytes);
+  for (size_t s = 0; d->host_segments && s <= d->n_segments; s++)
+    ((int32_t *)d->host_segments)[s] = (int32_t)o[s];
+  free(o);
+  return d->host_segments != NULL;
 }
 
 size_t cli_bench_bytes_per_element(const cli_bench_spec *spec) {
@@ -176,6 +209,11 @@ static int host_data(cli_bench_data *d, uint64_t seed) {
     map_on_host(s->type, d->host_in, d->host_ref_in, d->n);
   if (d->host_segments)
     clscan_ref_fill_segments(&desc, CLI_MEAN_SEGMENT, seed, d->host_segments, d->n);
+  if ((s->variant == CLI_VARIANT_OFFSETS || s->variant == CLI_VARIANT_ROWS) &&
+      !host_offsets(d, seed)) {
+    cli_error("out of host memory for the offsets or flags of %zu elements", d->n);
+    return 0;
+  }
   return 1;
 }
 
@@ -225,6 +263,7 @@ void cli_bench_data_free(cli_bench_data *d) {
   free(d->host_in);
   free(d->host_out);
   free(d->host_segments);
+  free(d->host_flags);
   memset(d, 0, sizeof *d);
 }
 
@@ -245,21 +284,49 @@ static cli_timing verify(const clscan_scan_desc *desc, cli_bench_data *d, const 
   // The reference scans the input the map produced on the host, so it is given no map.
   clscan_scan_desc ref = *desc;
   ref.map_source = NULL;
+  const void *segments = d->host_segments;
+  if (d->host_flags) {
+    // Offsets and rows: the reference scans their head flags.
+    ref.segments = CLSCAN_SEGMENTS_HEAD_FLAGS;
+    segments = d->host_flags;
+  }
   clscan_ref_mismatch m;
-  if (clscan_ref_check_segmented(&ref, d->host_segments, d->host_ref_in, d->host_out, d->n, &m))
+  if (clscan_ref_check_segmented(&ref, segments, d->host_ref_in, d->host_out, d->n, &m))
     return CLI_TIMED;
   cli_error("%s: WRONG RESULT %s: %s", label, when, m.detail);
   return CLI_WRONG;
 }
 
-/* Enqueues one scan of d's input into `out` on queue q (NULL: the context's), without waiting;
- * stores its first command's event in *first when first is not NULL, its last in *done. */
+/* Enqueues the variant's scan of d's input into `out` on queue q (NULL: the context's), without
+ * waiting; stores its first command's event in *first when first is not NULL, its last in *done.
+ * The rows variant runs clscan_scan_batched() with the plan's descriptor (found again in the
+ * context's cache); it returns only its last event, which is then also *first (rows without
+ * padding are one kernel after the first runs). */
+static clscan_status enqueue_variant(clscan_plan *plan, cli_bench_data *d, cl_command_queue q,
+                                     cl_mem out, cl_event *first, cl_event *done) {
+  if (d->spec.variant == CLI_VARIANT_OFFSETS)
+    return clscan_plan_enqueue_offsets(plan, q, d->segments, 0, d->n_segments, d->in, 0, out, 0,
+                                       d->n, 0, NULL, first, done);
+  if (d->spec.variant == CLI_VARIANT_ROWS) {
+    const clscan_scan_desc desc = cli_bench_desc(&d->spec, clscan_plan_algorithm(plan, d->n));
+    const clscan_batch b = {.rows = d->n / row_length(d->n), .row_length = row_length(d->n)};
+    clscan_status st = clscan_scan_batched(d->ctx, q, &desc, &b, d->in, 0, out, 0, 0, NULL, done);
+    if (st == CLSCAN_SUCCESS && first) {
+      clRetainEvent(*done);
+      *first = *done;
+    }
+    return st;
+  }
+  if (d->segments)
+    return clscan_plan_enqueue_segmented(plan, q, d->segments, 0, d->in, 0, out, 0, d->n, 0, NULL,
+                                         first, done);
+  return clscan_plan_enqueue_timed(plan, q, d->in, 0, out, 0, d->n, 0, NULL, first, done);
+}
+
+/* enqueue_variant(), reporting a failure under `label`. */
 static cli_timing enqueue_scan(clscan_plan *plan, cli_bench_data *d, cl_command_queue q, cl_mem out,
                                const char *label, cl_event *first, cl_event *done) {
-  clscan_status st = d->segments ? clscan_plan_enqueue_segmented(plan, q, d->segments, 0, d->in, 0,
-                                                                 out, 0, d->n, 0, NULL, first, done)
-                                 : clscan_plan_enqueue_timed(plan, q, d->in, 0, out, 0, d->n, 0,
-                                                             NULL, first, done);
+  clscan_status st = enqueue_variant(plan, d, q, out, first, done);
   if (st == CLSCAN_SUCCESS)
     return CLI_TIMED;
   cli_lib_error(st, "%s: enqueue failed", label);

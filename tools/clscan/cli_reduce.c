@@ -16,6 +16,8 @@ static int reduce_check(const cli_scan_request *r) {
   const char *bad = r->desc.exclusive                                ? "--exclusive"
                     : r->desc.segments == CLSCAN_SEGMENTS_KEYS       ? "--keys"
                     : r->desc.segments == CLSCAN_SEGMENTS_HEAD_FLAGS ? "--flags"
+                    : r->desc.segments == CLSCAN_SEGMENTS_OFFSETS    ? "--segment-offsets"
+                    : r->rows                                        ? "--rows"
                     : r->key_type_given                              ? "--key-type"
                     : r->desc.algorithm != CLSCAN_ALGO_AUTO          ? "--algorithm"
                                                                      : NULL;

@@ -5,6 +5,7 @@
  * file only when everything succeeded).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@ enum {
   OPT_MAP_SOURCE,
   OPT_FLAGS,
   OPT_KEYS,
+  OPT_OFFSETS,
+  OPT_ROWS,
+  OPT_COLUMNS,
   OPT_DEVICE
 };
 
@@ -45,6 +49,9 @@ static const cli_option scan_options[] = {{"format", 1, OPT_FORMAT},
                                           {"map-source", 1, OPT_MAP_SOURCE},
                                           {"flags", 1, OPT_FLAGS},
                                           {"keys", 1, OPT_KEYS},
+                                          {"segment-offsets", 1, OPT_OFFSETS},
+                                          {"rows", 1, OPT_ROWS},
+                                          {"columns", 0, OPT_COLUMNS},
                                           {"device", 1, OPT_DEVICE},
                                           {NULL, 0, 0}};
 
@@ -82,16 +89,19 @@ static int scan_named_option(cli_scan_request *r, int id, const char *v) {
     case OPT_ALGORITHM:
       return cli_algorithm_from_name(v, &r->desc.algorithm);
     default:
+      // Which key types the segments take is checked once they are known (scan_check_keys).
       r->key_type_given = 1;
-      return cli_key_type_from_name(v, &r->desc.key_type);
+      return cli_type_from_name(v, &r->desc.key_type);
   }
 }
 
-/* Applies --flags or --keys; they cannot be combined. */
+/* Applies --flags, --keys or --segment-offsets; they cannot be combined. */
 static int scan_segments_option(cli_scan_request *r, int id, const char *v) {
-  clscan_segments kind = id == OPT_FLAGS ? CLSCAN_SEGMENTS_HEAD_FLAGS : CLSCAN_SEGMENTS_KEYS;
+  clscan_segments kind = id == OPT_FLAGS  ? CLSCAN_SEGMENTS_HEAD_FLAGS
+                         : id == OPT_KEYS ? CLSCAN_SEGMENTS_KEYS
+                                          : CLSCAN_SEGMENTS_OFFSETS;
   if (r->desc.segments != CLSCAN_SEGMENTS_NONE && r->desc.segments != kind) {
-    cli_usage_error(cmd_name(r), "--flags and --keys cannot be combined");
+    cli_usage_error(cmd_name(r), "--flags, --keys and --segment-offsets cannot be combined");
     return 0;
   }
   r->desc.segments = kind;
@@ -119,7 +129,18 @@ static int scan_option(cli_scan_request *r, int id, const char *v) {
       return 1;
     case OPT_FLAGS:
     case OPT_KEYS:
+    case OPT_OFFSETS:
       return scan_segments_option(r, id, v);
+    case OPT_ROWS: {
+      unsigned long long rows;
+      if (!cli_parse_count(cmd_name(r), "--rows", v, 1, SIZE_MAX, &rows))
+        return 0;
+      r->rows = (size_t)rows;
+      return 1;
+    }
+    case OPT_COLUMNS:
+      r->columns = 1;
+      return 1;
     case OPT_DEVICE:
       r->device = v;
       return 1;
@@ -129,8 +150,7 @@ static int scan_option(cli_scan_request *r, int id, const char *v) {
   if (scan_named_option(r, id, v))
     return 1;
   if (id == OPT_KEY_TYPE)
-    cli_usage_error(cmd_name(r),
-                    "--key-type: '%s' is not a key type (int32, uint32, int64, uint64)", v);
+    cli_usage_error(cmd_name(r), "--key-type: '%s' is not a type", v);
   else
     cli_usage_error(cmd_name(r), "--%s: unknown value '%s'", scan_option_name(id), v);
   return 0;
@@ -180,18 +200,55 @@ static int is_stdin(const char *path) {
   return !path || strcmp(path, "-") == 0;
 }
 
+/* What the segments file holds, for messages. */
+static const char *segments_name(const clscan_scan_desc *d) {
+  return d->segments == CLSCAN_SEGMENTS_KEYS      ? "keys"
+         : d->segments == CLSCAN_SEGMENTS_OFFSETS ? "offsets"
+                                                  : "flags";
+}
+
+/* Checks --key-type against the segments: any type for --keys, int32, uint32, int64 or uint64
+ * for --segment-offsets, nothing else. */
+static int scan_check_keys(const cli_scan_request *r) {
+  const clscan_segments s = r->desc.segments;
+  const clscan_type t = r->desc.key_type;
+  if (r->key_type_given && s != CLSCAN_SEGMENTS_KEYS && s != CLSCAN_SEGMENTS_OFFSETS) {
+    cli_usage_error(cmd_name(r), "--key-type is only used with --keys or --segment-offsets");
+    return 0;
+  }
+  if (s == CLSCAN_SEGMENTS_OFFSETS && (clscan_type_size(t) < 4 || cli_type_is_float(t))) {
+    cli_usage_error(cmd_name(r), "--key-type %s: offsets are int32, uint32, int64 or uint64",
+                    clscan_type_name(t));
+    return 0;
+  }
+  return 1;
+}
+
+/* Checks --rows and --columns: a batched scan has no segments of its own. */
+static int scan_check_batch(const cli_scan_request *r) {
+  if (r->columns && !r->rows) {
+    cli_usage_error(cmd_name(r), "--columns needs --rows");
+    return 0;
+  }
+  if (r->rows && r->desc.segments != CLSCAN_SEGMENTS_NONE) {
+    cli_usage_error(
+        cmd_name(r), "--rows cannot be combined with --%s",
+        r->desc.segments == CLSCAN_SEGMENTS_OFFSETS ? "segment-offsets" : segments_name(&r->desc));
+    return 0;
+  }
+  return 1;
+}
+
 /* Checks what depends on several options: operator, initial value, segments. */
 static int scan_check(cli_scan_request *r) {
   if (!scan_check_op(r))
     return 0;
-  if (r->key_type_given && r->desc.segments != CLSCAN_SEGMENTS_KEYS) {
-    cli_usage_error(cmd_name(r), "--key-type is only used with --keys");
+  if (!scan_check_keys(r) || !scan_check_batch(r))
     return 0;
-  }
   if (r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path) &&
       is_stdin(r->in_path)) {
     cli_usage_error(cmd_name(r), "the input and the %s cannot both be standard input",
-                    r->desc.segments == CLSCAN_SEGMENTS_KEYS ? "keys" : "flags");
+                    segments_name(&r->desc));
     return 0;
   }
   if (!r->init_text)
@@ -248,10 +305,31 @@ int cli_scan_arrays(clscan_context *ctx, const clscan_scan_desc *desc, const voi
 /* The scan command: running                                                                      */
 /* ============================================================================================== */
 
-/* Reads the head flags or keys into s and checks them against the n input elements. */
+/* Checks that offsets end at the input's length n. */
+static int check_offsets_count(const cli_scan_request *r, const cli_byte_buf *s, size_t count,
+                               size_t n) {
+  const char *name = is_stdin(r->segments_path) ? "-" : r->segments_path;
+  if (count == 0) {
+    cli_error("offsets '%s' are empty: n_segments + 1 offsets, from 0 to n, are needed", name);
+    return 0;
+  }
+  uint64_t last = 0;
+  const size_t size = clscan_type_size(r->desc.key_type);
+  memcpy(&last, s->data + (count - 1) * size, size);
+  if (last != n) {
+    cli_error("offsets '%s' end at %llu, the input has %zu elements: the last offset is n", name,
+              (unsigned long long)last, n);
+    return 0;
+  }
+  return 1;
+}
+
+/* Reads the head flags, keys or offsets into s and checks them against the n input elements:
+ * one flag or key per element; n_segments + 1 offsets, the last one n (the library checks the
+ * others). */
 static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
   int flags = r->desc.segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
-  const char *what = flags ? "flags" : "keys";
+  const char *what = segments_name(&r->desc);
   clscan_type type = flags ? CLSCAN_UINT8 : r->desc.key_type;
   if (!cli_read_element_file(r->binary, r->segments_path, what, type, s))
     return 0;
@@ -263,6 +341,8 @@ static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
     }
   }
   size_t count = s->len / clscan_type_size(type);
+  if (r->desc.segments == CLSCAN_SEGMENTS_OFFSETS)
+    return check_offsets_count(r, s, count, n);
   if (count != n) {
     cli_error("%s '%s' holds %zu %s, the input %zu elements: one per element is needed", what,
               is_stdin(r->segments_path) ? "-" : r->segments_path, count, what, n);
@@ -279,6 +359,29 @@ static int scan_read(const cli_scan_request *r, cli_byte_buf *in, cli_byte_buf *
   return r->desc.segments == CLSCAN_SEGMENTS_NONE || read_segments(r, n, segments);
 }
 
+/* Scans through the call the options ask for: batched rows or columns, offsets, or
+ * cli_scan_arrays(). */
+static int scan_dispatch(clscan_context *ctx, const cli_scan_request *r,
+                         const cli_byte_buf *segments, const void *in, void *out, size_t n) {
+  clscan_status st = CLSCAN_SUCCESS;
+  if (r->rows) {
+    if (n % r->rows != 0) {
+      cli_error("--rows %zu: the input's %zu elements are not whole rows", r->rows, n);
+      return 0;
+    }
+    const clscan_batch b = {.rows = r->rows,
+                            .row_length = n / r->rows,
+                            .axis = r->columns ? CLSCAN_BATCH_COLUMNS : CLSCAN_BATCH_ROWS};
+    st = clscan_scan_batched_host(ctx, &r->desc, &b, in, out);
+  } else if (r->desc.segments == CLSCAN_SEGMENTS_OFFSETS) {
+    const size_t count = segments->len / clscan_type_size(r->desc.key_type);
+    st = clscan_segmented_scan_offsets_host(ctx, &r->desc, segments->data, count - 1, in, out);
+  } else {
+    return cli_scan_arrays(ctx, &r->desc, segments->data, in, out, n);
+  }
+  return st == CLSCAN_SUCCESS || scan_failed(ctx, &r->desc, st, n);
+}
+
 /* Scans the input into out (n elements of the output type) on the selected device. */
 static int scan_run(const cli_scan_request *r, const cli_byte_buf *in, const cli_byte_buf *segments,
                     cli_byte_buf *out) {
@@ -292,7 +395,7 @@ static int scan_run(const cli_scan_request *r, const cli_byte_buf *in, const cli
   clscan_context *ctx = NULL;
   if (!cli_open_context(r->device, &ctx))
     return 0;
-  int ok = cli_scan_arrays(ctx, &r->desc, segments->data, in->data, out->data, n);
+  int ok = scan_dispatch(ctx, r, segments, in->data, out->data, n);
   clscan_context_release(ctx);
   return ok;
 }
