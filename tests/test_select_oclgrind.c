@@ -9,8 +9,8 @@
  * encoding) through the single pass in both shapes, with and without the forced fallback
  * (CLSCAN_TEST_WITHHOLD=2), and the multi-pass path over each scan algorithm, at a few small sizes
  * that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 256 elements, CLSCAN_CPU_TILE=64),
- * with offsets and a capacity below the count, each checked against the host reference
- * (test_select.c's cases).
+ * and n = 0 (select_empty alone), with offsets and a capacity below the count, each checked against
+ * the host reference (test_select.c's cases).
  *
  * The multi-pass cases each run in a context of their own, because of an Oclgrind 21.10 bug: once
  * a buffer has been released, a larger buffer created later (one that takes the released one's
@@ -44,7 +44,7 @@ int main(void) {
       {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0},
       {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0},
   };
-  const size_t sizes[] = {1, 45, 700};
+  const size_t sizes[] = {1, 45, 700, 0};                          /* 0 last: select_empty alone */
   const int shared = getenv("CLSCAN_TEST_SHARED_CONTEXT") != NULL; /* see above */
   setenv("CLSCAN_TILE_WG", "16", 1);
   setenv("CLSCAN_SEED_WG", "16", 1);
