@@ -1,26 +1,27 @@
 /*
- * Stand-alone reproducer: Mesa rusticl's llvmpipe device stops every loop after 65535 iterations.
+ * Stand-alone reproducer: Mesa rusticl's llvmpipe device stops a work-item's loops after 65535
+ * iterations in all.
  *
- * llvmpipe (gallivm) compiles each loop with a "loop limiter", a counter that leaves the loop
- * after 65535 iterations (LP_MAX_TGSI_LOOP_ITERATIONS, a guard against endless graphics shaders),
- * and rusticl's compute kernels get it too: the kernel below counts the iterations of a loop of
- * n iterations, and on Mesa 22.3.6 (Debian 12's mesa-opencl-icd 22.3.6-1+deb12u2, LLVM 15.0.6)
- * it returns 65535 for every n above 65535, silently. A loop split into an outer loop and an
- * inner loop of at most 65535 iterations each runs to the end (the limit is per loop), which is
- * what clscan's kernels do where one work-item may walk more than that (cl/common.cl's
- * CLSCAN_LOOP_SPLIT, used by reduce_chunks): clscan's CPU-shaped reduction of more than 2^21
- * int32 elements gave wrong totals on that driver before.
+ * llvmpipe (gallivm) compiles kernels with a "loop limiter", one counter per work-item that every
+ * loop's back edge decrements from 65535 (LP_MAX_TGSI_LOOP_ITERATIONS, a guard against endless
+ * graphics shaders); when it reaches 0, loops exit. Kernel `single` counts the iterations of a loop
+ * of n: on Mesa 22.3.6 (Debian 12's mesa-opencl-icd 22.3.6-1+deb12u2, LLVM 15.0.6) it returns 65535
+ * for every n above that, silently. Kernel `split` runs the same iterations as an outer loop over
+ * inner loops of 32768: it stops after 65533 (the counter is shared by all loops). Unrolled
+ * iterations do not count, so 16 elements an iteration raise the limit sixteenfold but do not
+ * lift it. clscan keeps every work-item's loops short instead: a CPU-shaped reduction chunk holds
+ * at most 32768 elements (src/algo_reduce.c, CPU_CHUNK_MAX); with chunks of n / 32, reductions of
+ * more than 2^21 int32 elements gave wrong totals on that driver.
  *
  *   cc tests/rusticl/loop_limit.c -lOpenCL -o loop_limit && RUSTICL_ENABLE=llvmpipe ./loop_limit
  *
- * Prints "fixed" and exits 0 when the single loop runs all its iterations; prints the count it
- * got and exits 1 where the bug is (after checking that the split loop is right); exits 77 when
- * no rusticl device is found.
+ * Prints "fixed" and exits 0 when the single loop runs all its iterations; prints the counts and
+ * exits 1 where the bug is; exits 77 when no rusticl device is found.
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "rusticl_device.h"
 
 static const char *source =
     "__kernel void single(__global ulong *out, ulong n) {\n"
@@ -38,24 +39,6 @@ static const char *source =
     "  }\n"
     "  out[0] = count;\n"
     "}\n";
-
-/* Returns the first device of the rusticl platform, or NULL. */
-static cl_device_id rusticl_device(void) {
-  cl_platform_id platforms[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS)
-    return NULL;
-  for (cl_uint p = 0; p < np && p < 8; p++) {
-    char name[128] = "";
-    cl_device_id dev;
-    cl_uint nd = 0;
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
-    if (strcmp(name, "rusticl") == 0 &&
-        clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &dev, &nd) == CL_SUCCESS && nd > 0)
-      return dev;
-  }
-  return NULL;
-}
 
 /* Runs kernel `name` with n on one work-item; returns its count (or ~0 on an OpenCL error). */
 static cl_ulong run(cl_context ctx, cl_command_queue q, cl_program prog, const char *name,
