@@ -69,11 +69,19 @@ static size_t unit_elems(const clscan_plan *plan) {
   return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * plan->vec;
 }
 
+/* The most elements one CPU-shaped chunk holds. Its work-item folds them in one loop, and Mesa's
+ * llvmpipe (rusticl) silently ends a work-item's loops after 65535 iterations in all
+ * (tests/rusticl/loop_limit.c), so larger inputs take more chunks instead of longer ones. */
+#define CPU_CHUNK_MAX 32768
+
 /* Partials (work-groups of the first kernel) for n > 0 elements: rts_groups_per_cu per compute
- * unit, at most one per unit of work. */
+ * unit, at most one per unit of work, and in the CPU shape at least one per CPU_CHUNK_MAX
+ * elements. */
 static size_t groups_for(const clscan_plan *plan, size_t n) {
   size_t groups = (size_t)plan->ctx->info.compute_units * plan->tuning.rts_groups_per_cu;
   size_t units = clscan__div_up(n, unit_elems(plan));
+  if (cpu_shape(plan) && groups < clscan__div_up(n, CPU_CHUNK_MAX))
+    groups = clscan__div_up(n, CPU_CHUNK_MAX);
   if (groups < 1)
     groups = 1;
   return groups < units ? groups : (units ? units : 1);

@@ -13,6 +13,25 @@ source "$(dirname "${BASH_SOURCE[0]}")/cli_harness.sh"
 
 words() { tr ' ' '\n' <<<"$2" >"$1"; }
 
+# What the default device runs, from `clscan devices` (the block of the device marked *): a device
+# without fp64 or 64-bit atomics (rusticl's llvmpipe) must refuse double and the single pass with
+# exit status 1 and "the device lacks a capability", which is then checked instead of a result.
+"$CLSCAN" devices >devices.txt
+default_device=$(awk '/^\* /{on=1; print; next} /^( +[0-9]+:[0-9]+ |Platform )/{on=0} on' devices.txt)
+has_fp64=0
+has_single_pass=0
+grep -Eq '^ +fp64 +yes' <<<"$default_device" && has_fp64=1
+grep -Eq '^ +algorithms .*single-pass' <<<"$default_device" && has_single_pass=1
+
+# refused NAME COMMAND ARGS...: checks that a command the device cannot run is refused.
+refused() {
+  local name=$1
+  shift
+  run "$CLSCAN" "$@"
+  expect_status "$name: refused by this device (exit 1)" 1
+  expect_stderr "$name: says what the device lacks" "the device lacks a capability"
+}
+
 # joined FILE: the file's lines on one line, separated by spaces.
 joined() { paste -sd' ' - <"$1"; }
 
@@ -58,8 +77,13 @@ selected "select one element" "7" "7" select --predicate 'x == 7'
 selected "select of uint64 at the limit" "18446744073709551615 0 18446744073709551614" \
   "18446744073709551615 18446744073709551614" select --type uint64 --predicate 'x > 1'
 selected "select of int8" "-128 127 -1 5" "-128 -1" select --type int8 --predicate 'x < 0'
-selected "select of double keeps the bits" "0.1 -2.5 0.5" "0.10000000000000001 0.5" \
-  select --type double --predicate 'x > 0'
+if [[ $has_fp64 == 1 ]]; then
+  selected "select of double keeps the bits" "0.1 -2.5 0.5" "0.10000000000000001 0.5" \
+    select --type double --predicate 'x > 0'
+else
+  words in.txt "0.1 -2.5 0.5"
+  refused "select of double" select --type double --predicate 'x > 0' in.txt out.txt
+fi
 selected "select of a map (out-type)" "1 2 3" "200 300" select --type uint8 --out-type uint32 \
   --map-source 'x * 100' --predicate 'x >= 200'
 words in.txt "3 1 4 1 5"
@@ -154,7 +178,14 @@ want_part=$( (paste rand.txt rflags.txt | awk '$2 == 1 { print $1 }'
   paste rand.txt rflags.txt | awk '$2 == 0 { print $1 }') | paste -sd' ' -)
 want_unique=$(uniq runs.txt | paste -sd' ' -)
 want_rle=$(uniq -c runs.txt | awk '{ print $2 " " $1 }' | paste -sd';' -)
-for algo in auto single-pass blelloch hillis-steele reduce-then-scan; do
+algos=(auto blelloch hillis-steele reduce-then-scan)
+if [[ $has_single_pass == 1 ]]; then
+  algos+=(single-pass)
+else
+  refused "select with the single pass" select --algorithm single-pass --flags rflags.txt \
+    rand.txt out.txt
+fi
+for algo in "${algos[@]}"; do
   run "$CLSCAN" select --algorithm "$algo" --flags rflags.txt rand.txt out.txt
   check "5000 random, select by flags ($algo)" "differs from awk" \
     test "$(joined out.txt)" == "$want_flags"
@@ -286,14 +317,16 @@ check "no temporary files left" "$(find . -name '.clscan-*')" test -z "$(find . 
 
 # ---------------------------------------------------------------------------------------------
 echo "# bench --family select"
+bench_algo=single-pass
+[[ $has_single_pass == 1 ]] || bench_algo=reduce-then-scan
 run "$CLSCAN" bench --family select --min-log2 12 --max-log2 12 --reps 2 --seed 5 \
-  --algorithms single-pass --csv s.csv
+  --algorithms "$bench_algo" --csv s.csv
 expect_status "bench of the selection family succeeds" 0
 check "bench finds no wrong result" "WRONG or FAILED in stdout" \
   test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
 # One row each: select by flags at 0, 1, 10, 50, 90, 99, 100 %, by predicate, partition, unique
 # and rle.
-rows=$(grep -Ec '^(select-flags|select-pred|partition|unique|rle) +single-pass +int32 +2\^12 ' \
+rows=$(grep -Ec "^(select-flags|select-pred|partition|unique|rle) +$bench_algo +int32 +2\\^12 " \
   stdout.txt || true)
 expect_eq "bench prints a row per primitive and fraction" "$rows" "11"
 expect_eq "CSV has a header and every row" "$(wc -l <s.csv | xargs)" "12"

@@ -35,8 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "oclgrind_log.h"
 #include "test_util.h"
 #include "user_case.h"
 
@@ -82,164 +82,7 @@ static const clscan_type types[] = {CLSCAN_INT8,  CLSCAN_INT16, CLSCAN_INT32,
 static const size_t sizes[] = {1, 45, 1100, 4099};
 #define SIZE_COUNT (sizeof sizes / sizeof sizes[0])
 
-/* ============================================================================================== */
-/* clEnqueueFillBuffer through a write                                                            */
-/* ============================================================================================== */
-
-/*
- * Oclgrind 21.10's uninitialised-value check does not count what clEnqueueFillBuffer stores as
- * initialised (a kernel that reads a filled buffer is reported; one that reads the same bytes
- * written with clEnqueueWriteBuffer is not), and the library zeroes the single pass's status
- * words and ticket counter with clEnqueueFillBuffer. So this program defines clEnqueueFillBuffer
- * itself: the dynamic linker binds the library's calls to this definition, which stores the same
- * pattern with a blocking clEnqueueWriteBuffer (same wait list, same event). Nothing else changes:
- * every other value a kernel reads is still checked.
- */
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer,
-                                                    const void *pattern, size_t pattern_size,
-                                                    size_t offset, size_t size, cl_uint num_wait,
-                                                    const cl_event *wait_list, cl_event *event) {
-  if (!pattern || pattern_size == 0 || size % pattern_size != 0)
-    return CL_INVALID_VALUE;
-  unsigned char *bytes = malloc(size ? size : 1);
-  if (!bytes)
-    return CL_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < size; i += pattern_size)
-    memcpy(bytes + i, pattern, pattern_size);
-  cl_int err =
-      clEnqueueWriteBuffer(queue, buffer, CL_TRUE, offset, size, bytes, num_wait, wait_list, event);
-  free(bytes);
-  return err;
-}
-
-/* ============================================================================================== */
-/* Oclgrind's log                                                                                 */
-/* ============================================================================================== */
-
-/*
- * Findings of this test that are known and reported against the kernels (see the README's
- * Reliability section): a message matching one of these (its first line, kernel and source line)
- * is counted and listed but does not fail the test, and a known finding that no longer appears is
- * pointed out so that its entry can be removed. Any other message fails the case that caused it.
- */
-typedef struct known_finding {
-  const char *header; /* the message's first line starts with this */
-  const char *kernel; /* "Kernel: NAME" */
-  const char *source; /* a source line quoted in the message */
-  const char *why;
-  unsigned long count;
-} known_finding;
-
-/* The list ends at the first entry whose header is NULL. (A look-back race on sh.pred, listed
- * here before, was fixed: a conditional read had been compiled into a speculative one.) */
-static known_finding known[] = {
-    {"Uninitialized value written to global memory", "", "= u.v;",
-     "cl/tile.cl tile_store: Oclgrind's clang compiles the vector store of the results into a "
-     "store of undefined bytes followed by element stores; the final bytes are right (every "
-     "result is verified). Building the vector as a literal instead of through a union gives the "
-     "same undefined store, so it is the compiler's, not a read of uninitialised data",
-     0},
-    {NULL, NULL, NULL, NULL, 0},
-};
-#define KNOWN_COUNT (sizeof known / sizeof known[0])
-
-static const char *g_log;   /* OCLGRIND_LOG */
-static long g_log_seen;     /* bytes of the log already attributed to a case */
-static unsigned g_reported; /* cases with unknown Oclgrind messages */
-static int g_in_place;      /* --in-place: the single pass only, every case in place */
-
-/* Returns the log's size (0 if it does not exist yet). */
-static long log_size(void) {
-  struct stat st;
-  return g_log && stat(g_log, &st) == 0 ? (long)st.st_size : 0;
-}
-
-/* Returns the known finding a message matches, or NULL. */
-static known_finding *match_known(const char *msg) {
-  for (size_t i = 0; i < KNOWN_COUNT && known[i].header; i++) {
-    char kernel[96];
-    snprintf(kernel, sizeof kernel, "Kernel: %s", known[i].kernel);
-    if (strncmp(msg, known[i].header, strlen(known[i].header)) == 0 && strstr(msg, kernel) &&
-        strstr(msg, known[i].source))
-      return &known[i];
-  }
-  return NULL;
-}
-
-/* Classifies the messages in text (blank-line separated); prints unknown ones under `what`.
- * Returns the number of unknown messages. */
-static unsigned classify(char *text, const char *what) {
-  unsigned unknown = 0, printed_lines = 0;
-  char *p = text;
-  while (*p) {
-    // One message: from its first non-blank line to the next blank line.
-    while (*p == '\n')
-      p++;
-    if (!*p)
-      break;
-    char *end = strstr(p, "\n\n");
-    if (end)
-      *end = '\0';
-    known_finding *k = match_known(p);
-    if (k) {
-      k->count++;
-    } else {
-      if (unknown++ == 0)
-        printf("  OCLGRIND REPORTED during %s:\n", what);
-      for (char *line = p; line && *line && printed_lines < 80; printed_lines++) {
-        char *nl = strchr(line, '\n');
-        printf("    | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
-        line = nl ? nl + 1 : NULL;
-      }
-    }
-    p = end ? end + 2 : p + strlen(p);
-  }
-  return unknown;
-}
-
-/* Reads the log's new messages and attributes them to `what`; returns 1 if any is unknown. */
-static int log_new_messages(const char *what) {
-  long size = log_size();
-  if (size <= g_log_seen)
-    return 0;
-  char *text = malloc((size_t)(size - g_log_seen) + 1);
-  FILE *f = fopen(g_log, "r");
-  size_t got = 0;
-  if (text && f && fseek(f, g_log_seen, SEEK_SET) == 0)
-    got = fread(text, 1, (size_t)(size - g_log_seen), f);
-  if (f)
-    fclose(f);
-  g_log_seen = size;
-  if (!text || got == 0) {
-    free(text);
-    printf("  OCLGRIND REPORTED during %s, but its log could not be read\n", what);
-    g_reported++;
-    return 1;
-  }
-  text[got] = '\0';
-  unsigned unknown = classify(text, what);
-  free(text);
-  g_reported += unknown != 0;
-  return unknown != 0;
-}
-
-/* Prints the known findings seen; returns how many entries were not seen at all. */
-static int report_known(void) {
-  int unseen = 0;
-  for (size_t i = 0; i < KNOWN_COUNT && known[i].header; i++) {
-    if (known[i].count) {
-      printf("oclgrind: KNOWN FINDING (%lu messages, not failing the test): %s [%s]: %s\n",
-             known[i].count, known[i].header, known[i].source, known[i].why);
-    } else {
-      printf(
-          "oclgrind: known finding no longer reported (remove it from tests/test_oclgrind.c): "
-          "%s [%s]\n",
-          known[i].header, known[i].source);
-      unseen++;
-    }
-  }
-  return unseen;
-}
+static int g_in_place; /* --in-place: the single pass only, every case in place */
 
 /* ============================================================================================== */
 /* Cases                                                                                          */
@@ -329,7 +172,7 @@ static int run_kernel(const config *cfg, clscan_type type, size_t nsizes, unsign
     (*cases)++;
     if (!ok)
       printf("  FAILED %s: %s\n", what, msg);
-    if (log_new_messages(what))
+    if (og_log_check(what))
       ok = 0;
     if (ok)
       printf("  ok  %s\n", what);
@@ -398,7 +241,7 @@ static int run_extended(const config *cfg, unsigned *cases) {
     (*cases)++;
     if (!ok)
       printf("  FAILED %s: %s\n", what, msg);
-    if (log_new_messages(what))
+    if (og_log_check(what))
       ok = 0;
     if (ok)
       printf("  ok  %s\n", what);
@@ -412,11 +255,8 @@ int main(int argc, char **argv) {
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   int user_only = argc > 1 && strcmp(argv[1], "--user") == 0;
   g_in_place = argc > 1 && strcmp(argv[1], "--in-place") == 0;
-  g_log = getenv("OCLGRIND_LOG");
-  if (!g_log || !*g_log) {
-    fprintf(stderr, "test_oclgrind: run through CTest (OCLGRIND_LOG must name Oclgrind's log)\n");
+  if (!og_log_start("test_oclgrind"))
     return 2;
-  }
   clscan_context *ctx = tu_context();
   if (!ctx)
     return 1;
@@ -425,13 +265,14 @@ int main(int argc, char **argv) {
             tu_device_name());
     return 1;
   }
-  g_log_seen = log_size();
-  printf("oclgrind: data races, uninitialised values and API checks on; log %s\n", g_log);
+  og_log_mark();
+  printf("oclgrind: data races, uninitialised values and API checks on; log %s\n",
+         getenv("OCLGRIND_LOG"));
   printf("oclgrind: tuning");
   for (size_t i = 0; i < TUNING_COUNT; i++)
     printf(" %s=%s", tuning[i].name, tuning[i].value);
   printf("\n");
-  log_new_messages("context creation");
+  og_log_check("context creation");
 
   int failed = 0;
   unsigned cases = 0, kernels = 0;
@@ -446,13 +287,13 @@ int main(int argc, char **argv) {
     kernels += EXTENDED_COUNT;
   }
   tu_context_release();
-  if (log_new_messages("context release"))
+  if (og_log_check("context release"))
     failed++;
-  report_known();
+  og_log_report_known(!g_in_place);
   printf(
       "oclgrind: %u kernel configurations (%zu algorithms x (%zu types + %zu segmented or "
       "user-type descriptors)), %u verified scans, %d failed, %u with Oclgrind messages\n",
-      kernels, CONFIG_COUNT, TYPE_COUNT, EXTENDED_COUNT, cases, failed, g_reported);
+      kernels, CONFIG_COUNT, TYPE_COUNT, EXTENDED_COUNT, cases, failed, og_log_reported());
   printf(
       "oclgrind: not run here: tile_probe (the NVIDIA inline-PTX probe, built only on NVIDIA "
       "devices)%s\n",

@@ -16,10 +16,10 @@
  * Prints "fixed" and exits 0 when the kernel runs and gives the right minimum; crashes where the
  * bug is; exits 77 when no rusticl device is found.
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "rusticl_device.h"
 
 static const char *source =
     "__kernel void k(const __global char *in, __global char *out, ulong n) {\n"
@@ -31,24 +31,6 @@ static const char *source =
     "  }\n"
     "  out[0] = total;\n"
     "}\n";
-
-/* Returns the first device of the rusticl platform, or NULL. */
-static cl_device_id rusticl_device(void) {
-  cl_platform_id platforms[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS)
-    return NULL;
-  for (cl_uint p = 0; p < np && p < 8; p++) {
-    char name[128] = "";
-    cl_device_id dev;
-    cl_uint nd = 0;
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
-    if (strcmp(name, "rusticl") == 0 &&
-        clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &dev, &nd) == CL_SUCCESS && nd > 0)
-      return dev;
-  }
-  return NULL;
-}
 
 int main(void) {
   cl_device_id dev = rusticl_device();
