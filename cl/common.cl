@@ -579,8 +579,7 @@ ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulon
 /* The scan state of input element x at index i, as make_elem(); for offsets, *at is a lower
  * bound of the first offset index not below i (0 at the start, then what the previous, smaller
  * i left there), which keeps the search short for a work-item's increasing indices. */
-ALWAYS_INLINE elem_t make_elem_at(in_t x, const __global uchar *aux CLSCAN_XP, ulong i,
-                                  ulong *at) {
+ALWAYS_INLINE elem_t make_elem_at(in_t x, const __global uchar *aux CLSCAN_XP, ulong i, ulong *at) {
 #if CLSCAN_SEGMENTS == 3
   const uint head = i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, at);
   return seg_make(MAP(x, i), head);

@@ -184,7 +184,8 @@ ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step, u
  * after it (lb->folding). Returns LOOKBACK_FALLBACK when the window's first silent tile stayed so
  * for CLSCAN_SPIN rounds (lb->next is then that tile), else LOOKBACK_DONE.
  */
-ALWAYS_INLINE int warp_search(__global status_t *status, ulong epoch, warp_lookback *lb, elem_t seed) {
+ALWAYS_INLINE int warp_search(__global status_t *status, ulong epoch, warp_lookback *lb,
+                              elem_t seed) {
   const uint lane = get_local_id(0);
   for (;;) {
     const long t = lb->next - (long)lane;

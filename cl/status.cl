@@ -46,7 +46,8 @@ typedef uint status_t;
 /* 32-bit atomics (core since OpenCL 1.1). */
 #define status_atomic_max(p, v) atomic_max((volatile __global uint *)(p), (uint)(v))
 #define status_atomic_load(p) atomic_or((volatile __global uint *)(p), 0u)
-#define status_atomic_cas(p, c, v) atomic_cmpxchg((volatile __global uint *)(p), (uint)(c), (uint)(v))
+#define status_atomic_cas(p, c, v) \
+  atomic_cmpxchg((volatile __global uint *)(p), (uint)(c), (uint)(v))
 #else
 typedef ulong status_t;
 #define STATUS_EPOCH_SHIFT 35
@@ -55,7 +56,8 @@ typedef ulong status_t;
 #define GATE_CLOSED (1ul << 34)
 #define status_atomic_max(p, v) atom_max((volatile __global ulong *)(p), (ulong)(v))
 #define status_atomic_load(p) atom_add((volatile __global ulong *)(p), 0ul)
-#define status_atomic_cas(p, c, v) atom_cmpxchg((volatile __global ulong *)(p), (ulong)(c), (ulong)(v))
+#define status_atomic_cas(p, c, v) \
+  atom_cmpxchg((volatile __global ulong *)(p), (ulong)(c), (ulong)(v))
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -294,9 +296,9 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global status_t *st
  * In-place gates (see single_pass.cl, "In place"). Tile t's gate is one word after all the status
  * words: the epoch in the status words' epoch bits (a word of an older launch reads as open and
  * unvisited), "closed" in the bit above the state's (the owner is done with its look-back), bit 0
- * "visited" (a fallback read the tile's input). Both bits are set by compare-and-swap, which fails only when another work-item changed
- * the word: nobody waits for anybody. Only the order of the two bits in the word's modification
- * order matters, which even relaxed atomics define.
+ * "visited" (a fallback read the tile's input). Both bits are set by compare-and-swap, which fails
+ * only when another work-item changed the word: nobody waits for anybody. Only the order of the two
+ * bits in the word's modification order matters, which even relaxed atomics define.
  * ------------------------------------------------------------------------------------------- */
 #define GATE_VISITED 1ul
 

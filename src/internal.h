@@ -508,8 +508,8 @@ struct clscan__request {
   int in_place;
   size_t seg_param;  /* offsets: their number (n_segments + 1); rows: the row length; else 0.
                         Kernels read it as their global work offset (cl/common.cl, SEG_PARAM) */
-  int init_override;          /* 1: `init` replaces the plan's initial value (one-shot scans) */
-  const void *init;           /* with init_override: the initial value, or NULL for the identity */
+  int init_override; /* 1: `init` replaces the plan's initial value (one-shot scans) */
+  const void *init;  /* with init_override: the initial value, or NULL for the identity */
   const clscan__extra *extra; /* extra kernel arguments (clscan_plan_enqueue_args), or NULL */
   clscan__buffer total;       /* the device total's buffer and element, or NULL */
   cl_uint num_wait;
