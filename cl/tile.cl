@@ -555,7 +555,14 @@ ALWAYS_INLINE uint4 narrow_load(const __global in_t *in, ulong n, ulong e, int f
 /* Stores the vector u of results at index e of out[0, n) (as narrow_load reads). */
 ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full, narrow_words u) {
   if (full) {
+    // CLSCAN_OCLGRIND_VSTORE (the Oclgrind tests set it): vstore, which Oclgrind's compiler does
+    // not turn into a store of undef first (tests/oclgrind/vector_store.c); elsewhere the vector
+    // store, which NVIDIA compiles to one 16-byte store.
+#if defined(CLSCAN_OCLGRIND_VSTORE)
+    vstore4(u.v, e / VEC, (__global uint *)out);
+#else
     ((__global uint4 *)out)[e / VEC] = u.v;
+#endif
     return;
   }
 #pragma unroll
@@ -850,7 +857,11 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
     }
     const uint v = vector_index(lid, j);
     if (vector_path) {
+#if VEC > 1 && defined(CLSCAN_OCLGRIND_VSTORE)
+      CLSCAN_CAT(vstore, VEC)(u.v, base / VEC + v, out);
+#else
       ((__global val_vec_t *)out)[base / VEC + v] = u.v;
+#endif
     } else {
       const ulong e = base + (ulong)v * VEC;
 #pragma unroll

@@ -128,12 +128,6 @@ typedef struct known_finding {
 
 /* The list ends at the first entry whose header is NULL. */
 static known_finding known[] = {
-    {"Uninitialized value written to global memory", "", "= u.v;",
-     "cl/tile.cl tile_store and narrow_store: Oclgrind's clang 14 compiles a 16-byte vector store "
-     "of a vector built from elements into a store of undef followed by four element stores "
-     "(Oclgrind issue 126; tests/oclgrind/vector_store.c reproduces it in six lines); the final "
-     "bytes are right (every result is verified), and vstore4 or -cl-opt-disable make it go away",
-     0},
     {NULL, NULL, NULL, NULL, 0},
 };
 #define KNOWN_COUNT (sizeof known / sizeof known[0])
