@@ -122,7 +122,7 @@ for algo in auto blelloch hillis-steele reduce-then-scan single-pass; do
     got="(exit status $?)"
   if [[ $algo == single-pass && $HAS_SP != yes ]]; then
     expect_eq "3000 elements with $algo: refused" "$got" "(exit status 1)"
-    expect_stderr "3000 elements with $algo: says why" "single-pass scan needs"
+    expect_stderr "3000 elements with $algo: says why" "single pass scans in place wrongly"
   else
     check "3000 elements with $algo" "results differ" test "$got" == "$want"
   fi
@@ -557,12 +557,12 @@ fi
 
 echo "# bench operators and reruns"
 rm -f o.csv
-run "$CLSCAN" bench --types int8,uint16 --ops min,max,xor --algorithms "$SP" --min-log2 12 \
+run "$CLSCAN" bench --types uint8,int16 --ops min,max,xor --algorithms "$SP" --min-log2 12 \
   --max-log2 12 --reps 2 --reruns 3 --seed 9 --csv o.csv
 expect_status "bench of min, max and xor on narrow types succeeds" 0
 check "bench of the operators finds no wrong result" "WRONG or FAILED in stdout" \
   test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
-orow='^[a-z-]+ +(int8|uint16) +(min|max|xor) +2\^12 +[0-9.]+ '
+orow='^[a-z-]+ +(uint8|int16) +(min|max|xor) +2\^12 +[0-9.]+ '
 expect_eq "bench prints a scan and a reduce row per type and operator" \
   "$(grep -Ec "$orow" stdout.txt || true)" 12
 expect_eq "every row compares 3 reruns, none differs" \
