@@ -125,7 +125,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
   for (;;) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY);
+      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY CLSCAN_XA);
       if (lid == 0) {
         sh->command = command;
         sh->silent = wl.next;
@@ -133,7 +133,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     }
 #else
     if (lid == 0) {
-      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY);
+      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA);
       sh->silent = sh->lb.next;
     }
 #endif
@@ -147,12 +147,12 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh->lb, fagg);
+      lookback_take(&sh->lb, fagg CLSCAN_XA);
 #endif
     }
 #if CLSCAN_NV_PTX
     if (lid < 32)
-      warp_take(&wl, fagg);
+      warp_take(&wl, fagg CLSCAN_XA);
 #endif
   }
 #if CLSCAN_NV_PTX
@@ -224,7 +224,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh);
   if (lid == 0) {
     if (tile != 0 && !withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate));
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
     sh.prefix = prefix;
   }
 
@@ -268,7 +268,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
 
   // The last tile writes the count (and closes the last run).
   if (tile == tiles - 1 && lid == 0) {
-    const cnt_t incl = cnt_combine(prefix, aggregate);
+    const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
     sel_write_count(count + count_byte_off, CNT_COUNT(incl));
 #if SEL_RLE
     if (incl.c - 1 < cap)

@@ -108,7 +108,7 @@ ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
   s.p = (len_t)p;
   return s;
 }
-ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b CLSCAN_XP) {
   return cnt_make(a.c + b.c, b.c ? b.p : a.p);
 }
 #define CNT_IDENTITY cnt_make(0, 0)
@@ -118,7 +118,7 @@ typedef len_t cnt_t;
 ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
   return (cnt_t)c;
 }
-ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b CLSCAN_XP) {
   return a + b;
 }
 #define CNT_IDENTITY ((cnt_t)0)
@@ -137,7 +137,8 @@ ALWAYS_INLINE cnt_bits cnt_to_bits(cnt_t x) {
   return b;
 }
 
-/* status.cl's names for the state (common.cl gave them to the scan's value). */
+/* status.cl's names for the state (common.cl gave them to the scan's value). status.cl passes
+ * the extra arguments of the user sources (CLSCAN_XP) to combine(); cnt_combine() ignores them. */
 #undef ELEM_WORDS
 #undef IDENTITY
 #undef OP

@@ -39,11 +39,12 @@ ALWAYS_INLINE cnt_t cpu_lookback(const __global in_t *in, const __global uchar *
                                  __global ulong *status, ulong t, ulong epoch,
                                  __local lookback_state *lb) {
   lookback_begin(lb, t);
-  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY) == LOOKBACK_FALLBACK) {
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA) ==
+         LOOKBACK_FALLBACK) {
     const ulong begin = (ulong)lb->next * CLSCAN_CPU_TILE;
     const cnt_t v = cpu_count(in, flags, begin, min(begin + CLSCAN_CPU_TILE, n));
     status_publish(status, (ulong)lb->next, epoch, STATE_AGGREGATE, v);
-    lookback_take(lb, v);
+    lookback_take(lb, v CLSCAN_XA);
   }
   return lb->acc;
 }
@@ -79,7 +80,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   if (tile != 0) {
     prefix = cpu_lookback(in, flags, n, status, tile, epoch, &lb);
     if (!withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate));
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
   }
 
   // Scatter the tile (now in cache) without branching on the flags: every element is stored at

@@ -287,14 +287,16 @@ typedef enum clscan_arg_access {
  * the plan is created; the values (buffers with offsets, scalars) are given at each enqueue
  * (clscan_run_args), so one plan runs with new buffers every time.
  *
- * Visibility: map_source sees every argument by its name (scans and reductions:
- * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()). A buffer is a pointer to the
- * element at the value's offset, so "x * w[i]" weights element i by w[offset + i]. op_source and
- * the selections' sources do not see extra arguments (the operator runs inside the look-back,
- * which has no access to them); a descriptor with arguments needs map_source.
+ * Visibility: map_source and op_source see every argument by its name (scans and reductions:
+ * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()), so an operator can read a
+ * lookup table ("tab[a * k + b]"); a descriptor with arguments needs map_source or op_source. A
+ * buffer is a pointer to the element at the value's offset, so "x * w[i]" weights element i by
+ * w[offset + i]. The operator runs any number of times in every kernel, the single pass's
+ * look-back included, so it should only read the arguments, and the identity must be its identity
+ * for every value they take. The selections' sources do not see extra arguments.
  *
- * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", and neither
- * `x` nor `i` (the map's own parameters).
+ * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", neither `x`
+ * nor `i` (the map's own parameters) and, with a user operator, neither `a` nor `b` (its own).
  */
 typedef struct clscan_arg {
   const char *name;         /**< The identifier user sources use. */
@@ -326,6 +328,7 @@ typedef struct clscan_arg {
  * The operator must be associative; it need not be commutative: results are always combined in
  * order, earlier elements on the left. It is called only on input elements (after the map),
  * the identity, the initial value and their combinations, never on padding or uninitialised memory.
+ * It also sees the descriptor's extra arguments by name (`args`, see clscan_arg).
  *
  * Map. map_source is an OpenCL C expression (or function body with `return`) of `x`, the input
  * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
@@ -363,7 +366,8 @@ typedef struct clscan_scan_desc {
   clscan_type key_type;       /**< KEYS: any built-in type or CLSCAN_USER_TYPE (see Keys);
                                    OFFSETS: the offsets' type (see clscan_segments). */
   /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
-  const clscan_arg *args; /**< arg_count extra arguments of map_source (see clscan_arg); copied. */
+  const clscan_arg *args; /**< arg_count extra arguments of map_source and op_source (see
+                               clscan_arg); copied. */
   size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
   int device_init;        /**< Non-zero: the initial value is read from a device buffer when the
                                scan runs (clscan_run_args.init), like CUB's FutureValue; `init`

@@ -1,7 +1,8 @@
 /*
  * clscan: the user prelude, the OpenCL C text a descriptor's user sources become. It is placed
- * before common.cl and defines the user type's name and size, clscan_user_op() with
- * clscan_user_identity(), clscan_user_map(), and a by-key scan's user key type and
+ * before common.cl and defines the user type's name and size, the extra arguments' parameter
+ * lists, clscan_user_op() with clscan_user_identity(), clscan_user_map() (both with the extra
+ * arguments in scope under their names), and a by-key scan's user key type and
  * clscan_user_key_equal(), each with #line directives so that compiler
  * messages point into the caller's strings. The prelude is part of the program cache's key.
  */
@@ -99,7 +100,8 @@ static void add_arg_lists(text *t, const clscan_scan_desc *d) {
   text_add(t, "\n");
 }
 
-/* Appends the map's prologue: each extra argument under its own name (a buffer from its offset). */
+/* Appends the prologue of the map or the operator: each extra argument under its own name (a
+ * buffer from its offset). */
 static void add_arg_names(text *t, const clscan_scan_desc *d) {
   for (size_t k = 0; k < d->arg_count; k++) {
     const clscan_arg *a = &d->args[k];
@@ -211,8 +213,8 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   add_keys(&t, d);
   char signature[512];
   if (d->op == CLSCAN_USER_OP) {
-    snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b)", o, o, o);
-    add_function(&t, signature, NULL, "op_source", d->op_source);
+    snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b CLSCAN_XP)", o, o, o);
+    add_function(&t, signature, d->arg_count ? d : NULL, "op_source", d->op_source);
     add_identity(&t, o, d->identity, clscan__out_size(d));
   }
   if (d->map_source) {

@@ -369,6 +369,10 @@ static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc
                         "args[%zu].name \"%s\" is not an identifier user code may use (not x, i, "
                         "or starting with clscan)",
                         k, a->name);
+  if (d->op == CLSCAN_USER_OP && (strcmp(a->name, "a") == 0 || strcmp(a->name, "b") == 0))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "args[%zu].name \"%s\" is a parameter of op_source (not a or b)", k,
+                        a->name);
   for (size_t j = 0; j < k; j++) {
     if (strcmp(d->args[j].name, a->name) == 0)
       return clscan__fail(CLSCAN_INVALID_VALUE, "args[%zu] and args[%zu] are both named %s", j, k,
@@ -395,9 +399,10 @@ clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan
                         d->arg_count, CLSCAN_MAX_ARGS);
   if (!d->args)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "arg_count is %zu but args is NULL", d->arg_count);
-  if (!d->map_source)
+  if (!d->map_source && d->op != CLSCAN_USER_OP)
     return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "extra arguments are read by map_source, and the descriptor has none");
+                        "extra arguments are read by map_source or "
+                        "op_source, and the descriptor has neither");
   for (size_t k = 0; k < d->arg_count; k++)
     CLSCAN_RETURN_IF_ERROR(check_arg(ctx, d, k));
   return CLSCAN_SUCCESS;
