@@ -740,7 +740,8 @@ typedef struct clscan_batch {
  * column (adjacent work-items read adjacent columns, so the loads of a row of the matrix are
  * coalesced); it is fast with many rows (columns), slow with a few long ones.
  * @return as clscan_scan(); CLSCAN_INVALID_VALUE for a NULL batch, an axis out of range, a
- *   row_stride below row_length or a segmented desc; CLSCAN_SIZE_OVERFLOW when the matrix's span
+ *   row_stride below row_length, a segmented desc or one with args or device_init (whose values
+ *   only clscan_plan_enqueue_args() takes); CLSCAN_SIZE_OVERFLOW when the matrix's span
  *   overflows; CLSCAN_BUFFER_TOO_SMALL when a buffer is shorter than its span.
  */
 CLSCAN_API clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_queue queue,

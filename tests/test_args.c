@@ -981,6 +981,13 @@ static void test_call_errors(void **state) {
                      CLSCAN_INVALID_VALUE);
     assert_int_equal(clscan_scan_host(ctx, descs[k], host, out, 4), CLSCAN_INVALID_VALUE);
     assert_int_equal(clscan_reduce_host(ctx, descs[k], host, 4, out), CLSCAN_INVALID_VALUE);
+    // Batched scans, rows without padding (a segmented scan) and with (their own kernel).
+    for (size_t stride = 2; stride <= 3; stride++) {
+      const clscan_batch batch = {.rows = 2, .row_length = 2, .row_stride = stride};
+      assert_int_equal(
+          clscan_scan_batched(ctx, NULL, descs[k], &batch, in, 0, dout, 0, 0, NULL, NULL),
+          CLSCAN_INVALID_VALUE);
+    }
     clscan_plan *plan = NULL;
     ok(clscan_plan_create(ctx, descs[k], &plan), "plan");
     assert_int_equal(clscan_plan_enqueue(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
