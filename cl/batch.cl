@@ -24,7 +24,7 @@ __kernel void batch_lines(const __global in_t *in, ulong in_off, __global val_t 
   for (ulong i = 0; i < length; i++) {
     const ulong at = i * elem_step;
     const val_t x = MAP(in[at], i);
-    const val_t next = val_combine(acc, x);
+    const val_t next = val_combine(acc, x CLSCAN_XA);
     out[at] = exclusive ? acc : next;
     acc = next;
   }

@@ -14,7 +14,8 @@
  *   CLSCAN_STATE_ALIGN  alignment of the segmented state (the host computes its size from it).
  *   CLSCAN_DEVICE_INIT  1 when kernels read the initial value from a device buffer (see READ_SEED).
  * A user type is named CLSCAN_USER_TYPE_NAME, of CLSCAN_USER_TYPE_SIZE bytes; a user operator is
- * clscan_user_op(a, b) with identity clscan_user_identity(); the host's prelude defines them.
+ * clscan_user_op(a, b CLSCAN_XP) with identity clscan_user_identity(); the host's prelude defines
+ * them.
  *
  * Three types come out of it:
  *   in_t     the input buffer's element;
@@ -50,9 +51,12 @@
 #endif
 
 /* Extra arguments of the user sources (clscan_arg): the user prelude defines CLSCAN_XP, the
- * parameters every function on the way from a kernel to clscan_user_map() takes after `aux`, and
- * CLSCAN_XA, the matching arguments (each starts with a comma). Without extra arguments both are
- * empty. */
+ * parameters every function on the way from a kernel to clscan_user_map() or clscan_user_op()
+ * takes last (after `aux` on the way to the map), and CLSCAN_XA, the matching arguments (each
+ * starts with a comma). The operator needs them wherever states are combined: combine(),
+ * val_combine() and out_value() take them, and so does every function that calls one of these
+ * (the look-back of status.cl and lookback_warp.cl included). Without extra arguments both are
+ * empty, and the kernels are what they would be without them. */
 #ifndef CLSCAN_XP
 #define CLSCAN_XP
 #define CLSCAN_XA
@@ -234,7 +238,7 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
  * ------------------------------------------------------------------------------------------- */
 #if CLSCAN_OP == 64
 #define VAL_IDENTITY clscan_user_identity()
-#define VAL_OP(a, b) clscan_user_op(a, b)
+#define VAL_OP(a, b) clscan_user_op(a, b CLSCAN_XA)
 #elif CLSCAN_TYPE == 64
 #error "a user type needs a user operator"
 #elif CLSCAN_OP == 0
@@ -276,7 +280,7 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #endif
 
 /* Combines two values through a function, so that macro arguments are evaluated once. */
-ALWAYS_INLINE val_t val_combine(val_t a, val_t b) {
+ALWAYS_INLINE val_t val_combine(val_t a, val_t b CLSCAN_XP) {
   return VAL_OP(a, b);
 }
 
@@ -363,8 +367,8 @@ ALWAYS_INLINE elem_t seg_make(val_t v, uint f) {
 #endif
   return s;
 }
-ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
-  return seg_make(b.f ? b.v : val_combine(a.v, b.v), a.f | b.f);
+ALWAYS_INLINE elem_t combine(elem_t a, elem_t b CLSCAN_XP) {
+  return seg_make(b.f ? b.v : val_combine(a.v, b.v CLSCAN_XA), a.f | b.f);
 }
 #define IDENTITY seg_make(VAL_IDENTITY, 0u)
 /* The seed of the carry chain: segmented scans apply the initial value at the output instead. */
@@ -372,12 +376,12 @@ ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
 #else
 typedef val_t elem_t;
 #define IDENTITY VAL_IDENTITY
-ALWAYS_INLINE elem_t combine(elem_t a, elem_t b) {
+ALWAYS_INLINE elem_t combine(elem_t a, elem_t b CLSCAN_XP) {
   return VAL_OP(a, b);
 }
 #define CHAIN_SEED(seed) (seed)
 #endif
-#define OP(a, b) combine(a, b)
+#define OP(a, b) combine(a, b CLSCAN_XA)
 
 /* What a tile keeps per element: the state, or for segmented scans only its value (tile.cl keeps
  * the head flags as bits beside it). */
@@ -605,11 +609,12 @@ ALWAYS_INLINE elem_t state_or_identity(const __global elem_t *p, ulong i, ulong 
  * Unsegmented: the prefix itself (the initial value is already in the chain). Segmented: the
  * initial value op the prefix since the segment's start; an exclusive head gets the initial value.
  */
-ALWAYS_INLINE val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive, val_t seed) {
+ALWAYS_INLINE val_t out_value(elem_t excl, elem_t x, elem_t incl, int exclusive,
+                              val_t seed CLSCAN_XP) {
 #if CLSCAN_SEGMENTS
   if (exclusive && x.f)
     return seed;
-  return val_combine(seed, exclusive ? excl.v : incl.v);
+  return val_combine(seed, exclusive ? excl.v : incl.v CLSCAN_XA);
 #else
   return exclusive ? excl : incl;
 #endif

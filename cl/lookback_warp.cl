@@ -7,8 +7,9 @@
  * lane 0 folds from there once it met an inclusive prefix. Elsewhere this file is empty and the
  * programs use status.cl's serial walker (lookback_run).
  *
- * Needs common.cl (or the renamed state of select_common.cl), status.cl and, for the strict fold,
- * tile.cl's shfl_idx first.
+ * The functions that combine states take the extra arguments of the user sources (CLSCAN_XP,
+ * common.cl) last. Needs common.cl (or the renamed state of select_common.cl), status.cl and, for
+ * the strict fold, tile.cl's shfl_idx first.
  */
 
 #ifndef CLSCAN_SPIN
@@ -110,7 +111,7 @@ ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
  * LOOKBACK_FALLBACK when tile lb->next stayed silent for CLSCAN_SPIN rounds.
  */
 ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp_lookback *lb,
-                                    elem_t seed) {
+                                    elem_t seed CLSCAN_XP) {
   const uint lane = get_local_id(0);
   for (;;) {
     const long t = lb->next - (long)lane;
@@ -125,8 +126,8 @@ ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp
       elem_t w = lane < count ? v : IDENTITY;
 #pragma unroll
       for (uint d = 1; d < 32; d <<= 1)
-        w = combine(shfl_down(w, d), w);
-      lb->acc = combine(w, lb->acc);
+        w = combine(shfl_down(w, d), w CLSCAN_XA);
+      lb->acc = combine(w, lb->acc CLSCAN_XA);
       lb->next -= (long)count;
       lb->spins = 0;
     }
@@ -143,8 +144,8 @@ ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp
 }
 
 /* Takes tile lb->next's aggregate v from a fallback (all lanes, the same v). */
-ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
-  lb->acc = combine(v, lb->acc);
+ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v CLSCAN_XP) {
+  lb->acc = combine(v, lb->acc CLSCAN_XA);
   lb->next--;
 }
 
@@ -158,7 +159,8 @@ ALWAYS_INLINE void warp_sync(void) {
 /* Folds count values of local memory, v[0], v[step], v[2 * step], ... (written by any lane before
  * a warp_sync()), onto acc strictly in that order, in lane 0, and gives every lane the result.
  * The values come in chunks of CLSCAN_FOLD_CHUNK loads issued before their combinations. */
-ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step, uint count) {
+ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step,
+                                uint count CLSCAN_XP) {
   if (get_local_id(0) == 0) {
     for (; count >= CLSCAN_FOLD_CHUNK; count -= CLSCAN_FOLD_CHUNK) {
       elem_t w[CLSCAN_FOLD_CHUNK];
@@ -167,11 +169,11 @@ ALWAYS_INLINE elem_t fold_local(elem_t acc, const __local elem_t *v, int step, u
         w[k] = v[k * step];
 #pragma unroll
       for (int k = 0; k < CLSCAN_FOLD_CHUNK; k++)
-        acc = combine(acc, w[k]);
+        acc = combine(acc, w[k] CLSCAN_XA);
       v += CLSCAN_FOLD_CHUNK * step;
     }
     for (; count > 0; count--, v += step)
-      acc = combine(acc, *v);
+      acc = combine(acc, *v CLSCAN_XA);
   }
   return shfl_idx(acc, 0);
 }
@@ -236,7 +238,7 @@ ALWAYS_INLINE int warp_search(__global status_t *status, ulong epoch, warp_lookb
  * from the cache. Returns LOOKBACK_DONE (lb->acc is the exclusive prefix), or LOOKBACK_FALLBACK
  * when tile next stayed unreadable for CLSCAN_SPIN rounds.
  */
-ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookback *lb) {
+ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookback *lb CLSCAN_XP) {
   const uint lane = get_local_id(0);
   __local elem_t *stage = lb->cache + LOOKBACK_CACHE;
   const long last = lb->top - LOOKBACK_CACHE; /* the last tile the cache does not hold */
@@ -257,7 +259,7 @@ ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookbac
     }
     stage[lane] = v;
     warp_sync();
-    lb->acc = fold_local(acc, stage + i, 1, count - i);
+    lb->acc = fold_local(acc, stage + i, 1, count - i CLSCAN_XA);
     warp_sync();
     lb->next += (long)count;
     if (count > 0) {
@@ -274,7 +276,7 @@ ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookbac
     // cache[d] is tile top - d's aggregate: in tile order, d runs from top - next down to 0.
     warp_sync();
     const uint d = (uint)(lb->top - lb->next);
-    lb->acc = fold_local(lb->acc, lb->cache + d, -1, d + 1);
+    lb->acc = fold_local(lb->acc, lb->cache + d, -1, d + 1 CLSCAN_XA);
     lb->next = lb->top + 1;
   }
   return LOOKBACK_DONE;
@@ -283,18 +285,18 @@ ALWAYS_INLINE int warp_fold(__global status_t *status, ulong epoch, warp_lookbac
 /* Runs warp 0's look-back (all 32 lanes call it): returns LOOKBACK_DONE (lb->acc is the
  * exclusive prefix) or LOOKBACK_FALLBACK (tile lb->next must be reduced, then warp_take()). */
 ALWAYS_INLINE int warp_lookback_run(__global status_t *status, ulong epoch, warp_lookback *lb,
-                                    elem_t seed) {
+                                    elem_t seed CLSCAN_XP) {
   if (!lb->folding && warp_search(status, epoch, lb, seed) == LOOKBACK_FALLBACK)
     return LOOKBACK_FALLBACK;
-  return warp_fold(status, epoch, lb);
+  return warp_fold(status, epoch, lb CLSCAN_XA);
 }
 
 /* Takes tile lb->next's aggregate v from a fallback (all lanes, the same v). A searching
  * look-back keeps it in the cache (or its fold rereads it) and steps past it; a folding one folds
  * it. */
-ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v) {
+ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v CLSCAN_XP) {
   if (lb->folding) {
-    lb->acc = combine(lb->acc, v);
+    lb->acc = combine(lb->acc, v CLSCAN_XA);
     lb->next++;
   } else {
     if (get_local_id(0) == 0 && lb->top - lb->next < LOOKBACK_CACHE)

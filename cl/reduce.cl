@@ -59,7 +59,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void reduce_chunks(
   in += in_off;
   elem_t total = IDENTITY;
   for (ulong i = begin; i < end; i++)
-    total = combine(total, make_elem(in[i], aux CLSCAN_XA, i));
+    total = combine(total, make_elem(in[i], aux CLSCAN_XA, i) CLSCAN_XA);
   partials[partials_off + g] = total;
 }
 
@@ -93,12 +93,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
     for (uint j = 0; j < CLSCAN_VPT; j++) {
 #pragma unroll
       for (uint k = 0; k < VEC; k++)
-        acc = combine(acc, xs[j][k]);
+        acc = combine(acc, xs[j][k] CLSCAN_XA);
     }
   }
   elem_t excl, total, group_prefix;
-  group_scan(acc, lid % SG, &scratch, &excl, &total);
-  total = tile_totals(total, &group_prefix, &scratch);
+  group_scan(acc, lid % SG, &scratch, &excl, &total CLSCAN_XA);
+  total = tile_totals(total, &group_prefix, &scratch CLSCAN_XA);
   if (lid == 0)
     partials[partials_off + get_group_id(0)] = total;
 }
@@ -120,14 +120,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_fina
   partials += partials_off;
   elem_t run = IDENTITY;
   for (ulong i = begin; i < end; i++)
-    run = combine(run, partials[i]);
+    run = combine(run, partials[i] CLSCAN_XA);
   lanes[lid] = run;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     elem_t total = CHAIN_SEED(seed);
     for (uint l = 0; l < CLSCAN_WG; l++) {
       if ((ulong)l * per < count)
-        total = combine(total, lanes[l]);
+        total = combine(total, lanes[l] CLSCAN_XA);
     }
     out[out_off] = total;
   }

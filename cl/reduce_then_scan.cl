@@ -30,7 +30,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
     tile_load(in, aux CLSCAN_XA, n, t, &x);
-    total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch));
+    total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch CLSCAN_XA) CLSCAN_XA);
   }
   if (get_local_id(0) == 0)
     partials[partials_off + get_group_id(0)] = total;
@@ -54,23 +54,23 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_spine(
 
   elem_t run = IDENTITY;
   for (ulong i = begin; i < end; i++)
-    run = combine(run, partials[i]);
+    run = combine(run, partials[i] CLSCAN_XA);
   lanes[lid] = run;
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const elem_t y = lid >= d ? lanes[lid - d] : IDENTITY;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid >= d)
-      run = combine(y, run);
+      run = combine(y, run CLSCAN_XA);
     lanes[lid] = run;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  elem_t acc = combine(CHAIN_SEED(seed), lid > 0 ? lanes[lid - 1] : IDENTITY);
+  elem_t acc = combine(CHAIN_SEED(seed), lid > 0 ? lanes[lid - 1] : IDENTITY CLSCAN_XA);
   for (ulong i = begin; i < end; i++) {
     const elem_t x = partials[i];
     offsets[i] = acc;
-    acc = combine(acc, x);
+    acc = combine(acc, x CLSCAN_XA);
   }
 }
 
@@ -92,8 +92,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
     tile_load(in, aux CLSCAN_XA, n, t, &x);
-    const elem_t total = tile_scan_local(&x, pre, &group_prefix, &scratch);
-    tile_store(out, n, t, &x, pre, combine(carry, group_prefix), exclusive, seed);
-    carry = combine(carry, total);
+    const elem_t total = tile_scan_local(&x, pre, &group_prefix, &scratch CLSCAN_XA);
+    tile_store(out, n, t, &x, pre, combine(carry, group_prefix CLSCAN_XA), exclusive,
+               seed CLSCAN_XA);
+    carry = combine(carry, total CLSCAN_XA);
   }
 }

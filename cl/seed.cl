@@ -32,7 +32,7 @@
  * the exclusive prefixes; returns the block's total. Every work-item must call it.
  */
 ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, elem_t *ea,
-                                    elem_t *eb) {
+                                    elem_t *eb CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const uint ai = lid, bi = lid + CLSCAN_WG;
   tmp[CONFLICT_FREE(ai)] = xa;
@@ -44,7 +44,7 @@ ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, e
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < d) {
       const uint l = offset * (2 * lid + 1) - 1, r = offset * (2 * lid + 2) - 1;
-      tmp[CONFLICT_FREE(r)] = combine(tmp[CONFLICT_FREE(l)], tmp[CONFLICT_FREE(r)]);
+      tmp[CONFLICT_FREE(r)] = combine(tmp[CONFLICT_FREE(l)], tmp[CONFLICT_FREE(r)] CLSCAN_XA);
     }
     offset <<= 1;
   }
@@ -64,7 +64,7 @@ ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, e
       const uint l = offset * (2 * lid + 1) - 1, r = offset * (2 * lid + 2) - 1;
       const elem_t left = tmp[CONFLICT_FREE(l)];
       tmp[CONFLICT_FREE(l)] = tmp[CONFLICT_FREE(r)];
-      tmp[CONFLICT_FREE(r)] = combine(tmp[CONFLICT_FREE(r)], left);
+      tmp[CONFLICT_FREE(r)] = combine(tmp[CONFLICT_FREE(r)], left CLSCAN_XA);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -79,7 +79,7 @@ ALWAYS_INLINE elem_t blelloch_block(__local elem_t *tmp, elem_t xa, elem_t xb, e
  * the block's total; the callers compute it in registers rather than copy it out of local memory,
  * a struct copy that Oclgrind cannot check.)
  */
-ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x) {
+ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_t x CLSCAN_XP) {
   const uint lid = get_local_id(0);
   buf[0][lid] = x;
   // Each step reads one buffer and writes the other, so no step overwrites what it reads.
@@ -87,7 +87,7 @@ ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_
   for (uint off = 1; off < CLSCAN_WG; off <<= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const elem_t mine = buf[src][lid];
-    buf[1 - src][lid] = lid >= off ? combine(buf[src][lid - off], mine) : mine;
+    buf[1 - src][lid] = lid >= off ? combine(buf[src][lid - off], mine CLSCAN_XA) : mine;
     src = 1 - src;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -97,17 +97,18 @@ ALWAYS_INLINE elem_t hillis_steele_block(__local elem_t (*buf)[CLSCAN_WG], elem_
 
 /* Writes one level-0 result: the value of lead op (exclusive or inclusive prefix). */
 ALWAYS_INLINE void store_value(__global val_t *out, ulong i, ulong n, elem_t lead, elem_t excl,
-                               elem_t x, int exclusive, val_t seed) {
+                               elem_t x, int exclusive, val_t seed CLSCAN_XP) {
   if (i >= n)
     return;
-  const elem_t e = combine(lead, excl);
-  out[i] = out_value(e, x, combine(e, x), exclusive, seed);
+  const elem_t e = combine(lead, excl CLSCAN_XA);
+  out[i] = out_value(e, x, combine(e, x CLSCAN_XA), exclusive, seed CLSCAN_XA);
 }
 
 /* Writes one upper-level result: lead op the exclusive prefix. */
-ALWAYS_INLINE void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead, elem_t excl) {
+ALWAYS_INLINE void store_state(__global elem_t *out, ulong i, ulong n, elem_t lead,
+                               elem_t excl CLSCAN_XP) {
   if (i < n)
-    out[i] = combine(lead, excl);
+    out[i] = combine(lead, excl CLSCAN_XA);
 }
 
 /*
@@ -131,12 +132,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
   const elem_t xa = load_or_identity(in, aux CLSCAN_XA, ia, n),
                xb = load_or_identity(in, aux CLSCAN_XA, ib, n);
   elem_t ea, eb;
-  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
+  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb CLSCAN_XA);
   if (lid == 0 && has_sums)
     sums[sums_off + get_group_id(0)] = total;
   const elem_t lead = CHAIN_SEED(seed);
-  store_value(out, ia, n, lead, ea, xa, exclusive, seed);
-  store_value(out, ib, n, lead, eb, xb, exclusive, seed);
+  store_value(out, ia, n, lead, ea, xa, exclusive, seed CLSCAN_XA);
+  store_value(out, ib, n, lead, eb, xb, exclusive, seed CLSCAN_XA);
 }
 
 /* Upper levels, Blelloch: the exclusive scan of block totals, lead by CHAIN_SEED(seed). */
@@ -152,12 +153,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void blelloch_sc
   const ulong ia = base + lid, ib = base + lid + CLSCAN_WG;
   const elem_t xa = state_or_identity(in, ia, n), xb = state_or_identity(in, ib, n);
   elem_t ea, eb;
-  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb);
+  const elem_t total = blelloch_block(tmp, xa, xb, &ea, &eb CLSCAN_XA);
   if (lid == 0 && has_sums)
     sums[sums_off + get_group_id(0)] = total;
   const elem_t lead = CHAIN_SEED(seed);
-  store_state(out, ia, n, lead, ea);
-  store_state(out, ib, n, lead, eb);
+  store_state(out, ia, n, lead, ea CLSCAN_XA);
+  store_state(out, ib, n, lead, eb CLSCAN_XA);
 }
 
 /* Level 0, Hillis-Steele: blocks of CLSCAN_WG elements; arguments as for blelloch_scan_blocks. */
@@ -172,10 +173,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
   aux += aux_off * AUX_SIZE;
   out += out_off;
   const elem_t x = load_or_identity(in, aux CLSCAN_XA, i, n);
-  const elem_t excl = hillis_steele_block(buf, x);
+  const elem_t excl = hillis_steele_block(buf, x CLSCAN_XA);
   if (get_local_id(0) == CLSCAN_WG - 1 && has_sums)
-    sums[sums_off + get_group_id(0)] = combine(excl, x);
-  store_value(out, i, n, CHAIN_SEED(seed), excl, x, exclusive, seed);
+    sums[sums_off + get_group_id(0)] = combine(excl, x CLSCAN_XA);
+  store_value(out, i, n, CHAIN_SEED(seed), excl, x, exclusive, seed CLSCAN_XA);
 }
 
 /* Upper levels, Hillis-Steele; arguments as for blelloch_scan_sums. */
@@ -188,10 +189,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void hillis_stee
   in += in_off;
   out += out_off;
   const elem_t x = state_or_identity(in, i, n);
-  const elem_t excl = hillis_steele_block(buf, x);
+  const elem_t excl = hillis_steele_block(buf, x CLSCAN_XA);
   if (get_local_id(0) == CLSCAN_WG - 1 && has_sums)
-    sums[sums_off + get_group_id(0)] = combine(excl, x);
-  store_state(out, i, n, CHAIN_SEED(seed), excl);
+    sums[sums_off + get_group_id(0)] = combine(excl, x CLSCAN_XA);
+  store_state(out, i, n, CHAIN_SEED(seed), excl CLSCAN_XA);
 }
 
 /*
@@ -223,13 +224,14 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_block_o
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
     if (i < n)
-      out[i] = val_combine(seed, k < h ? val_combine(offset.v, out[i]) : out[i]);
+      out[i] =
+          val_combine(seed, k < h ? val_combine(offset.v, out[i] CLSCAN_XA) : out[i] CLSCAN_XA);
   }
 #else
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
     if (i < n)
-      out[i] = combine(offset, out[i]);
+      out[i] = combine(offset, out[i] CLSCAN_XA);
   }
 #endif
 }
@@ -244,6 +246,6 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void add_sum_off
   for (uint k = get_local_id(0); k < block; k += CLSCAN_WG) {
     const ulong i = b * block + k;
     if (i < n)
-      sums[i] = combine(offset, sums[i]);
+      sums[i] = combine(offset, sums[i] CLSCAN_XA);
   }
 }

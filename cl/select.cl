@@ -83,7 +83,7 @@ ALWAYS_INLINE cnt_t tile_aggregate(ulong base, uint count, __local select_shared
 
 /* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
 ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
-                               ulong t, __local select_shared *sh) {
+                               ulong t, __local select_shared *sh CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   uint c = 0, last = 0;
@@ -91,7 +91,7 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
     sh->last = 0;
   for (uint j = 0; j < ITEMS; j++) {
     const uint k = j * CLSCAN_WG + lid;
-    if (base + k < n && sel_flag(in, flags, base + k)) {
+    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
       c++;
       last = k + 1;
     }
@@ -113,7 +113,7 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
  * predecessor. The result is meaningful in work-item 0. */
 ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
                                   __global ulong *status, ulong t, ulong epoch,
-                                  __local select_shared *sh) {
+                                  __local select_shared *sh CLSCAN_XP) {
   const uint lid = get_local_id(0);
 #if CLSCAN_NV_PTX
   warp_lookback wl;
@@ -125,7 +125,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
   for (;;) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY);
+      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY CLSCAN_XA);
       if (lid == 0) {
         sh->command = command;
         sh->silent = wl.next;
@@ -133,7 +133,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     }
 #else
     if (lid == 0) {
-      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY);
+      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA);
       sh->silent = sh->lb.next;
     }
 #endif
@@ -143,16 +143,16 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     barrier(CLK_LOCAL_MEM_FENCE);
     if (command == LOOKBACK_DONE)
       break;
-    const cnt_t fagg = tile_count(in, flags, n, silent, sh);
+    const cnt_t fagg = tile_count(in, flags, n, silent, sh CLSCAN_XA);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh->lb, fagg);
+      lookback_take(&sh->lb, fagg CLSCAN_XA);
 #endif
     }
 #if CLSCAN_NV_PTX
     if (lid < 32)
-      warp_take(&wl, fagg);
+      warp_take(&wl, fagg CLSCAN_XA);
 #endif
   }
 #if CLSCAN_NV_PTX
@@ -173,7 +173,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
     __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
     __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch) {
+    ulong epoch CLSCAN_XP) {
   __local select_shared sh;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0);
@@ -198,7 +198,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     sh.last = 0;
   for (uint j = 0; j < ITEMS; j++) {
     const uint k = j * CLSCAN_WG + lid;
-    sh.flag[k] = k < valid ? (uchar)sel_flag(in, flags, base + k) : (uchar)0;
+    sh.flag[k] = k < valid ? (uchar)sel_flag(in, flags, base + k CLSCAN_XA) : (uchar)0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint c = 0, last = 0;
@@ -221,10 +221,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
   cnt_t prefix = CNT_IDENTITY;
   if (tile != 0)
-    prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh);
+    prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh CLSCAN_XA);
   if (lid == 0) {
     if (tile != 0 && !withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate));
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
     sh.prefix = prefix;
   }
 
@@ -247,7 +247,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     const uint k = sh.idx[q];
     const ulong dst = before + q;
     if (dst < cap)
-      out[dst] = sel_value(in, base + k);
+      out[dst] = sel_value(in, base + k CLSCAN_XA);
 #if SEL_RLE
     // Head q closes the run before it: the tile's previous head, or the run entering the tile.
     if (dst > 0 && dst - 1 < cap) {
@@ -262,13 +262,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
     const ulong dst = total + rejected_before + q;
     if (dst < cap)
-      out[dst] = sel_value(in, base + sh.idx[TILE - 1u - q]);
+      out[dst] = sel_value(in, base + sh.idx[TILE - 1u - q] CLSCAN_XA);
   }
 #endif
 
   // The last tile writes the count (and closes the last run).
   if (tile == tiles - 1 && lid == 0) {
-    const cnt_t incl = cnt_combine(prefix, aggregate);
+    const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
     sel_write_count(count + count_byte_off, CNT_COUNT(incl));
 #if SEL_RLE
     if (incl.c - 1 < cap)
@@ -280,10 +280,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
 /* Partition pre-pass: work-group t counts tile t into counts[t] (ceil(n / TILE) work-groups). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_count_tiles(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off, ulong n,
-    __global ulong *temp, ulong counts_off) {
+    __global ulong *temp, ulong counts_off CLSCAN_XP) {
   __global ulong *counts = temp + counts_off;
   __local select_shared sh;
-  const cnt_t a = tile_count(in + in_off, flags + flags_off, n, get_group_id(0), &sh);
+  const cnt_t a = tile_count(in + in_off, flags + flags_off, n, get_group_id(0), &sh CLSCAN_XA);
   if (get_local_id(0) == 0)
     counts[get_group_id(0)] = CNT_COUNT(a);
 }

@@ -63,17 +63,18 @@ ALWAYS_INLINE int sel_equal(val_t a, val_t b) {
 #endif
 
 /* The element written for input element i of the range (after the map). */
-ALWAYS_INLINE val_t sel_value(const __global in_t *in, ulong i) {
+ALWAYS_INLINE val_t sel_value(const __global in_t *in, ulong i CLSCAN_XP) {
   return MAP(in[i], i);
 }
 
 /* Returns 1 if element i of the range is selected: its flag, its predicate, or (UNIQUE and
  * RUN_LENGTH_ENCODE) whether it starts a run. Reads element i - 1 too for runs. */
-ALWAYS_INLINE uint sel_flag(const __global in_t *in, const __global uchar *flags, ulong i) {
+ALWAYS_INLINE uint sel_flag(const __global in_t *in, const __global uchar *flags,
+                            ulong i CLSCAN_XP) {
 #if SEL_RUNS
-  return i == 0 || !sel_equal(sel_value(in, i - 1), sel_value(in, i));
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), sel_value(in, i CLSCAN_XA));
 #elif CLSCAN_SELECT_PRED
-  return clscan_user_pred(sel_value(in, i), i) != 0;
+  return clscan_user_pred(sel_value(in, i CLSCAN_XA), i CLSCAN_XA) != 0;
 #else
   return flags[i] != 0;
 #endif
@@ -108,7 +109,7 @@ ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
   s.p = (len_t)p;
   return s;
 }
-ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b CLSCAN_XP) {
   return cnt_make(a.c + b.c, b.c ? b.p : a.p);
 }
 #define CNT_IDENTITY cnt_make(0, 0)
@@ -118,7 +119,7 @@ typedef len_t cnt_t;
 ALWAYS_INLINE cnt_t cnt_make(ulong c, ulong p) {
   return (cnt_t)c;
 }
-ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b) {
+ALWAYS_INLINE cnt_t cnt_combine(cnt_t a, cnt_t b CLSCAN_XP) {
   return a + b;
 }
 #define CNT_IDENTITY ((cnt_t)0)
@@ -137,7 +138,8 @@ ALWAYS_INLINE cnt_bits cnt_to_bits(cnt_t x) {
   return b;
 }
 
-/* status.cl's names for the state (common.cl gave them to the scan's value). */
+/* status.cl's names for the state (common.cl gave them to the scan's value). status.cl passes
+ * the extra arguments of the user sources (CLSCAN_XP) to combine(); cnt_combine() ignores them. */
 #undef ELEM_WORDS
 #undef IDENTITY
 #undef OP

@@ -22,10 +22,10 @@
 
 /* Counts in[begin, end): the selected elements and, for runs, the last head. */
 ALWAYS_INLINE cnt_t cpu_count(const __global in_t *in, const __global uchar *flags, ulong begin,
-                              ulong end) {
+                              ulong end CLSCAN_XP) {
   ulong c = 0, last = 0;
   for (ulong i = begin; i < end; i++) {
-    const uint f = sel_flag(in, flags, i);
+    const uint f = sel_flag(in, flags, i CLSCAN_XA);
     c += f;
 #if SEL_RLE
     last = f ? i : last;
@@ -37,13 +37,14 @@ ALWAYS_INLINE cnt_t cpu_count(const __global in_t *in, const __global uchar *fla
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. */
 ALWAYS_INLINE cnt_t cpu_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
                                  __global ulong *status, ulong t, ulong epoch,
-                                 __local lookback_state *lb) {
+                                 __local lookback_state *lb CLSCAN_XP) {
   lookback_begin(lb, t);
-  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY) == LOOKBACK_FALLBACK) {
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA) ==
+         LOOKBACK_FALLBACK) {
     const ulong begin = (ulong)lb->next * CLSCAN_CPU_TILE;
-    const cnt_t v = cpu_count(in, flags, begin, min(begin + CLSCAN_CPU_TILE, n));
+    const cnt_t v = cpu_count(in, flags, begin, min(begin + CLSCAN_CPU_TILE, n) CLSCAN_XA);
     status_publish(status, (ulong)lb->next, epoch, STATE_AGGREGATE, v);
-    lookback_take(lb, v);
+    lookback_take(lb, v CLSCAN_XA);
   }
   return lb->acc;
 }
@@ -56,7 +57,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
     __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
     __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch) {
+    ulong epoch CLSCAN_XP) {
   __local lookback_state lb;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
   in += in_off;
@@ -72,14 +73,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   const int withheld = 0;
 #endif
 
-  const cnt_t aggregate = cpu_count(in, flags, begin, end);
+  const cnt_t aggregate = cpu_count(in, flags, begin, end CLSCAN_XA);
   cnt_t prefix = CNT_IDENTITY;
   if (!withheld)
     status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
   if (tile != 0) {
-    prefix = cpu_lookback(in, flags, n, status, tile, epoch, &lb);
+    prefix = cpu_lookback(in, flags, n, status, tile, epoch, &lb CLSCAN_XA);
     if (!withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate));
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
   }
 
   // Scatter the tile (now in cache) without branching on the flags: every element is stored at
@@ -96,8 +97,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   ulong prev = prefix.p;
 #endif
   for (ulong i = begin; i < end; i++) {
-    const uint f = sel_flag(in, flags, i);
-    const val_t v = sel_value(in, i);
+    const uint f = sel_flag(in, flags, i CLSCAN_XA);
+    const val_t v = sel_value(in, i CLSCAN_XA);
     if (dst < lim)
       out[dst] = v;
 #if SEL_RLE
@@ -126,11 +127,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
 /* Partition pre-pass: work-group t counts tile t into counts[t]. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_count_tiles_cpu(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off, ulong n,
-    __global ulong *temp, ulong counts_off) {
+    __global ulong *temp, ulong counts_off CLSCAN_XP) {
   __global ulong *counts = temp + counts_off;
   const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
-  counts[t] =
-      CNT_COUNT(cpu_count(in + in_off, flags + flags_off, begin, min(begin + CLSCAN_CPU_TILE, n)));
+  counts[t] = CNT_COUNT(
+      cpu_count(in + in_off, flags + flags_off, begin, min(begin + CLSCAN_CPU_TILE, n) CLSCAN_XA));
 }
 
 /* Partition pre-pass: sums counts[0, tiles) into the ulong at byte 8 of temp (one work-item). */

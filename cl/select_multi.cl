@@ -15,10 +15,10 @@
  * whole 16-byte vectors). */
 __kernel void select_mark(const __global in_t *in, ulong in_off, const __global uchar *flags,
                           ulong flags_off, ulong n, ulong padded, __global uchar *temp,
-                          ulong mark_off) {
+                          ulong mark_off CLSCAN_XP) {
   const ulong i = get_global_id(0);
   if (i < n)
-    temp[mark_off + i] = (uchar)sel_flag(in + in_off, flags + flags_off, i);
+    temp[mark_off + i] = (uchar)sel_flag(in + in_off, flags + flags_off, i CLSCAN_XA);
   else if (i < padded)
     temp[mark_off + i] = 0;
 }
@@ -32,7 +32,7 @@ ALWAYS_INLINE ulong multi_total(const __global uchar *mark, const __global ulong
 __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uchar *temp,
                              ulong mark_off, ulong pos_off, ulong starts_off, ulong n,
                              __global val_t *out, ulong out_off, ulong cap, __global uchar *count,
-                             ulong count_byte_off) {
+                             ulong count_byte_off CLSCAN_XP) {
   const ulong i = get_global_id(0);
   if (i >= n)
     return;
@@ -45,7 +45,7 @@ __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uch
   const ulong p = pos[i];
   if (mark[i]) {
     if (p < cap)
-      out[p] = sel_value(in, i);
+      out[p] = sel_value(in, i CLSCAN_XA);
 #if SEL_RLE
     // Starts up to index cap: run cap - 1's length needs the start of run cap.
     if (p <= cap)
@@ -54,7 +54,7 @@ __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uch
   } else if (SEL_PARTITION) {
     const ulong dst = total + (i - p);
     if (dst < cap)
-      out[dst] = sel_value(in, i);
+      out[dst] = sel_value(in, i CLSCAN_XA);
   }
 #if !SEL_RLE
   if (i == 0)

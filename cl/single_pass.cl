@@ -95,8 +95,9 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
     tile_load(in, aux CLSCAN_XA, n, t, &x);
-    tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
-    tile_store(out, n, t, &x, pre, combine(lead, group_prefix), exclusive, seed);
+    tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
+    tile_store(out, n, t, &x, pre, combine(lead, group_prefix CLSCAN_XA), exclusive,
+               seed CLSCAN_XA);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
@@ -138,12 +139,12 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
   tile_load(in, aux CLSCAN_XA, n, tile, &x);
-  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch);
+  const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
     } else if (tile == 0) {
-      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
     } else {
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
@@ -169,7 +170,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   while (!CLSCAN_TEST_NO_LOOKBACK) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = warp_lookback_run(status, epoch, &wl, chain_seed);
+      const int command = warp_lookback_run(status, epoch, &wl, chain_seed CLSCAN_XA);
       if (lid == 0) {
         sh->command = command;
         sh->silent = wl.next;
@@ -177,7 +178,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     }
 #else
     if (lid == 0) {
-      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed);
+      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
       sh->silent = sh->lb.next;
     }
 #endif
@@ -200,12 +201,12 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
-      lookback_take(&sh->lb, fagg);
+      lookback_take(&sh->lb, fagg CLSCAN_XA);
 #endif
     }
 #if CLSCAN_NV_PTX
     if (lid < 32)
-      warp_take(&wl, fagg);
+      warp_take(&wl, fagg CLSCAN_XA);
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -223,7 +224,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
       prefix = sh->lb.acc;
 #endif
       if (!withheld)
-        status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+        status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate CLSCAN_XA));
       if (withheld && in_place)
         status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
@@ -239,7 +240,8 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (!in_place || sh->write)
-    tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix), exclusive, seed);
+    tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix CLSCAN_XA), exclusive,
+               seed CLSCAN_XA);
 }
 
 /* The scan's two kernels: single_pass_scan for out-of-place launches, single_pass_scan_in_place

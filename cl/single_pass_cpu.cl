@@ -27,7 +27,7 @@ ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *a
   elem_t acc = IDENTITY;
   ulong at = 0; /* offsets: the search position, carried from element to element */
   for (ulong i = begin; i < end; i++)
-    acc = combine(acc, make_elem_at(in[i], aux CLSCAN_XA, i, &at));
+    acc = combine(acc, make_elem_at(in[i], aux CLSCAN_XA, i, &at) CLSCAN_XA);
   return acc;
 }
 
@@ -36,11 +36,13 @@ ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *a
  * below into a store of an undefined value.) */
 
 /* Scans eight elements in registers, seeded with *acc; stores inclusive or exclusive results. */
-inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive) {
+inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive CLSCAN_XP) {
   const elem_t a = *acc;
-  const elem_t s0 = combine(a, x.s0), s1 = combine(s0, x.s1), s2 = combine(s1, x.s2);
-  const elem_t s3 = combine(s2, x.s3), s4 = combine(s3, x.s4), s5 = combine(s4, x.s5);
-  const elem_t s6 = combine(s5, x.s6), s7 = combine(s6, x.s7);
+  const elem_t s0 = combine(a, x.s0 CLSCAN_XA), s1 = combine(s0, x.s1 CLSCAN_XA),
+               s2 = combine(s1, x.s2 CLSCAN_XA);
+  const elem_t s3 = combine(s2, x.s3 CLSCAN_XA), s4 = combine(s3, x.s4 CLSCAN_XA),
+               s5 = combine(s4, x.s5 CLSCAN_XA);
+  const elem_t s6 = combine(s5, x.s6 CLSCAN_XA), s7 = combine(s6, x.s7 CLSCAN_XA);
   *acc = s7;
   return exclusive ? (vec8_t)(a, s0, s1, s2, s3, s4, s5, s6)
                    : (vec8_t)(s0, s1, s2, s3, s4, s5, s6, s7);
@@ -61,7 +63,7 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLS
 #if __has_builtin(__builtin_nontemporal_store)
   if ((ulong)(out + i) % sizeof(vec8_t) == 0) {
     for (; i + 8 <= end; i += 8) {
-      const vec8_t r = cpu_scan8(vload8(0, in + i), &acc, exclusive);
+      const vec8_t r = cpu_scan8(vload8(0, in + i), &acc, exclusive CLSCAN_XA);
       __builtin_nontemporal_store(r, (__global vec8_t *)(out + i));
     }
 #if defined(__x86_64__) || defined(__i386__)
@@ -72,9 +74,9 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLS
 #endif
 #endif
   for (; i + 8 <= end; i += 8)
-    vstore8(cpu_scan8(vload8(0, in + i), &acc, exclusive), 0, out + i);
+    vstore8(cpu_scan8(vload8(0, in + i), &acc, exclusive CLSCAN_XA), 0, out + i);
   for (; i < end; i++) {
-    const elem_t x = in[i], next = combine(acc, x);
+    const elem_t x = in[i], next = combine(acc, x CLSCAN_XA);
     out[i] = exclusive ? acc : next;
     acc = next;
   }
@@ -88,8 +90,8 @@ ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *
   elem_t acc = prefix;
   ulong at = 0; /* offsets: the search position, carried from element to element */
   for (ulong i = begin; i < end; i++) {
-    const elem_t x = make_elem_at(in[i], aux CLSCAN_XA, i, &at), next = combine(acc, x);
-    out[i] = out_value(acc, x, next, exclusive, seed);
+    const elem_t x = make_elem_at(in[i], aux CLSCAN_XA, i, &at), next = combine(acc, x CLSCAN_XA);
+    out[i] = out_value(acc, x, next, exclusive, seed CLSCAN_XA);
     acc = next;
   }
 }
@@ -105,7 +107,7 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
                                   elem_t chain_seed, int in_place, __local lookback_state *lb) {
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   lookback_begin(lb, t);
-  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed) == LOOKBACK_FALLBACK) {
+  while (lookback_run(lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA) == LOOKBACK_FALLBACK) {
     const ulong silent = (ulong)lb->next, begin = silent * CLSCAN_CPU_TILE;
     const ulong end = min(begin + CLSCAN_CPU_TILE, n);
     // In place only after marking its gate visited; turned away, the owner's publications are
@@ -114,7 +116,7 @@ ALWAYS_INLINE elem_t cpu_lookback(const __global in_t *in, const __global uchar 
       continue;
     const elem_t v = cpu_reduce(in, aux CLSCAN_XA, begin, end);
     status_publish(status, silent, epoch, STATE_AGGREGATE, v);
-    lookback_take(lb, v);
+    lookback_take(lb, v CLSCAN_XA);
   }
   return lb->acc;
 }
@@ -159,13 +161,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   elem_t prefix = chain_seed;
   if (tile == 0) {
     if (!withheld)
-      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate));
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
   } else {
     if (!withheld)
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     prefix = cpu_lookback(in, aux CLSCAN_XA, n, status, tile, epoch, chain_seed, in_place, &lb);
     if (!withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate));
+      status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate CLSCAN_XA));
     if (withheld && in_place)
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
   }

@@ -20,7 +20,9 @@
  * word per tile halves the look-back's reads and publications, and a torn two-word state would
  * read as "none" and make its reader wait.
  *
- * Needs common.cl first, and 64-bit atomics unless CLSCAN_STATUS32.
+ * The look-back combines states, so lookback_take() and lookback_run() take the extra arguments
+ * of the user sources (CLSCAN_XP, common.cl) last. Needs common.cl first, and 64-bit atomics
+ * unless CLSCAN_STATUS32.
  */
 #ifndef CLSCAN_STATUS32
 #define CLSCAN_STATUS32 0
@@ -245,9 +247,9 @@ ALWAYS_INLINE void lookback_begin(__local lookback_state *lb, ulong t) {
 }
 
 /* Takes tile lb->next's aggregate v (read, or reduced by a fallback) and moves on. */
-ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
+ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v CLSCAN_XP) {
   if (lb->folding) {
-    lb->acc = combine(lb->acc, v);
+    lb->acc = combine(lb->acc, v CLSCAN_XA);
     lb->next++;
   } else {
     if (lb->top - lb->next < LOOKBACK_KEEP)
@@ -262,7 +264,7 @@ ALWAYS_INLINE void lookback_take(__local lookback_state *lb, elem_t v) {
  * aggregate to lookback_take(), or calls again). seed is the chain's seed.
  */
 ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global status_t *status, ulong epoch,
-                               uint spins, elem_t seed) {
+                               uint spins, elem_t seed CLSCAN_XP) {
   for (;;) {
     if (!lb->folding && lb->next < 0) {
       // The search reached the start: the fold starts from the seed.
@@ -287,7 +289,7 @@ ALWAYS_INLINE int lookback_run(__local lookback_state *lb, __global status_t *st
       lb->folding = 1;
       lb->next++;
     } else {
-      lookback_take(lb, v);
+      lookback_take(lb, v CLSCAN_XA);
     }
   }
 }

@@ -170,12 +170,12 @@ ALWAYS_INLINE elem_t shfl_idx(elem_t x, uint lane) {
 
 /* Scans x across the warp: *excl gets the exclusive prefix, *total the warp's total. */
 ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem_t *excl,
-                              elem_t *total) {
+                              elem_t *total CLSCAN_XP) {
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const elem_t y = shfl_up(x, d);
     if (lane >= d)
-      x = combine(y, x);
+      x = combine(y, x CLSCAN_XA);
   }
   const elem_t up = shfl_up(x, 1);
   *excl = lane > 0 ? up : IDENTITY;
@@ -186,7 +186,7 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 
 /* Scans x across the work-group in local memory (Hillis-Steele); barriers are uniform. */
 ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem_t *excl,
-                              elem_t *total) {
+                              elem_t *total CLSCAN_XP) {
   s->lanes[lane] = x;
 #pragma unroll
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
@@ -194,7 +194,7 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
     const elem_t y = lane >= d ? s->lanes[lane - d] : IDENTITY;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lane >= d)
-      x = combine(y, x);
+      x = combine(y, x CLSCAN_XA);
     s->lanes[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -255,7 +255,7 @@ ALWAYS_INLINE uint vector_index(uint lid, uint j) {
 /* Combines the lane groups' segment totals: *group_prefix receives the total of the groups before
  * the caller's; returns the tile's total. Every work-item of the group must call it. */
 ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
-                                 __local tile_scratch *s) {
+                                 __local tile_scratch *s CLSCAN_XP) {
 #if NUM_GROUPS > 1
   // Lane-group totals meet in local memory; each work-item folds them in order.
   const uint lid = get_local_id(0);
@@ -268,8 +268,8 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
   for (uint i = 0; i < NUM_GROUPS; i++) {
     const elem_t v = s->group_total[i];
     if (i < g)
-      before = combine(before, v);
-    all = combine(all, v);
+      before = combine(before, v CLSCAN_XA);
+    all = combine(all, v CLSCAN_XA);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   *group_prefix = before;
@@ -595,7 +595,7 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
  * Every work-item of the group must call it (it contains barriers).
  */
 ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT],
-                                     elem_t *group_prefix, __local tile_scratch *s) {
+                                     elem_t *group_prefix, __local tile_scratch *s CLSCAN_XP) {
   const uint lane = get_local_id(0) % SG;
   uint vt[CLSCAN_VPT];
 #pragma unroll
@@ -622,7 +622,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
       carry = narrow_op(carry, total >> (NARROW_FIELD_BITS * g));
     }
   }
-  return tile_totals(narrow_value(carry), group_prefix, s);
+  return tile_totals(narrow_value(carry), group_prefix, s CLSCAN_XA);
 }
 
 /*
@@ -646,12 +646,13 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     carry = narrow_op(carry, total);
   }
   elem_t group_prefix;
-  return tile_totals(narrow_value(carry), &group_prefix, s);
+  return tile_totals(narrow_value(carry), &group_prefix, s CLSCAN_XA);
 }
 
 /* tile_store() for inclusive (exclusive 0) or exclusive (1) results, a constant. */
 ALWAYS_INLINE void narrow_tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
-                                     elem_t pre[CLSCAN_VPT], elem_t lead, const int exclusive) {
+                                     elem_t pre[CLSCAN_VPT], elem_t lead,
+                                     const int exclusive CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -659,7 +660,8 @@ ALWAYS_INLINE void narrow_tile_store(__global val_t *out, ulong n, ulong t, cons
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     narrow_words u;
     u.v = x->w[j];
-    const narrow_words y = narrow_vector_scan(u, narrow_lane(combine(lead, pre[j])), exclusive);
+    const narrow_words y =
+        narrow_vector_scan(u, narrow_lane(combine(lead, pre[j] CLSCAN_XA)), exclusive);
     narrow_store(out, n, base + (ulong)vector_index(lid, j) * VEC, full, y);
   }
 }
@@ -667,12 +669,13 @@ ALWAYS_INLINE void narrow_tile_store(__global val_t *out, ulong n, ulong t, cons
 /* Writes a work-item's results of tile t: for each element the prefix within the tile, lead op
  * pre[j] first (seed is for segmented scans, which take the generic path). */
 ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
-                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive, val_t seed) {
+                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive,
+                              val_t seed CLSCAN_XP) {
   (void)seed;
   if (exclusive) {
-    narrow_tile_store(out, n, t, x, pre, lead, 1);
+    narrow_tile_store(out, n, t, x, pre, lead, 1 CLSCAN_XA);
   } else {
-    narrow_tile_store(out, n, t, x, pre, lead, 0);
+    narrow_tile_store(out, n, t, x, pre, lead, 0 CLSCAN_XA);
   }
 }
 
@@ -786,7 +789,7 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
  * Every work-item of the group must call it (it contains barriers).
  */
 ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT],
-                                     elem_t *group_prefix, __local tile_scratch *s) {
+                                     elem_t *group_prefix, __local tile_scratch *s CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const uint lane = lid % SG;
   elem_t vt[CLSCAN_VPT];
@@ -795,18 +798,18 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     vt[j] = item_state(x, j, 0);
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
-      vt[j] = combine(vt[j], item_state(x, j, k));
+      vt[j] = combine(vt[j], item_state(x, j, k) CLSCAN_XA);
   }
   // One lane-group scan per vector index, carried from j to j + 1.
   elem_t carry = IDENTITY;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t excl, total;
-    group_scan(vt[j], lane, s, &excl, &total);
-    pre[j] = combine(carry, excl);
-    carry = combine(carry, total);
+    group_scan(vt[j], lane, s, &excl, &total CLSCAN_XA);
+    pre[j] = combine(carry, excl CLSCAN_XA);
+    carry = combine(carry, total CLSCAN_XA);
   }
-  return tile_totals(carry, group_prefix, s);
+  return tile_totals(carry, group_prefix, s CLSCAN_XA);
 }
 
 /*
@@ -829,30 +832,31 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
-      vt = combine(vt, xs[k]);
-    group_scan(vt, lid % SG, s, &excl, &total);
-    carry = combine(carry, total);
+      vt = combine(vt, xs[k] CLSCAN_XA);
+    group_scan(vt, lid % SG, s, &excl, &total CLSCAN_XA);
+    carry = combine(carry, total CLSCAN_XA);
   }
   elem_t group_prefix;
-  return tile_totals(carry, &group_prefix, s);
+  return tile_totals(carry, &group_prefix, s CLSCAN_XA);
 }
 
 /* Writes a work-item's results of tile t: the value of lead op (prefix within the tile) for each
  * element, through out_value() (seed: the initial value segmented scans apply there). */
 ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_items *x,
-                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive, val_t seed) {
+                              elem_t pre[CLSCAN_VPT], elem_t lead, int exclusive,
+                              val_t seed CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int vector_path = CLSCAN_VECTOR_IO && base + TILE <= n;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
-    elem_t p = combine(lead, pre[j]);
+    elem_t p = combine(lead, pre[j] CLSCAN_XA);
     out_elems u;
 #pragma unroll
     for (uint k = 0; k < VEC; k++) {
       const elem_t xk = item_state(x, j, k);
-      const elem_t next = combine(p, xk);
-      u.e[k] = out_value(p, xk, next, exclusive, seed);
+      const elem_t next = combine(p, xk CLSCAN_XA);
+      u.e[k] = out_value(p, xk, next, exclusive, seed CLSCAN_XA);
       p = next;
     }
     const uint v = vector_index(lid, j);
@@ -883,8 +887,8 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
   tile_items x;
   elem_t pre[CLSCAN_VPT], gp;
   tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x);
-  const elem_t total = tile_scan_local(&x, pre, &gp, &s);
-  tile_store(out, 0, 0, &x, pre, combine(gp, total), 0, seed);
+  const elem_t total = tile_scan_local(&x, pre, &gp, &s CLSCAN_XA);
+  tile_store(out, 0, 0, &x, pre, combine(gp, total CLSCAN_XA), 0, seed CLSCAN_XA);
 }
 #endif
 

@@ -30,7 +30,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void scan_total(
   if (n == 0) {
     total[total_off] = seed;
   } else if (exclusive) {
-    total[total_off] = val_combine(out[n - 1], save[0]);
+    total[total_off] = val_combine(out[n - 1], save[0] CLSCAN_XA);
   } else {
     total[total_off] = out[n - 1];
   }

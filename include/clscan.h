@@ -287,14 +287,17 @@ typedef enum clscan_arg_access {
  * the plan is created; the values (buffers with offsets, scalars) are given at each enqueue
  * (clscan_run_args), so one plan runs with new buffers every time.
  *
- * Visibility: map_source sees every argument by its name (scans and reductions:
- * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()). A buffer is a pointer to the
- * element at the value's offset, so "x * w[i]" weights element i by w[offset + i]. op_source and
- * the selections' sources do not see extra arguments (the operator runs inside the look-back,
- * which has no access to them); a descriptor with arguments needs map_source.
+ * Visibility: map_source and op_source see every argument by its name (scans and reductions:
+ * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()), so an operator can read a
+ * lookup table ("tab[a * k + b]"); a descriptor with arguments needs map_source or op_source. A
+ * buffer is a pointer to the element at the value's offset, so "x * w[i]" weights element i by
+ * w[offset + i]. The operator runs any number of times in every kernel, the single pass's
+ * look-back included, so it should only read the arguments, and the identity must be its identity
+ * for every value they take. A selection's predicate_source and map_source see them too
+ * (clscan_select_desc).
  *
- * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", and neither
- * `x` nor `i` (the map's own parameters).
+ * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", neither `x`
+ * nor `i` (the map's own parameters) and, with a user operator, neither `a` nor `b` (its own).
  */
 typedef struct clscan_arg {
   const char *name;         /**< The identifier user sources use. */
@@ -326,6 +329,7 @@ typedef struct clscan_arg {
  * The operator must be associative; it need not be commutative: results are always combined in
  * order, earlier elements on the left. It is called only on input elements (after the map),
  * the identity, the initial value and their combinations, never on padding or uninitialised memory.
+ * It also sees the descriptor's extra arguments by name (`args`, see clscan_arg).
  *
  * Map. map_source is an OpenCL C expression (or function body with `return`) of `x`, the input
  * element, and `i`, its 64-bit index counted from the start of the scanned range (a ulong). Its
@@ -363,7 +367,8 @@ typedef struct clscan_scan_desc {
   clscan_type key_type;       /**< KEYS: any built-in type or CLSCAN_USER_TYPE (see Keys);
                                    OFFSETS: the offsets' type (see clscan_segments). */
   /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
-  const clscan_arg *args; /**< arg_count extra arguments of map_source (see clscan_arg); copied. */
+  const clscan_arg *args; /**< arg_count extra arguments of map_source and op_source (see
+                               clscan_arg); copied. */
   size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
   int device_init;        /**< Non-zero: the initial value is read from a device buffer when the
                                scan runs (clscan_run_args.init), like CUB's FutureValue; `init`
@@ -735,7 +740,8 @@ typedef struct clscan_batch {
  * column (adjacent work-items read adjacent columns, so the loads of a row of the matrix are
  * coalesced); it is fast with many rows (columns), slow with a few long ones.
  * @return as clscan_scan(); CLSCAN_INVALID_VALUE for a NULL batch, an axis out of range, a
- *   row_stride below row_length or a segmented desc; CLSCAN_SIZE_OVERFLOW when the matrix's span
+ *   row_stride below row_length, a segmented desc or one with args or device_init (whose values
+ *   only clscan_plan_enqueue_args() takes); CLSCAN_SIZE_OVERFLOW when the matrix's span
  *   overflows; CLSCAN_BUFFER_TOO_SMALL when a buffer is shorter than its span.
  */
 CLSCAN_API clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_queue queue,
@@ -922,7 +928,15 @@ typedef enum clscan_select_op {
  * algorithms.
  *
  * Types, map and user types as in clscan_scan_desc (type, out_type, map_source, type_source,
- * type_name, type_size). Every string is copied when a plan is created; a source that does not
+ * type_name, type_size).
+ *
+ * Extra arguments (`args`, clscan_arg) as for scans: predicate_source and map_source see them by
+ * their names (e.g. "x > limit && keep[i]"), and their values come with each enqueue
+ * (clscan_select_buffers.values), so one plan selects with new buffers and scalars every time.
+ * equal_source does not see them; `a` and `b` cannot name them. A descriptor with arguments needs
+ * predicate_source or map_source, and runs only through clscan_select_enqueue().
+ *
+ * Every string is copied when a plan is created; a source that does not
  * compile makes plan creation return CLSCAN_USER_SOURCE_INVALID (the log:
  * clscan_context_build_log).
  */
@@ -946,6 +960,9 @@ typedef struct clscan_select_desc {
                                      must be below 2^32) or 8 (uint64); 0 means 8. */
   clscan_algorithm algorithm;   /**< CLSCAN_ALGO_AUTO, SINGLE_PASS, or BLELLOCH, HILLIS_STEELE,
                                      REDUCE_THEN_SCAN (the multi-pass path over that scan). */
+  const clscan_arg *args;       /**< arg_count extra arguments of predicate_source and map_source
+                                     (see clscan_arg); copied. */
+  size_t arg_count;             /**< 0 to CLSCAN_MAX_ARGS. */
 } clscan_select_desc;
 
 /** A selection compiled for one descriptor (like clscan_plan for scans). It may be used from
@@ -957,7 +974,8 @@ typedef struct clscan_select_plan clscan_select_plan;
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (ctx, desc or out NULL, a user type without
  *   type_name, runs of a user type without equal_source); CLSCAN_INVALID_VALUE (op, count_size,
  *   predicate_source for runs, equal_source for SELECT or PARTITION, type fields given for a
- *   built-in type, type_size 0, a conversion to or from a user type without map_source);
+ *   built-in type, type_size 0, a conversion to or from a user type without map_source; extra
+ *   arguments as for clscan_plan_create(), or without predicate_source and map_source);
  *   CLSCAN_INVALID_TYPE; CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_BY_DEVICE (double without
  *   fp64; SINGLE_PASS without 64-bit atomics); CLSCAN_BUILD_FAILED; CLSCAN_USER_SOURCE_INVALID;
  *   CLSCAN_TYPE_SIZE_MISMATCH; CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
@@ -986,6 +1004,10 @@ typedef struct clscan_select_buffers {
   size_t lengths_offset;
   cl_mem count; /**< One count_size-byte element at count_offset: the number selected or runs. */
   size_t count_offset;
+  const clscan_arg_value *values; /**< The values of the descriptor's extra arguments, one per
+                                       argument (as clscan_run_args.values; a buffer's `length`
+                                       0 means n); NULL without arguments. */
+  size_t value_count;             /**< Must equal the descriptor's arg_count. */
 } clscan_select_buffers;
 
 /**
@@ -994,13 +1016,17 @@ typedef struct clscan_select_buffers {
  * results [0, min(count, out_capacity)) (PARTITION: [0, n)), the same range of lengths and the
  * count are written.
  * Selections never run in place: an output range (out, lengths, count) that overlaps any other
- * range (in, flags, or another output) is refused with CLSCAN_OVERLAP, even when identical.
+ * range (in, flags, or another output) is refused with CLSCAN_OVERLAP, even when identical; so is
+ * an extra argument's buffer range that overlaps an output, and a READ_WRITE one that overlaps
+ * any other range.
  * @param[in] queue a queue of the context, or NULL for the context's default queue.
  * @param[out] done if not NULL, receives an event that completes with the selection.
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (plan, buffers, in, out or count NULL; flags NULL
- *   when the plan selects by flags; lengths NULL for RUN_LENGTH_ENCODE); CLSCAN_INVALID_VALUE
- *   (flags given to a plan that does not select by flags, lengths given for another operation,
- *   n >= 2^32 with count_size 4); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
+ *   when the plan selects by flags; lengths NULL for RUN_LENGTH_ENCODE; values NULL with
+ *   value_count > 0, a value's buffer or scalar NULL); CLSCAN_INVALID_VALUE (flags given to a plan
+ *   that does not select by flags, lengths given for another operation, n >= 2^32 with
+ *   count_size 4, value_count not the plan's arg_count, a buffer value with `scalar` set or a
+ *   scalar value with `buffer` set); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
  *   CLSCAN_INVALID_BUFFER (another context, not a buffer, an output CL_MEM_READ_ONLY);
  *   CLSCAN_INVALID_QUEUE; CLSCAN_INVALID_WAIT_LIST; CLSCAN_OUT_OF_DEVICE_MEMORY;
  *   CLSCAN_OPENCL_ERROR. Every check runs before anything is enqueued, and the buffers are then
@@ -1016,7 +1042,9 @@ CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_comm
  * elements; flags: n uint8 flags, or NULL (with a predicate, and for UNIQUE and
  * RUN_LENGTH_ENCODE); out and lengths (RUN_LENGTH_ENCODE only, else NULL) hold out_capacity
  * elements, of which the first min(count, out_capacity) (PARTITION: n) are written; *count
- * receives the true count. out may be NULL when out_capacity is 0.
+ * receives the true count. out may be NULL when out_capacity is 0. A descriptor with extra
+ * arguments is refused (CLSCAN_INVALID_VALUE): their values are device buffers, given to
+ * clscan_select_enqueue().
  * @return as clscan_select_plan_create() and clscan_select_enqueue(); on error the arrays are
  *   untouched.
  */

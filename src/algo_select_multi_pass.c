@@ -115,6 +115,7 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan__karg mark_args[] = {
       CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags), CLSCAN__ARG(flags_off),
       CLSCAN__ARG(n),  CLSCAN__ARG(padded), CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[MARK], 8, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, k[MARK], mark_args, 8, clscan__div_up(padded, local), local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
@@ -122,6 +123,7 @@ static clscan_status enqueue(const clscan__select_launch *l) {
       CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off),
       CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),     CLSCAN__ARG(out),
       CLSCAN__ARG(out_off), CLSCAN__ARG(cap),        CLSCAN__ARG(count), CLSCAN__ARG(count_off)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCATTER], 12, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SCATTER], scatter_args, 12, groups, local));
   if (plan->op != CLSCAN_RUN_LENGTH_ENCODE)
     return CLSCAN_SUCCESS;

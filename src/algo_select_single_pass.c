@@ -98,6 +98,7 @@ static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles,
   const clscan__karg count_args[] = {
       CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags),     CLSCAN__ARG(flags_off),
       CLSCAN__ARG(n),  CLSCAN__ARG(temp),   CLSCAN__ARG(counts_off)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[COUNT_TILES], 7, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[COUNT_TILES], count_args, 7, tiles, local));
   const clscan__karg total_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(counts_off), CLSCAN__ARG(t)};
   return clscan__chain_call(l->chain, k[COUNT_TOTAL], total_args, 3, 1, local);
@@ -127,6 +128,7 @@ static clscan_status enqueue(const clscan__select_launch *l) {
       CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),     CLSCAN__ARG(lengths_off),
       CLSCAN__ARG(count),     CLSCAN__ARG(count_off),   CLSCAN__ARG(n),
       CLSCAN__ARG(temp),      CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(plan->kernels.k[PASS], 15, r->extra, 0));
   return clscan__chain_call(l->chain, plan->kernels.k[PASS], args, 15, tiles, local);
 }
 

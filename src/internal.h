@@ -695,8 +695,21 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
 clscan_status clscan__validate_run(const clscan_plan *plan, const clscan_run_args *run, int reduce,
                                    clscan__request *req, clscan__extra *x);
 
-/* Checks a descriptor's extra arguments (names, kinds, types, access) and device_init. */
+/* Checks a descriptor's extra arguments (names, kinds, types, access, and that map_source or
+ * op_source reads them) and device_init. */
 clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *desc);
+/* Checks desc's list of extra arguments only (count, names, kinds, types, access); `ab_reserved`
+ * refuses the names a and b (which a user operator always reserves). For other families whose
+ * user sources see the arguments (the selections). */
+clscan_status clscan__validate_arg_list(const clscan_context *ctx, const clscan_scan_desc *desc,
+                                        int ab_reserved);
+/* Size in bytes of one element of extra argument a. */
+size_t clscan__arg_size(const clscan_arg *a);
+/* Checks that value v of extra argument a (number k, `name` in messages) is of a's kind and
+ * appends its kernel arguments to x (a scalar's bytes are copied into x). A buffer's range is the
+ * caller's to check. */
+clscan_status clscan__value_take(const clscan_arg *a, const clscan_arg_value *v, size_t k,
+                                 const char *name, clscan__extra *x);
 /* Checks the host arrays of a host call: in and out may be identical (in place, same sizes) but
  * must not otherwise overlap, and out must not overlap the segments (flags, keys or offsets; NULL:
  * none) at all. */
@@ -722,7 +735,8 @@ typedef struct clscan__select_request {
   cl_command_queue queue;
   clscan__buffer buf[CLSCAN__SEL_BUFFERS];
   size_t n;
-  size_t capacity; /* out_capacity */
+  size_t capacity;            /* out_capacity */
+  const clscan__extra *extra; /* the extra arguments' kernel arguments, or NULL */
   cl_uint num_wait;
   const cl_event *wait_list;
   cl_event *done;
@@ -738,9 +752,11 @@ struct clscan_select_plan {
   clscan_type out_type; /* the mapped element's type */
   clscan_op common_op;  /* what common.cl is built with: ADD, or USER_OP for user types */
   size_t in_size, out_size;
-  size_t count_size; /* 4 or 8 */
-  int map;           /* 1: the prelude defines a map */
-  char *user_source; /* the prelude: user sources and the selection's switches */
+  size_t count_size;                /* 4 or 8 */
+  int map;                          /* 1: the prelude defines a map */
+  size_t arg_count;                 /* extra arguments of the predicate and the map */
+  clscan_arg args[CLSCAN_MAX_ARGS]; /* their kinds, types and access (names not kept) */
+  char *user_source;                /* the prelude: user sources and the selection's switches */
   clscan__tuning tuning;
   unsigned items;             /* GPU shape: elements per work-item */
   unsigned withhold;          /* test only (CLSCAN_TEST_WITHHOLD) */

@@ -1,7 +1,8 @@
 /*
  * clscan: the user prelude, the OpenCL C text a descriptor's user sources become. It is placed
- * before common.cl and defines the user type's name and size, clscan_user_op() with
- * clscan_user_identity(), clscan_user_map(), and a by-key scan's user key type and
+ * before common.cl and defines the user type's name and size, the extra arguments' parameter
+ * lists, clscan_user_op() with clscan_user_identity(), clscan_user_map() (both with the extra
+ * arguments in scope under their names), and a by-key scan's user key type and
  * clscan_user_key_equal(), each with #line directives so that compiler
  * messages point into the caller's strings. The prelude is part of the program cache's key.
  */
@@ -99,19 +100,24 @@ static void add_arg_lists(text *t, const clscan_scan_desc *d) {
   text_add(t, "\n");
 }
 
-/* Appends the map's prologue: each extra argument under its own name (a buffer from its offset). */
+/* Appends CLSCAN_XNAMES, the prologue of a user function that sees the extra arguments: each
+ * under its own name (a buffer from its offset). Other families' user functions use it too. */
 static void add_arg_names(text *t, const clscan_scan_desc *d) {
+  if (!d->arg_count)
+    return;
+  text_add(t, "#define CLSCAN_XNAMES");
   for (size_t k = 0; k < d->arg_count; k++) {
     const clscan_arg *a = &d->args[k];
     if (a->kind == CLSCAN_ARG_SCALAR) {
-      text_add(t, "  const %s %s = clscan_x%zu;\n", arg_type_name(a), a->name, k);
+      text_add(t, " const %s %s = clscan_x%zu;", arg_type_name(a), a->name, k);
     } else {
       const char *c = a->access == CLSCAN_ARG_READ ? "const " : "";
-      text_add(t, "  %s__global %s *const %s = clscan_x%zu + clscan_xo%zu;\n", c, arg_type_name(a),
+      text_add(t, " %s__global %s *const %s = clscan_x%zu + clscan_xo%zu;", c, arg_type_name(a),
                a->name, k, k);
     }
-    text_add(t, "  (void)%s;\n", a->name);
+    text_add(t, " (void)%s;", a->name);
   }
+  text_add(t, "\n");
 }
 
 /* Returns 1 if an extra argument's type is the descriptor's type_source's business. */
@@ -124,12 +130,13 @@ static int args_need_types(const clscan_scan_desc *d) {
 }
 
 /* Appends a function whose body is user source `src` (an expression or a body with return);
- * with `args`, the descriptor's extra arguments are in scope under their names. */
-static void add_function(text *t, const char *signature, const clscan_scan_desc *args,
-                         const char *label, const char *src) {
+ * with `names`, the descriptor's extra arguments are in scope under their names (the signature
+ * then ends with CLSCAN_XP). */
+static void add_function(text *t, const char *signature, int names, const char *label,
+                         const char *src) {
   text_add(t, "inline __attribute__((always_inline)) %s {\n", signature);
-  if (args)
-    add_arg_names(t, args);
+  if (names)
+    text_add(t, "  CLSCAN_XNAMES\n");
   text_add(t, "#line 1 \"%s\"\n", label);
   if (is_body(src)) {
     text_add(t, "%s\n}\n", src);
@@ -173,7 +180,7 @@ static void add_keys(text *t, const clscan_scan_desc *d) {
     const char *k = user_key ? d->key_type_name : clscan__type_cl_name(d->key_type);
     char signature[512];
     snprintf(signature, sizeof signature, "int clscan_user_key_equal(%s a, %s b)", k, k);
-    add_function(t, signature, NULL, "key_equal_source", d->key_equal_source);
+    add_function(t, signature, 0, "key_equal_source", d->key_equal_source);
     text_add(t, "#define CLSCAN_KEY_EQUAL 1\n");
   }
 }
@@ -204,6 +211,7 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   if (d->type_source && (user_type || args_need_types(d)))
     text_add(&t, "#line 1 \"type_source\"\n%s\n", d->type_source);
   add_arg_lists(&t, d);
+  add_arg_names(&t, d);
   if (user_type) {
     text_add(&t, "#define CLSCAN_USER_TYPE_NAME %s\n#define CLSCAN_USER_TYPE_SIZE %zu\n",
              d->type_name, d->type_size);
@@ -211,13 +219,13 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   add_keys(&t, d);
   char signature[512];
   if (d->op == CLSCAN_USER_OP) {
-    snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b)", o, o, o);
-    add_function(&t, signature, NULL, "op_source", d->op_source);
+    snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b CLSCAN_XP)", o, o, o);
+    add_function(&t, signature, d->arg_count != 0, "op_source", d->op_source);
     add_identity(&t, o, d->identity, clscan__out_size(d));
   }
   if (d->map_source) {
     snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i CLSCAN_XP)", o, in);
-    add_function(&t, signature, d->arg_count ? d : NULL, "map_source", d->map_source);
+    add_function(&t, signature, d->arg_count != 0, "map_source", d->map_source);
   }
   // Line numbers after the prelude are physical again (compiler and Oclgrind messages refer to
   // them); the directive is on line lines + 1, so the next line is lines + 2.

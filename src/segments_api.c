@@ -300,6 +300,10 @@ static clscan_status batch_desc(const clscan_context *ctx, const clscan_scan_des
   CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, desc));
   if (desc->segments)
     return clscan__fail(CLSCAN_INVALID_VALUE, "a batched scan's desc must not be segmented");
+  if (desc->arg_count || desc->device_init)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a batched scan's desc has no extra arguments or device_init (their "
+                        "values come only through clscan_plan_enqueue_args())");
   return CLSCAN_SUCCESS;
 }
 

@@ -20,8 +20,9 @@
 /* The descriptor                                                                                 */
 /* ============================================================================================== */
 
-/* The scan descriptor of a selection's element types and map: common.cl is built from it (a user
- * type needs a user operator there; the selection never calls it, so it is the identity "a"). */
+/* The scan descriptor of a selection's element types, map and extra arguments: common.cl is built
+ * from it (a user type needs a user operator there; the selection never calls it, so it is the
+ * identity "a"). */
 static clscan_scan_desc element_desc(const clscan_select_desc *d, const void *zero) {
   clscan_scan_desc s = {0};
   s.type = d->type;
@@ -31,6 +32,8 @@ static clscan_scan_desc element_desc(const clscan_select_desc *d, const void *ze
   s.type_size = d->type_size;
   s.map_source = d->map_source;
   s.algorithm = d->algorithm;
+  s.args = d->args;
+  s.arg_count = d->arg_count;
   s.op = CLSCAN_ADD;
   if (d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE) {
     s.op = CLSCAN_USER_OP;
@@ -57,7 +60,20 @@ static clscan_status check_select_fields(const clscan_select_desc *d) {
                         "equal_source is for UNIQUE and RUN_LENGTH_ENCODE only");
   if (runs && user && !d->equal_source)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "runs of a user type need equal_source");
+  if (d->arg_count && !d->predicate_source && !d->map_source)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "extra arguments are read by predicate_source or "
+                        "map_source, and the descriptor has neither");
   return CLSCAN_SUCCESS;
+}
+
+/* Returns 1 if one of a descriptor's extra arguments is a buffer of a user type. */
+static int args_have_user_type(const clscan_select_desc *d) {
+  for (size_t k = 0; d->args && k < d->arg_count && k < CLSCAN_MAX_ARGS; k++) {
+    if (d->args[k].type == CLSCAN_USER_TYPE)
+      return 1;
+  }
+  return 0;
 }
 
 /* Validates a selection descriptor against the context's device (types, user type, map, fp64,
@@ -67,8 +83,18 @@ static clscan_status validate_select_desc(const clscan_context *ctx, const clsca
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
   CLSCAN_RETURN_IF_ERROR(check_select_fields(d));
   unsigned char zero[8] = {0};
-  clscan_scan_desc s = element_desc(d, zero);
-  return clscan__validate_desc(ctx, &s);
+  const clscan_scan_desc s = element_desc(d, zero);
+  // The elements as a scan would check them, without the arguments (whose reader is the
+  // predicate, which a scan descriptor has not); type_source may define an argument's type only.
+  clscan_scan_desc elements = s;
+  elements.args = NULL;
+  elements.arg_count = 0;
+  int user = d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE;
+  if (!user && args_have_user_type(d))
+    elements.type_source = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__validate_desc(ctx, &elements));
+  // a and b are the equality's and the user type's operator's parameters.
+  return clscan__validate_arg_list(ctx, &s, 1);
 }
 
 /* ============================================================================================== */
@@ -110,11 +136,12 @@ static int append(char **buf, size_t *len, const char *fmt, ...) {
   return 1;
 }
 
-/* Appends a user function: `src` is an expression or a body with return. */
-static int append_function(char **buf, size_t *len, const char *signature, const char *label,
-                           const char *src) {
-  if (!append(buf, len, "inline __attribute__((always_inline)) %s {\n#line 1 \"%s\"\n", signature,
-              label))
+/* Appends a user function: `src` is an expression or a body with return; with `names`, the
+ * extra arguments are in scope under their names (CLSCAN_XNAMES, from the scan's prelude). */
+static int append_function(char **buf, size_t *len, const char *signature, int names,
+                           const char *label, const char *src) {
+  if (!append(buf, len, "inline __attribute__((always_inline)) %s {\n%s#line 1 \"%s\"\n", signature,
+              names ? "  CLSCAN_XNAMES\n" : "", label))
     return 0;
   return is_body(src) ? append(buf, len, "%s\n}\n", src)
                       : append(buf, len, "return (%s\n);\n}\n", src);
@@ -143,12 +170,15 @@ static clscan_status compose_prelude(const clscan_select_plan *plan, const clsca
   if (ok && (plan->out_type == CLSCAN_DOUBLE || plan->in_type == CLSCAN_DOUBLE))
     ok = append(&buf, &len, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (ok && d->predicate_source) {
-    snprintf(signature, sizeof signature, "int clscan_user_pred(%s x, ulong i)", o);
-    ok = append_function(&buf, &len, signature, "predicate_source", d->predicate_source);
+    // CLSCAN_XP is defined before common.cl only where the scan's prelude has arguments.
+    snprintf(signature, sizeof signature, "int clscan_user_pred(%s x, ulong i%s)", o,
+             d->arg_count ? " CLSCAN_XP" : "");
+    ok = append_function(&buf, &len, signature, d->arg_count != 0, "predicate_source",
+                         d->predicate_source);
   }
   if (ok && d->equal_source) {
     snprintf(signature, sizeof signature, "int clscan_user_equal(%s a, %s b)", o, o);
-    ok = append_function(&buf, &len, signature, "equal_source", d->equal_source);
+    ok = append_function(&buf, &len, signature, 0, "equal_source", d->equal_source);
   }
   size_t lines = 0;
   for (size_t i = 0; ok && i < len; i++)
@@ -186,6 +216,12 @@ static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_de
   plan->out_size = clscan__out_size(elements);
   plan->count_size = d->count_size ? d->count_size : 8;
   plan->map = d->map_source != NULL;
+  plan->arg_count = d->arg_count;
+  for (size_t k = 0; k < d->arg_count; k++) {
+    plan->args[k] = d->args[k];
+    plan->args[k].name = NULL; /* not kept: the caller's strings */
+    plan->args[k].type_name = NULL;
+  }
   plan->algorithm = resolve(plan->ctx, d->algorithm);
   plan->algo = clscan__select_algorithm_find((int)plan->algorithm);
   if (!plan->algo)
@@ -418,9 +454,47 @@ static clscan_status check_queue(const clscan_context *ctx, cl_command_queue que
   return CLSCAN_SUCCESS;
 }
 
-/* Validates an enqueue and fills the request. */
+/* The names of the extra arguments' values in messages (their descriptors' names are not kept). */
+static const char *const value_names[CLSCAN_MAX_ARGS] = {"values[0]", "values[1]", "values[2]",
+                                                         "values[3]", "values[4]", "values[5]",
+                                                         "values[6]", "values[7]"};
+
+/* Checks value k of an extra argument into x and, for a buffer, its range into *r (checked against
+ * the others by the caller). */
+static clscan_status check_value(const clscan_select_plan *plan, const clscan_arg_value *v,
+                                 size_t k, size_t n, sel_range *r, clscan__extra *x) {
+  const clscan_arg *a = &plan->args[k];
+  CLSCAN_RETURN_IF_ERROR(clscan__value_take(a, v, k, value_names[k], x));
+  if (a->kind == CLSCAN_ARG_SCALAR)
+    return CLSCAN_SUCCESS;
+  *r = (sel_range){.name = value_names[k],
+                   .mem = v->buffer,
+                   .off = v->offset,
+                   .count = v->length ? v->length : n,
+                   .elem = clscan__arg_size(a),
+                   .output = a->access == CLSCAN_ARG_READ_WRITE};
+  return check_range(plan->ctx, r);
+}
+
+/* Checks the values of the plan's extra arguments into x (r: one range per value). */
+static clscan_status check_values(const clscan_select_plan *plan, const clscan_select_buffers *b,
+                                  size_t n, sel_range *r, clscan__extra *x) {
+  memset(x, 0, sizeof *x);
+  if (b->value_count != plan->arg_count)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "value_count is %zu; the plan has %zu arguments",
+                        b->value_count, plan->arg_count);
+  if (b->value_count && !b->values)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "values is NULL with value_count %zu",
+                        b->value_count);
+  for (size_t k = 0; k < b->value_count; k++)
+    CLSCAN_RETURN_IF_ERROR(check_value(plan, &b->values[k], k, n, &r[k], x));
+  return CLSCAN_SUCCESS;
+}
+
+/* Validates an enqueue and fills the request (x: storage of the extra arguments). */
 static clscan_status validate_request(const clscan_select_plan *plan,
-                                      const clscan_select_buffers *b, clscan__select_request *req) {
+                                      const clscan_select_buffers *b, clscan__select_request *req,
+                                      clscan__extra *x) {
   const clscan_context *ctx = plan->ctx;
   CLSCAN_RETURN_IF_ERROR(check_presence(plan, b));
   CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
@@ -434,7 +508,7 @@ static clscan_status validate_request(const clscan_select_plan *plan,
     return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
                         "a partition writes all n %zu elements; out_capacity is %zu", req->n,
                         b->out_capacity);
-  sel_range r[CLSCAN__SEL_BUFFERS] = {
+  sel_range r[CLSCAN__SEL_BUFFERS + CLSCAN_MAX_ARGS] = {
       [CLSCAN__SEL_IN] = {.name = "input buffer",
                           .mem = b->in,
                           .off = b->in_offset,
@@ -470,7 +544,9 @@ static clscan_status validate_request(const clscan_select_plan *plan,
     req->buf[i] = (clscan__buffer){r[i].mem, r[i].off};
   }
   req->capacity = b->out_capacity;
-  return check_overlaps(r, CLSCAN__SEL_BUFFERS);
+  CLSCAN_RETURN_IF_ERROR(check_values(plan, b, req->n, r + CLSCAN__SEL_BUFFERS, x));
+  req->extra = plan->arg_count ? x : NULL;
+  return check_overlaps(r, CLSCAN__SEL_BUFFERS + (int)plan->arg_count);
 }
 
 /* ============================================================================================== */
@@ -533,7 +609,8 @@ clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue q
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers is NULL");
   clscan__select_request req = {
       .queue = queue, .n = n, .num_wait = num_wait, .wait_list = wait_list, .done = done};
-  CLSCAN_RETURN_IF_ERROR(validate_request(plan, buffers, &req));
+  clscan__extra x;
+  CLSCAN_RETURN_IF_ERROR(validate_request(plan, buffers, &req, &x));
   return select_dispatch(plan, &req);
 }
 
@@ -620,6 +697,10 @@ clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *
   if (!ctx || !count || (!in && n) || (!out && out_capacity))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, out or count is NULL");
   CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  if (desc->arg_count)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a desc with extra arguments runs through a plan's "
+                        "clscan_select_enqueue() (their values are device buffers)");
   int by_flags =
       (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) && !desc->predicate_source;
   if (by_flags && !flags)

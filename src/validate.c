@@ -359,8 +359,10 @@ static clscan_status check_arg_type(const clscan_context *ctx, const clscan_arg 
   return CLSCAN_SUCCESS;
 }
 
-/* Checks extra argument k: name, kind, access, type. */
-static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc *d, size_t k) {
+/* Checks extra argument k: name, kind, access, type; `ab_reserved` also refuses the names a and
+ * b (a user operator's or equality's parameters). */
+static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc *d, size_t k,
+                               int ab_reserved) {
   const clscan_arg *a = &d->args[k];
   if (!a->name)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "args[%zu].name is NULL", k);
@@ -368,6 +370,12 @@ static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "args[%zu].name \"%s\" is not an identifier user code may use (not x, i, "
                         "or starting with clscan)",
+                        k, a->name);
+  if ((ab_reserved || d->op == CLSCAN_USER_OP) &&
+      (strcmp(a->name, "a") == 0 || strcmp(a->name, "b") == 0))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "args[%zu].name \"%s\" is a parameter of a user operator or equality "
+                        "(not a or b)",
                         k, a->name);
   for (size_t j = 0; j < k; j++) {
     if (strcmp(d->args[j].name, a->name) == 0)
@@ -387,6 +395,15 @@ static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc
 clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *d) {
   if (d->device_init && d->init)
     return clscan__fail(CLSCAN_INVALID_VALUE, "device_init is set, so init must be NULL");
+  if (d->arg_count && !d->map_source && d->op != CLSCAN_USER_OP)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "extra arguments are read by map_source or "
+                        "op_source, and the descriptor has neither");
+  return clscan__validate_arg_list(ctx, d, 0);
+}
+
+clscan_status clscan__validate_arg_list(const clscan_context *ctx, const clscan_scan_desc *d,
+                                        int ab_reserved) {
   if (!d->arg_count)
     return d->args ? clscan__fail(CLSCAN_INVALID_VALUE, "args given with arg_count 0")
                    : CLSCAN_SUCCESS;
@@ -395,11 +412,8 @@ clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan
                         d->arg_count, CLSCAN_MAX_ARGS);
   if (!d->args)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "arg_count is %zu but args is NULL", d->arg_count);
-  if (!d->map_source)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "extra arguments are read by map_source, and the descriptor has none");
   for (size_t k = 0; k < d->arg_count; k++)
-    CLSCAN_RETURN_IF_ERROR(check_arg(ctx, d, k));
+    CLSCAN_RETURN_IF_ERROR(check_arg(ctx, d, k, ab_reserved));
   return CLSCAN_SUCCESS;
 }
 
@@ -428,9 +442,30 @@ static clscan_status check_value_overlap(const clscan_plan *plan, const clscan__
   return CLSCAN_SUCCESS;
 }
 
-/* Size in bytes of one element of extra argument a. */
-static size_t arg_size(const clscan_arg *a) {
+size_t clscan__arg_size(const clscan_arg *a) {
   return a->type == CLSCAN_USER_TYPE ? a->type_size : clscan_type_size(a->type);
+}
+
+clscan_status clscan__value_take(const clscan_arg *a, const clscan_arg_value *v, size_t k,
+                                 const char *name, clscan__extra *x) {
+  if (a->kind == CLSCAN_ARG_SCALAR) {
+    if (v->buffer)
+      return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a scalar, but buffer is set", name);
+    if (!v->scalar)
+      return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: scalar is NULL", name);
+    memcpy(x->scalar[k], v->scalar, clscan__arg_size(a));
+    x->arg[x->count++] = (clscan__karg){clscan__arg_size(a), x->scalar[k]};
+    return CLSCAN_SUCCESS;
+  }
+  if (v->scalar)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a buffer, but scalar is set", name);
+  if (!v->buffer)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: buffer is NULL", name);
+  x->mem[k] = v->buffer;
+  x->off[k] = v->offset;
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->mem[k]);
+  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->off[k]);
+  return CLSCAN_SUCCESS;
 }
 
 /* Checks the value of extra argument k and appends its kernel arguments to x. */
@@ -439,32 +474,17 @@ static clscan_status check_value(const clscan_plan *plan, const clscan__request 
   const clscan_arg *a = &plan->desc.args[k];
   char name[96];
   snprintf(name, sizeof name, "values[%zu] (%s)", k, a->name);
-  size_t size = arg_size(a);
-  if (a->kind == CLSCAN_ARG_SCALAR) {
-    if (v->buffer)
-      return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a scalar, but buffer is set", name);
-    if (!v->scalar)
-      return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: scalar is NULL", name);
-    memcpy(x->scalar[k], v->scalar, size);
-    x->arg[x->count++] = (clscan__karg){size, x->scalar[k]};
+  CLSCAN_RETURN_IF_ERROR(clscan__value_take(a, v, k, name, x));
+  if (a->kind == CLSCAN_ARG_SCALAR)
     return CLSCAN_SUCCESS;
-  }
-  if (v->scalar)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "%s is a buffer, but scalar is set", name);
-  if (!v->buffer)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "%s: buffer is NULL", name);
+  size_t size = clscan__arg_size(a);
   int written = a->access == CLSCAN_ARG_READ_WRITE;
   size_t length = v->length ? v->length : req->n;
   CLSCAN_RETURN_IF_ERROR(
       check_buffer(plan->ctx, v->buffer, v->offset, length, size, written, name));
   byte_range r;
   CLSCAN_RETURN_IF_ERROR(range_of(v->buffer, v->offset, length, size, &r));
-  CLSCAN_RETURN_IF_ERROR(check_value_overlap(plan, req, reduce, &r, written, name));
-  x->mem[k] = v->buffer;
-  x->off[k] = v->offset;
-  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->mem[k]);
-  x->arg[x->count++] = (clscan__karg)CLSCAN__ARG(x->off[k]);
-  return CLSCAN_SUCCESS;
+  return check_value_overlap(plan, req, reduce, &r, written, name);
 }
 
 /* Checks one device element at a byte offset (the initial value or the total). */
