@@ -49,6 +49,11 @@ static const clscan_arg int_args[] = {
 };
 
 /* Fails the test with a formatted message that names the seed. */
+static void failf(uint64_t seed, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 static void failf(uint64_t seed, const char *fmt, ...) {
   char msg[512];
   va_list ap;

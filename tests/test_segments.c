@@ -70,6 +70,11 @@ static const size_t sizes[] = {1, 2, 7, 31, 32, 33, 64, 65, 257, 1000};
 #define NUM_SIZES (sizeof sizes / sizeof sizes[0])
 
 /* Prints a failure with its case description and fails the test. */
+static void failf(const char *what, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 static void failf(const char *what, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
