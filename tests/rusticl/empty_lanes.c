@@ -63,36 +63,26 @@ static cl_uint run(cl_command_queue q, cl_kernel k, cl_mem counter, cl_mem out, 
 }
 
 int main(void) {
-  cl_device_id dev = rusticl_device();
-  if (!dev) {
-    printf("no rusticl device (set RUSTICL_ENABLE=llvmpipe)\n");
-    return 77;
-  }
+  rusticl_setup s;
+  const int setup = rusticl_setup_build(&s, source);
+  if (setup)
+    return setup;
   cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    printf("build failed\n");
-    return 1;
-  }
-  cl_kernel k = clCreateKernel(prog, "k", &err);
+  cl_kernel k = clCreateKernel(s.prog, "k", &err);
   cl_uint zero = 0;
   cl_mem counter =
-      clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &err);
-  cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (N + 1) * sizeof(cl_uint), NULL, &err);
+      clCreateBuffer(s.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &err);
+  cl_mem out = clCreateBuffer(s.ctx, CL_MEM_READ_WRITE, (N + 1) * sizeof(cl_uint), NULL, &err);
   int bad = 0;
   for (cl_uint base = 0; base < 3; base++) {
-    const cl_uint ran = run(q, k, counter, out, base);
+    const cl_uint ran = run(s.q, k, counter, out, base);
     printf("base %u: the loop of %d iterations ran %u\n", base, N, ran);
     bad |= ran != N;
   }
   clReleaseMemObject(out);
   clReleaseMemObject(counter);
   clReleaseKernel(k);
-  clReleaseProgram(prog);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  rusticl_setup_release(&s);
   if (!bad) {
     printf("fixed\n");
     return 0;
