@@ -21,16 +21,6 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-/* Reduces in[begin, end) in order (aux: see common.cl). */
-ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                                ulong begin, ulong end) {
-  elem_t acc = IDENTITY;
-  ulong at = 0; /* offsets: the search position, carried from element to element */
-  for (ulong i = begin; i < end; i++)
-    acc = combine(acc, make_elem_at(in[i], aux CLSCAN_XA, i, &at) CLSCAN_XA);
-  return acc;
-}
-
 #if CLSCAN_PLAIN
 /* (These two are plainly inline: always inlined, Oclgrind's compiler turns the non-temporal store
  * below into a store of an undefined value.) */
@@ -46,6 +36,22 @@ inline vec8_t cpu_scan8(vec8_t x, elem_t *acc, int exclusive CLSCAN_XP) {
   *acc = s7;
   return exclusive ? (vec8_t)(a, s0, s1, s2, s3, s4, s5, s6)
                    : (vec8_t)(s0, s1, s2, s3, s4, s5, s6, s7);
+}
+
+/*
+ * Reduces in[begin, end) in order, eight elements an iteration in registers: the same
+ * combinations as one at a time, so owner and fallback get the same bits, in an eighth of the loop
+ * iterations (Mesa rusticl's llvmpipe allows a work-item 65535 in all, tests/rusticl/loop_limit.c).
+ */
+ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                ulong begin, ulong end) {
+  elem_t acc = IDENTITY;
+  ulong i = begin;
+  for (; i + 8 <= end; i += 8)
+    (void)cpu_scan8(vload8(0, in + i), &acc, 0 CLSCAN_XA);
+  for (; i < end; i++)
+    acc = combine(acc, in[i] CLSCAN_XA);
+  return acc;
 }
 
 /*
@@ -82,18 +88,53 @@ inline void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLS
   }
 }
 #else
-/* Scans in[begin, end) into out[begin, end), seeded with prefix, one element at a time: the
- * general path (maps, conversions, user types and segments). */
+/*
+ * The general path (maps, conversions, user types and segments), one element at a time. Its loops
+ * take eight elements an iteration, fully unrolled, and then the rest: Mesa rusticl's llvmpipe
+ * allows a work-item 65535 loop iterations in all, and unrolled ones do not count
+ * (tests/rusticl/loop_limit.c); a tile's reduction and scan one element an iteration would take
+ * 65536.
+ */
+
+/* Reduces in[begin, end) in order (aux: see common.cl). */
+ALWAYS_INLINE elem_t cpu_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                ulong begin, ulong end) {
+  elem_t acc = IDENTITY;
+  ulong at = 0; /* offsets: the search position, carried from element to element */
+  ulong i = begin;
+  for (; i + 8 <= end; i += 8) {
+#pragma unroll
+    for (uint k = 0; k < 8; k++)
+      acc = combine(acc, make_elem_at(in[i + k], aux CLSCAN_XA, i + k, &at) CLSCAN_XA);
+  }
+  for (; i < end; i++)
+    acc = combine(acc, make_elem_at(in[i], aux CLSCAN_XA, i, &at) CLSCAN_XA);
+  return acc;
+}
+
+/* Scans element i: stores its result and moves acc on (at: see cpu_reduce). */
+ALWAYS_INLINE void cpu_scan1(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                             __global val_t *out, ulong i, elem_t *acc, ulong *at, int exclusive,
+                             val_t seed) {
+  const elem_t x = make_elem_at(in[i], aux CLSCAN_XA, i, at), next = combine(*acc, x CLSCAN_XA);
+  out[i] = out_value(*acc, x, next, exclusive, seed CLSCAN_XA);
+  *acc = next;
+}
+
+/* Scans in[begin, end) into out[begin, end), seeded with prefix. */
 ALWAYS_INLINE void cpu_scan_tile(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                  __global val_t *out, ulong begin, ulong end, elem_t prefix,
                                  int exclusive, val_t seed) {
   elem_t acc = prefix;
-  ulong at = 0; /* offsets: the search position, carried from element to element */
-  for (ulong i = begin; i < end; i++) {
-    const elem_t x = make_elem_at(in[i], aux CLSCAN_XA, i, &at), next = combine(acc, x CLSCAN_XA);
-    out[i] = out_value(acc, x, next, exclusive, seed CLSCAN_XA);
-    acc = next;
+  ulong at = 0;
+  ulong i = begin;
+  for (; i + 8 <= end; i += 8) {
+#pragma unroll
+    for (uint k = 0; k < 8; k++)
+      cpu_scan1(in, aux CLSCAN_XA, out, i + k, &acc, &at, exclusive, seed);
   }
+  for (; i < end; i++)
+    cpu_scan1(in, aux CLSCAN_XA, out, i, &acc, &at, exclusive, seed);
 }
 #endif
 
@@ -136,19 +177,27 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
+  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   if (in_place == 2) {
     // The finishing launch of an in-place scan (see single_pass.cl): work-group g writes tile g
     // if its owner left it.
     const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
-    const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
     if (t < tiles && gate_deferred(status, tiles, t, epoch))
       cpu_scan_tile(in, aux CLSCAN_XA, out, begin, min(begin + CLSCAN_CPU_TILE, n),
                     gate_exclusive(status, t, epoch, chain_seed), exclusive, seed);
     return;
   }
   const ulong tile = atomic_inc(temp) - ticket_base;
-  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
-  // close their gate, so that readers turned away find a value).
+  // A ticket past the last tile has nothing to do. Only a lane that holds no work-item gets one:
+  // Mesa rusticl's llvmpipe runs a work-group in SIMD lanes, and in the lanes left over (7 of 8
+  // here) loads and atomics return 0, so their ticket is 0 - ticket_base; though masked, those
+  // lanes keep the loops they enter running, and every iteration counts against the work-item's
+  // 65535 loop iterations (tests/rusticl/empty_lanes.c). Their look-back would spin until the
+  // count ran out, and the scan loops after it would stop after one iteration.
+  if (tile >= tiles)
+    return;
+    // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+    // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
   const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
 #else
@@ -175,7 +224,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
 
   // Scan the tile (now in cache) seeded with its prefix. In place only if no fallback read it;
   // else its prefix goes to the finishing launch (as tile - 1's inclusive prefix).
-  const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   if (in_place && gate_close(status, tiles, tile, epoch)) {
     if (tile > 0)
       status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);

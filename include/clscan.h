@@ -208,10 +208,11 @@ typedef enum clscan_op {
  *   offsets. About 3n traffic.
  * - SINGLE_PASS: chained scan with decoupled look-back and decoupled fallback (terminates without
  *   forward-progress guarantees). About 2n traffic. Its status words are 64-bit atomics where the
- *   device has them, else 32-bit ones (two per 4 bytes of state; refused on Mesa 22 rusticl, whose
- *   CPU-shaped kernel scans in place wrongly: CLSCAN_UNSUPPORTED_BY_DEVICE). Every published
- *   inclusive prefix is the left fold of the tile aggregates in tile order, whichever predecessor
- *   a look-back stops at, and a tile reduced by a fallback combines in its owner's order.
+ *   device has them, else 32-bit ones (two per 4 bytes of state; the selections' single pass has
+ *   64-bit ones only, and without 64-bit atomics returns CLSCAN_UNSUPPORTED_BY_DEVICE). Every
+ *   published inclusive prefix is the left fold of the tile aggregates in tile order, whichever
+ *   predecessor a look-back stops at, and a tile reduced by a fallback combines in its owner's
+ *   order.
  * - AUTO: the library picks per device, type and n (docs/tuning.md): the single pass where the
  *   device has 64-bit atomics, else REDUCE_THEN_SCAN.
  *

@@ -82,6 +82,11 @@ static clscan_status validate_select_desc(const clscan_context *ctx, const clsca
   if (!d)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
   CLSCAN_RETURN_IF_ERROR(check_select_fields(d));
+  // The selections' single pass has 64-bit status words only (cl/select.cl, cl/select_cpu.cl).
+  if (d->algorithm == CLSCAN_ALGO_SINGLE_PASS && !ctx->info.has_int64_atomics)
+    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
+                        "the selections' single pass needs 64-bit atomics, which device %s lacks",
+                        ctx->info.name);
   unsigned char zero[8] = {0};
   const clscan_scan_desc s = element_desc(d, zero);
   // The elements as a scan would check them, without the arguments (whose reader is the

@@ -126,17 +126,6 @@ static int rusticl_int8_crash(const clscan_context *ctx, const clscan_scan_desc 
          desc->op == CLSCAN_AND;
 }
 
-/*
- * Returns 1 for a single-pass scan on Mesa 22.3's rusticl: there the CPU-shaped single pass (what
- * a CPU device runs) scanning in place returned wrong values from the second element on, while the
- * same kernel out of place, the GPU-shaped kernel and every other algorithm were right
- * (docs/testing-drivers.md). AUTO takes reduce-then-scan there anyway (no 64-bit atomics).
- */
-static int rusticl_single_pass(const clscan_context *ctx, const clscan_scan_desc *desc) {
-  return desc->algorithm == CLSCAN_ALGO_SINGLE_PASS && strcmp(ctx->info.platform, "rusticl") == 0 &&
-         strncmp(ctx->info.driver, "22.", 3) == 0;
-}
-
 clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan_desc *desc) {
   if (!desc)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
@@ -158,10 +147,6 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
   if (uses_half && !ctx->info.has_fp16)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp16 (cl_khr_fp16)",
                         ctx->info.name);
-  if (rusticl_single_pass(ctx, desc))
-    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
-                        "the single pass scans in place wrongly on Mesa %s's rusticl (device %s)",
-                        ctx->info.driver, ctx->info.name);
   if (rusticl_int8_crash(ctx, desc))
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
                         "int8 %s scans crash the LLVM JIT of Mesa %s's rusticl (device %s)",

@@ -14,14 +14,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/cli_harness.sh"
 words() { tr ' ' '\n' <<<"$2" >"$1"; }
 
 # What the default device runs, from `clscan devices` (the block of the device marked *): a device
-# without fp64 or 64-bit atomics (rusticl's llvmpipe) must refuse double and the single pass with
-# exit status 1 and "the device lacks a capability", which is then checked instead of a result.
+# without fp64 or 64-bit atomics (rusticl's llvmpipe) must refuse double and the selections' single
+# pass (its status words are 64-bit) with exit status 1 and "the device lacks a capability", which
+# is then checked instead of a result.
 "$CLSCAN" devices >devices.txt
 default_device=$(awk '/^\* /{on=1; print; next} /^( +[0-9]+:[0-9]+ |Platform )/{on=0} on' devices.txt)
 has_fp64=0
 has_single_pass=0
 grep -Eq '^ +fp64 +yes' <<<"$default_device" && has_fp64=1
-grep -Eq '^ +algorithms .*single-pass' <<<"$default_device" && has_single_pass=1
+grep -Eq '^ +64-bit atomics +yes' <<<"$default_device" && has_single_pass=1
 
 # refused NAME COMMAND ARGS...: checks that a command the device cannot run is refused.
 refused() {

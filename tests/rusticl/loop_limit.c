@@ -60,26 +60,18 @@ static cl_ulong run(cl_context ctx, cl_command_queue q, cl_program prog, const c
 }
 
 int main(void) {
-  cl_device_id dev = rusticl_device();
-  if (!dev) {
-    printf("no rusticl device (set RUSTICL_ENABLE=llvmpipe)\n");
-    return 77;
-  }
-  cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    printf("build failed\n");
-    return 1;
-  }
+  rusticl_setup s;
+  const int setup = rusticl_setup_build(&s, source);
+  if (setup)
+    return setup;
+  cl_context ctx = s.ctx;
+  cl_command_queue q = s.q;
+  cl_program prog = s.prog;
   const cl_ulong n = 100000;
   cl_ulong single = run(ctx, q, prog, "single", n), split = run(ctx, q, prog, "split", n);
   printf("a loop of %llu iterations ran %llu; split into loops of 32768: %llu\n",
          (unsigned long long)n, (unsigned long long)single, (unsigned long long)split);
-  clReleaseProgram(prog);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  rusticl_setup_release(&s);
   if (single == n) {
     printf("fixed\n");
     return 0;

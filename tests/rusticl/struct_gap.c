@@ -36,19 +36,14 @@ static const char *source =
     "}\n";
 
 int main(void) {
-  cl_device_id dev = rusticl_device();
-  if (!dev) {
-    printf("no rusticl device (set RUSTICL_ENABLE=llvmpipe)\n");
-    return 77;
-  }
+  rusticl_setup s;
+  const int setup = rusticl_setup_build(&s, source);
+  if (setup)
+    return setup;
   cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    printf("build failed\n");
-    return 1;
-  }
+  cl_context ctx = s.ctx;
+  cl_command_queue q = s.q;
+  cl_program prog = s.prog;
   cl_kernel k = clCreateKernel(prog, "k", &err);
   const cl_ushort data[2] = {3, 15841};
   cl_uint got[4] = {0, 0, 0, 0};
