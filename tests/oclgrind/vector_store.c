@@ -5,8 +5,9 @@
  * Its clang 14 compiles the store below into a store of undef followed by four element stores;
  * the final bytes are right, but the uninitialised-value check reports the first store (for each
  * work-item). A vector literal or a union gives the same; vstore4, or -cl-opt-disable, does not.
- * cl/tile.cl stores its results that way (tile_store, narrow_store), which is test_oclgrind's
- * known finding (tests/oclgrind_log.c). Oclgrind issue 126 describes the same for float8.
+ * cl/tile.cl stores its results that way (tile_store, narrow_store), so the Oclgrind tests build
+ * it with -DCLSCAN_OCLGRIND_VSTORE=1, which stores with vstore instead. Oclgrind's issue tracker
+ * (its issue 126) describes the same for float8.
  *
  *   cc tests/oclgrind/vector_store.c -lOpenCL -o vector_store && OCL_ICD_VENDORS=DIR
  *   OCLGRIND_UNINITIALIZED=1 OCLGRIND_LOG=log.txt ./vector_store
