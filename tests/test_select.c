@@ -1227,8 +1227,7 @@ static void test_args(void **state) {
       {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0},
   };
   const size_t sizes[] = {1, 4097, 70001};
-  const int single_pass =
-      device_runs((clscan_scan_desc){.type = CLSCAN_INT32, .algorithm = CLSCAN_ALGO_SINGLE_PASS});
+  const int single_pass = device_runs_single_pass();
   uint64_t seed = tu_mix(tu_seed(), 1616);
   for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
     if (paths[p].algorithm == CLSCAN_ALGO_SINGLE_PASS && !single_pass)
