@@ -24,8 +24,13 @@
  * of the user sources (CLSCAN_XP, common.cl) last. Needs common.cl first, and 64-bit atomics
  * unless CLSCAN_STATUS32.
  */
+/* The host sets CLSCAN_STATUS32=1 where it wants 32-bit words; otherwise the device decides. */
 #ifndef CLSCAN_STATUS32
+#if defined(cl_khr_int64_base_atomics) && defined(cl_khr_int64_extended_atomics)
 #define CLSCAN_STATUS32 0
+#else
+#define CLSCAN_STATUS32 1
+#endif
 #endif
 #if !CLSCAN_STATUS32
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable

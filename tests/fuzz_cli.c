@@ -117,7 +117,9 @@ static void check_accepted(const cli_scan_request *r) {
   PROPERTY(d->segments != CLSCAN_SEGMENTS_OFFSETS || d->key_type == CLSCAN_INT32 ||
            d->key_type == CLSCAN_UINT32 || d->key_type == CLSCAN_INT64 ||
            d->key_type == CLSCAN_UINT64);
-  PROPERTY(cli_segment_size(d) == 0 || cli_segment_size(d) == 1 || cli_segment_size(d) >= 4);
+  // Bytes per flag, key or offset: none, a flag, or a built-in key or offset type's size.
+  const size_t seg = cli_segment_size(d);
+  PROPERTY(seg == 0 || seg == 1 || seg == 2 || seg == 4 || seg == 8);
 }
 
 /* Returns 1 for standard input or output: no path or "-". */

@@ -95,20 +95,27 @@ static void build_raw(const char *const *files, cl_uint count, built_lists *buil
   clReleaseProgram(p);
 }
 
+/* Returns 1 if the device has 64-bit global atomics. */
+static int device_has_int64_atomics(void) {
+  static char ext[16384];
+  ext[0] = '\0';
+  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
+                  NULL);
+  return strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
+}
+
 /* Returns 1 if the device runs the algorithm that builds a program. Scan algorithms are asked
  * through clscan_context_supports(); other families are built everywhere. */
 static int program_supported(const clscan_test_program_info *info) {
   clscan_scan_desc desc = {
       .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = (clscan_algorithm)info->id};
   if (info->family != 0) {
-    // Other families: a program with the status words (cl/status.cl) needs 64-bit atomics, as
-    // the single pass does.
+    // Other families: a program with the status words (cl/status.cl) needs 64-bit atomics (only
+    // the scan's single pass has 32-bit status words).
     int status_words = 0;
     for (const char *const *f = info->files; *f; f++)
       status_words |= strcmp(*f, "status") == 0;
-    if (!status_words)
-      return 1;
-    desc.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+    return !status_words || device_has_int64_atomics();
   }
   return clscan_context_supports(tu_context(), &desc) == CLSCAN_SUCCESS;
 }
