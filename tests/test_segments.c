@@ -52,6 +52,15 @@ static const clscan_tuning tunings[NUM_RUNS] = {
     {.tile_wg = 4, .tile_vpt = 2, .rts_groups_per_cu = 2},
     {.tile_wg = 4, .tile_vpt = 2, .single_pass_shape = CLSCAN_SHAPE_GPU},
     {.cpu_tile = 7, .single_pass_shape = CLSCAN_SHAPE_CPU}};
+/* Run r's tuning: NVIDIA needs work-groups of at least a warp, so GPUs get 32 work-items where the
+ * table says 4 (tiles of 256 int32 elements, still crossed by the larger sizes). */
+static const clscan_tuning *run_tuning(int r) {
+  static clscan_tuning gpu[NUM_RUNS];
+  gpu[r] = tunings[r];
+  if (!tu_device_is_cpu() && gpu[r].tile_wg == 4)
+    gpu[r].tile_wg = 32;
+  return &gpu[r];
+}
 static const char *const run_names[NUM_RUNS] = {"blelloch", "hillis-steele", "reduce-then-scan",
                                                 "single-pass-gpu", "single-pass-cpu"};
 
@@ -276,7 +285,7 @@ static void test_key_types(void **state) {
                              .algorithm = algos[r],
                              .segments = CLSCAN_SEGMENTS_KEYS,
                              .key_type = kt},
-                    .tuning = &tunings[r],
+                    .tuning = run_tuning(r),
                     .n = n,
                     .in_off = (size_t)r,
                     .out_off = 4,
@@ -330,7 +339,7 @@ static void test_user_keys(void **state) {
                            .key_type_name = "pair_key",
                            .key_size = sizeof(pair_key),
                            .key_equal_source = "a.group == b.group"},
-                  .tuning = &tunings[r],
+                  .tuning = run_tuning(r),
                   .n = n,
                   .aux = pk,
                   .aux_count = n,
@@ -431,7 +440,7 @@ static void offsets_case(const char *pattern, const uint64_t *o, size_t n_segmen
                          .algorithm = algos[r],
                          .segments = CLSCAN_SEGMENTS_OFFSETS,
                          .key_type = ot},
-                .tuning = &tunings[r],
+                .tuning = run_tuning(r),
                 .n = n,
                 .in_off = (size_t)variant % 5,
                 .out_off = (size_t)variant % 3,
