@@ -573,7 +573,12 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 
 /* The scan state of input element x at index i. */
 ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulong i) {
-#if CLSCAN_SEGMENTS
+#if CLSCAN_SEGMENTS == 4
+  // One division gives both the map's index and the head flag.
+  const ulong r = MAP_INDEX(i);
+  (void)aux;
+  return seg_make(MAP(x, r), r == 0);
+#elif CLSCAN_SEGMENTS
   return seg_make(MAP(x, MAP_INDEX(i)), is_head(aux CLSCAN_XA, i));
 #else
   return MAP(x, i);

@@ -29,7 +29,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
   for (ulong t = first; t < last; t++) {
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux CLSCAN_XA, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x, &scratch);
     total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch CLSCAN_XA) CLSCAN_XA);
   }
   if (get_local_id(0) == 0)
@@ -91,7 +91,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_scan(
   for (ulong t = first; t < last; t++) {
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux CLSCAN_XA, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x, &scratch);
     const elem_t total = tile_scan_local(&x, pre, &group_prefix, &scratch CLSCAN_XA);
     tile_store(out, n, t, &x, pre, combine(carry, group_prefix CLSCAN_XA), exclusive,
                seed CLSCAN_XA);

@@ -94,7 +94,7 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
     const elem_t lead = sh->lead;
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux CLSCAN_XA, n, t, &x);
+    tile_load(in, aux CLSCAN_XA, n, t, &x, &sh->scratch);
     tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
     tile_store(out, n, t, &x, pre, combine(lead, group_prefix CLSCAN_XA), exclusive,
                seed CLSCAN_XA);
@@ -138,7 +138,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   // Load and scan the tile locally; publish its aggregate at once.
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
-  tile_load(in, aux CLSCAN_XA, n, tile, &x);
+  tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch);
   const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
   if (lid == 0) {
     if (withheld) {

@@ -55,6 +55,27 @@
 #define SEGMENT (SG * CLSCAN_VPT)
 #define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
 
+/* How a tile finds its heads for segments by offsets (CLSCAN_SEGMENTS 3). 0 (the default): the
+ * work-group finds the tile's first offset with a wide search and marks the tile's heads in a
+ * bit mask in local memory (seg_mark_tile), which each work-item then reads; 1: each work-item
+ * searches the offsets for each of its elements (seg_is_offset in common.cl), as a fallback and
+ * for comparisons. */
+#ifndef CLSCAN_SEG_OFFSETS_SEARCH
+#define CLSCAN_SEG_OFFSETS_SEARCH 0
+#endif
+#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_SEARCH
+#define TILE_HEAD_MASK 1
+#define TILE_MASK_WORDS ((CLSCAN_WG * CLSCAN_VPT * VEC + 31) / 32)
+#else
+#define TILE_HEAD_MASK 0
+#endif
+/* Rows (CLSCAN_SEGMENTS 4): 0 (the default): a work-item computes its first vector's position in
+ * its row once per tile and advances it by the constant distance to its next vector; 1: one
+ * division per vector, for comparisons. */
+#ifndef CLSCAN_SEG_ROWS_DIVIDE
+#define CLSCAN_SEG_ROWS_DIVIDE 0
+#endif
+
 /* The packed path (see above). */
 #if CLSCAN_NARROW && CLSCAN_VECTOR_IO
 #define TILE_PACKED 1
@@ -99,7 +120,10 @@ typedef union out_elems {
   val_t e[VEC];
 } out_elems;
 
-/* Local memory a tile scan needs: a lane-group scan buffer and the lane-group totals. */
+/* Local memory a tile scan needs: a lane-group scan buffer and the lane-group totals; for offsets
+ * also the tile's heads, one bit per element, and the slots of the search for the tile's first
+ * offset (seg_mark_tile). The scan's members and the mask are used at different times, but they
+ * are kept apart so that no barrier has to separate their uses. */
 typedef struct tile_scratch {
 #if !CLSCAN_NV_PTX
   elem_t lanes[CLSCAN_WG];
@@ -108,6 +132,10 @@ typedef struct tile_scratch {
 #endif
 #endif
   elem_t group_total[NUM_GROUPS];
+#if TILE_HEAD_MASK
+  uint head_mask[TILE_MASK_WORDS];
+  uint search_slot[3];
+#endif
 } tile_scratch;
 
 #if TILE_PACKED
@@ -579,11 +607,12 @@ ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full,
 /* Loads a work-item's vectors of tile t from in[0, n) (aux is unused: the packed path has no
  * segments); elements past n read as the identity. Every load is issued before any is used. */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
-                             ulong t, tile_items *x) {
+                             ulong t, tile_items *x, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
   (void)aux;
+  (void)s;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     x->w[j] = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
@@ -697,8 +726,36 @@ typedef union key_elems {
 } key_elems;
 #endif
 
+/* A work-item's search hint for its vectors (the *at of load_vector_at), from the index e of its
+ * first vector in a tile: for rows the position of e in its row (one division per tile), else 0
+ * (the offset search starts at the first offset). */
+ALWAYS_INLINE ulong tile_hint_first(ulong e) {
+#if CLSCAN_SEGMENTS == 4
+  return e % SEG_PARAM();
+#else
+  (void)e;
+  return 0;
+#endif
+}
+
+/* The hint for a work-item's next vector, SG * VEC elements further on (see vector_index): for
+ * rows the row position advances by that distance modulo the row length (a 32-bit remainder,
+ * and only for rows shorter than the distance); else the hint stays what the search left. */
+ALWAYS_INLINE ulong tile_hint_next(ulong at) {
+#if CLSCAN_SEGMENTS == 4
+  const ulong len = SEG_PARAM();
+  const uint dist = SG * VEC;
+  const ulong d = len > dist ? dist : dist % (uint)len;
+  at += d;
+  return at >= len ? at - len : at;
+#else
+  return at;
+#endif
+}
+
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
- * one vector load for the input and one for the flags or keys (*at: see make_elem_at). */
+ * one vector load for the input and one for the flags or keys (*at: see make_elem_at; for rows
+ * the position of e in its row, see tile_hint_first). */
 ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                     ulong e, ulong *at, elem_t xs[VEC]) {
   in_elems u;
@@ -720,15 +777,18 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
     prev = kv.e[k];
   }
 #elif CLSCAN_SEGMENTS == 4
-  // Rows of a fixed length: one division per vector, then the position within the row counts up.
+  // Rows of a fixed length: the position within the row counts up from the vector's first.
   const ulong len = SEG_PARAM();
+#if CLSCAN_SEG_ROWS_DIVIDE
   ulong r = e % len;
+#else
+  ulong r = *at;
+#endif
 #pragma unroll
   for (uint k = 0; k < VEC; k++) {
     xs[k] = seg_make(MAP(u.e[k], r), r == 0);
     r = r + 1 == len ? 0 : r + 1;
   }
-  (void)at;
 #else
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
@@ -737,7 +797,7 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
 }
 
 /* Loads the VEC elements from index e of a range of n elements (elements past n read as the
- * identity); full says that the whole tile lies inside the range (*at: see make_elem_at). */
+ * identity); full says that the whole tile lies inside the range (*at: see load_full_vector). */
 ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                   ulong n, ulong e, int full, ulong *at, elem_t xs[VEC]) {
   if (CLSCAN_VECTOR_IO && full) {
@@ -749,25 +809,161 @@ ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar 
   }
 }
 
-/* load_vector_at() without a search hint. */
+/* load_vector_at() without a search hint (not for rows: their hint is a position). */
 ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                ulong n, ulong e, int full, elem_t xs[VEC]) {
   ulong at = 0;
   load_vector_at(in, aux CLSCAN_XA, n, e, full, &at, xs);
 }
 
+#if TILE_HEAD_MASK
+/*
+ * Returns the first index q in [0, count) with off[q] >= v, or count, found by the whole
+ * work-group in rounds. The answer lies in [a, b] (b: count, or an index known to qualify); in
+ * each round every work-item probes one index, the probes cutting [a, b) into CLSCAN_WG + 1
+ * chunks of s elements, and the first probe that qualifies (a local atomic_min) gives the chunk
+ * of the answer, so that b - a shrinks at least CLSCAN_WG + 1 times: ceil(log_(WG+1)(count + 1))
+ * rounds of one global load each. The number of rounds follows from count alone, so every
+ * work-item runs the same rounds and reaches the same barriers, for any offsets; each probe lies
+ * in [0, count). The slots rotate over three, so that one barrier per round suffices: a slot is
+ * reset (by work-item 0) one round before it is used, two rounds after it was last read. Every
+ * work-item must call it, and all get the same answer; unsorted offsets give some index in
+ * [0, count].
+ */
+ALWAYS_INLINE ulong seg_group_lower_bound(const __global seg_offset_t *off, ulong count, ulong v,
+                                          __local uint *slot) {
+  const uint lid = get_local_id(0);
+  ulong a = 0, b = count;
+  uint r = 0;
+  if (lid == 0)
+    slot[0] = UINT_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (ulong w = count; w > 0; w /= CLSCAN_WG + 1) {
+    // Chunks of s elements with s > (b - a) / (CLSCAN_WG + 1); probe k ends chunk k.
+    const ulong s = (b - a) / (CLSCAN_WG + 1) + 1;
+    const ulong probes = (b - a) / s;
+    const ulong p = a + (lid + 1) * s - 1;
+    const uint next = r == 2 ? 0 : r + 1;
+    if (lid < probes && off[p] >= v)
+      atomic_min(&slot[r], lid);
+    if (lid == 0)
+      slot[next] = UINT_MAX;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong m = min((ulong)slot[r], probes);
+    // The answer is in chunk m: [a + m s, a + (m + 1) s - 1] if probe m qualified, else past
+    // the last probe, [a + m s, b].
+    if (m < probes)
+      b = a + (m + 1) * s - 1;
+    a += m * s;
+    r = next;
+  }
+  return a;
+}
+
+/*
+ * Marks the heads of tile t of a range of n elements segmented by offsets in s->head_mask (bit
+ * p of the mask is element t * TILE + p): the work-group finds the first offset not below the
+ * tile's start (seg_group_lower_bound), then its work-items read the offsets from there in
+ * turn, each setting the bit of an offset inside the tile (local atomic_or: equal offsets,
+ * empty segments, set one bit) until it reads one at or past the tile's end. Elements past n
+ * get no bit (they load as the identity, whose flag is 0). Offsets outside the tile set nothing,
+ * so unsorted offsets give wrong heads but touch nothing outside the mask; every offset read is
+ * in [0, count). Every work-item must call it; the mask is complete when it returns.
+ */
+ALWAYS_INLINE void seg_mark_tile(const __global uchar *aux, ulong n, ulong t,
+                                 __local tile_scratch *s) {
+  const __global seg_offset_t *off = (const __global seg_offset_t *)aux;
+  const uint lid = get_local_id(0);
+  const ulong count = SEG_PARAM(), base = t * TILE, end = min(base + TILE, n);
+  barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's heads are read */
+  for (uint w = lid; w < TILE_MASK_WORDS; w += CLSCAN_WG)
+    s->head_mask[w] = 0;
+  const ulong first = seg_group_lower_bound(off, count, base, s->search_slot);
+  for (ulong q = first + lid; q < count; q += CLSCAN_WG) {
+    const ulong o = off[q];
+    if (o >= end)
+      break;
+    if (o >= base) {
+      const uint p = (uint)(o - base);
+      atomic_or(&s->head_mask[p / 32], 1u << (p % 32));
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The head bits of the vector at index v (in vectors, within the tile) from the mask of a tile
+ * starting at element base; element 0 is always a head. */
+ALWAYS_INLINE uint seg_vector_heads(const __local tile_scratch *s, ulong base, uint v) {
+  const uint p = v * VEC;
+  const uint bits = (s->head_mask[p / 32] >> (p % 32)) & (uint)((1ul << VEC) - 1);
+  return bits | (uint)(base + p == 0);
+}
+
+/* The values of the VEC elements from index e (past n: the identity's); full: as above. */
+ALWAYS_INLINE void load_vector_values(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                                      ulong n, ulong e, int full, item_t v[VEC]) {
+  (void)aux;
+  if (CLSCAN_VECTOR_IO && full) {
+    in_elems u;
+    u.v = ((const __global in_vec_t *)in)[e / VEC];
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      v[k] = MAP(u.e[k], e + k);
+  } else {
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      v[k] = e + k < n ? MAP(in[e + k], e + k) : VAL_IDENTITY;
+  }
+}
+#endif
+
+/* Loads the VEC elements of the vector at index v (in vectors) of tile t as scan states; *at is
+ * the work-item's hint (tile_hint_first), and for offsets s->head_mask holds the tile's heads. */
+ALWAYS_INLINE void tile_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong t, uint v, int full, ulong *at,
+                               const __local tile_scratch *s, elem_t xs[VEC]) {
+  const ulong e = t * TILE + (ulong)v * VEC;
+#if TILE_HEAD_MASK
+  item_t values[VEC];
+  load_vector_values(in, aux CLSCAN_XA, n, e, full, values);
+  const uint heads = seg_vector_heads(s, t * TILE, v);
+#pragma unroll
+  for (uint k = 0; k < VEC; k++)
+    xs[k] = seg_make(values[k], (heads >> k) & 1u);
+  (void)at;
+#else
+  (void)s;
+  load_vector_at(in, aux CLSCAN_XA, n, e, full, at, xs);
+#endif
+}
+
 /* Loads a work-item's vectors of tile t from in[0, n) (aux: see common.cl); elements past n read
- * as the identity. Every load is issued before any is used. */
+ * as the identity. Every load is issued before any is used; for offsets the values are loaded
+ * first, then the work-group marks the tile's heads (seg_mark_tile) while they are in flight,
+ * and each work-item takes its bits from the mask. Every work-item must call it (for offsets it
+ * contains barriers; s is the work-group's scratch, otherwise unused). */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
-                             ulong t, tile_items *x) {
+                             ulong t, tile_items *x, __local tile_scratch *s) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
-  ulong at = 0;
+#if TILE_HEAD_MASK
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++)
+    load_vector_values(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full,
+                       x->v[j]);
+  seg_mark_tile(aux, n, t, s);
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++)
+    x->heads[j] = seg_vector_heads(s, base, vector_index(lid, j));
+#else
+  ulong at = tile_hint_first(base + (ulong)vector_index(lid, 0) * VEC);
+  (void)s;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
     load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
+    at = tile_hint_next(at);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -781,6 +977,7 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
       x->v[j][k] = xs[k];
 #endif
   }
+#endif
 }
 
 /*
@@ -824,11 +1021,15 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
   elem_t carry = IDENTITY;
-  ulong at = 0;
+#if TILE_HEAD_MASK
+  seg_mark_tile(aux, n, t, s);
+#endif
+  ulong at = tile_hint_first(base + (ulong)vector_index(lid, 0) * VEC);
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
-    load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
+    tile_vector(in, aux CLSCAN_XA, n, t, vector_index(lid, j), full, &at, s, xs);
+    at = tile_hint_next(at);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
@@ -886,7 +1087,7 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
   __local tile_scratch s;
   tile_items x;
   elem_t pre[CLSCAN_VPT], gp;
-  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x);
+  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x, &s);
   const elem_t total = tile_scan_local(&x, pre, &gp, &s CLSCAN_XA);
   tile_store(out, 0, 0, &x, pre, combine(gp, total CLSCAN_XA), 0, seed CLSCAN_XA);
 }

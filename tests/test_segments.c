@@ -17,7 +17,8 @@
  * - offsets: int32, uint32, int64 and uint64 offsets through every algorithm, inclusive and
  *   exclusive, with and without init, in place and not, at sizes around tile boundaries and
  *   random sizes, with empty segments (leading, repeated, trailing), every element a segment, one
- *   segment; one-shot and host calls.
+ *   segment; patterns placed against the tiles (boundaries at tile boundaries, more empty
+ *   segments in a tile than work-items, tiles with no head); one-shot and host calls.
  * - rows: rows without padding (the segmented path, every algorithm), rows with padding and
  *   columns (the simple kernel), in place and not, with init and exclusive; the host call.
  * - errors: every bad-input status of the new entry points and descriptor fields, with the
@@ -519,6 +520,65 @@ static void test_offsets_patterns(void **state) {
   free(o);
 }
 
+/* The int32 tile of run r (work-items x vectors x 4 elements), or 32 for runs without tiles. */
+static size_t run_tile(int r) {
+  const clscan_tuning *t = run_tuning(r);
+  return t->tile_wg ? (size_t)t->tile_wg * t->tile_vpt * 4 : 32;
+}
+
+/* Patterns placed against the tiles of the tile kernels, which mark a tile's heads from its
+ * offsets in local memory: a segment boundary exactly at every tile boundary (and next to it),
+ * more empty segments inside one tile and at a tile boundary than a work-group has work-items,
+ * segments spanning many tiles with no head in between, many empty segments at the end (the
+ * last tile's offsets equal n, past which nothing is marked), and a tile that ends the range
+ * part way. Variants 0, 9 and 3 (in place) keep the buffers aligned, so that full tiles take the
+ * vector loads; variant 2 does not. */
+static void test_offsets_tiles(void **state) {
+  (void)state;
+  uint64_t *o = malloc(4000 * sizeof *o);
+  assert_non_null(o);
+  for (int r = 0; r < NUM_RUNS; r++) {
+    if (!run_ok(r))
+      continue;
+    const size_t t = run_tile(r), n = 6 * t + 7;
+    uint64_t s = tu_mix(tu_seed(), (uint64_t)(700 + r));
+    size_t c = 0;
+    o[c++] = 0;
+    for (size_t b = t; b < n; b += t) {
+      o[c++] = b - 1;
+      o[c++] = b;
+      o[c++] = b + 1;
+    }
+    o[c++] = n;
+    offsets_case("tile-bounds", o, c - 1, n, offset_types[r % 4], r, 0, s);
+    // 300 empty segments inside tile 1, 300 at the start of tile 3, heads in between.
+    c = 0;
+    o[c++] = 0;
+    for (int e = 0; e < 300; e++)
+      o[c++] = t + 3;
+    o[c++] = t + 4;
+    o[c++] = 2 * t + t / 2;
+    for (int e = 0; e < 300; e++)
+      o[c++] = 3 * t;
+    o[c++] = 3 * t + 2;
+    o[c++] = n;
+    offsets_case("tile-empty", o, c - 1, n, offset_types[r % 4], r, 9, s);
+    // Heads only at 1 and n - 1: tiles 1 to 5 have none; then 2000 empty segments at n.
+    c = 0;
+    o[c++] = 0;
+    o[c++] = 1;
+    o[c++] = n - 1;
+    for (int e = 0; e < 2000; e++)
+      o[c++] = n;
+    offsets_case("tile-none", o, c - 1, n, offset_types[r % 4], r, 3, s);
+    // Every element a segment across tiles, ending part way into the last tile.
+    for (size_t i = 0; i <= n; i++)
+      o[i] = i;
+    offsets_case("tile-every", o, n, n, offset_types[r % 4], r, 2, s);
+  }
+  free(o);
+}
+
 /* The one-shot and host calls, and n == 0. */
 static void test_offsets_one_shot(void **state) {
   (void)state;
@@ -856,6 +916,7 @@ int main(int argc, char **argv) {
                                     cmocka_unit_test(test_keys_one_shot)};
   const struct CMUnitTest offsets[] = {cmocka_unit_test(test_offsets_random),
                                        cmocka_unit_test(test_offsets_patterns),
+                                       cmocka_unit_test(test_offsets_tiles),
                                        cmocka_unit_test(test_offsets_one_shot)};
   const struct CMUnitTest rows[] = {cmocka_unit_test(test_rows)};
   const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
