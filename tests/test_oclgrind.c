@@ -17,7 +17,8 @@
  *
  * Every configuration also runs the segmented path (int32 add with head flags) and a user type
  * (the affine-map struct and operator of tests/user_case.h, unsegmented and by uint64 key), at
- * small sizes, checked against the reference of tests/user_case.c.
+ * small sizes, checked against the reference of tests/user_case.c, and segments by uint32 and
+ * uint64 offsets (int32 add), checked against the reference of their head flags.
  *
  * In-place scans: every algorithm scans in place at one size of the rotation, the single pass
  * with its fallback forced too (in place a withheld tile publishes only its aggregate, at its
@@ -251,6 +252,121 @@ static int run_extended(const config *cfg, unsigned *cases) {
   return failed;
 }
 
+/* ============================================================================================== */
+/* Segments by offsets                                                                            */
+/* ============================================================================================== */
+
+/* Scans n int32 elements segmented by offsets of type ot (random, a quarter empty, then 40 more
+ * empty segments at the end) through a plan of a configuration, and checks the result against
+ * the reference of the offsets' head flags. The tile kernels mark a tile's heads in local memory
+ * with local atomics and barriers (tile.cl), which Oclgrind checks here. */
+static int offsets_case(const config *cfg, clscan_type ot, size_t n, int exclusive, char *msg,
+                        size_t cap) {
+  const size_t cap_offsets = n + 64, os = clscan_type_size(ot), out_off = 4;
+  uint64_t *o = malloc(cap_offsets * sizeof *o), seed = tu_mix(tu_seed(), 0x0FF5 + n);
+  int32_t *in = malloc(n * sizeof *in), *got = malloc((out_off + n) * sizeof *got);
+  uint8_t *flags = malloc(n), *aux = malloc(cap_offsets * os);
+  size_t n_segments = 0;
+  int ok = 0;
+  cl_mem ib = NULL, ob = NULL, ab = NULL;
+  clscan_plan *plan = NULL;
+  if (!o || !in || !got || !flags || !aux) {
+    snprintf(msg, cap, "out of host memory");
+    goto done;
+  }
+  clscan_ref_fill_offsets(n, 6, seed, o, cap_offsets - 40, &n_segments);
+  for (size_t e = 0; e < 40; e++)
+    o[++n_segments] = n;
+  clscan_ref_offsets_to_flags(o, n_segments, flags, n);
+  for (size_t i = 0; i <= n_segments; i++)
+    memcpy(aux + i * os, &o[i], os);
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, seed, in, n);
+  const int32_t init = 7;
+  const clscan_scan_desc desc = {.exclusive = exclusive,
+                                 .init = &init,
+                                 .algorithm = cfg->algo,
+                                 .segments = CLSCAN_SEGMENTS_OFFSETS,
+                                 .key_type = ot};
+  clscan_status st = make_plan_for(cfg, &desc, &plan);
+  if (st == CLSCAN_SUCCESS) {
+    ob = tu_buffer(tu_context(), 0, (out_off + n) * sizeof *got);
+    ib = tu_buffer(tu_context(), 0, n * sizeof *in);
+    ab = tu_buffer(tu_context(), CL_MEM_READ_ONLY, (n_segments + 1) * os);
+    memset(got, TU_POISON, (out_off + n) * sizeof *got);
+    if (!ob || !ib || !ab || !tu_write(tu_context(), NULL, ob, 0, (out_off + n) * 4, got) ||
+        !tu_write(tu_context(), NULL, ib, 0, n * 4, in) ||
+        !tu_write(tu_context(), NULL, ab, 0, (n_segments + 1) * os, aux)) {
+      snprintf(msg, cap, "device buffers");
+      goto done;
+    }
+    cl_event ev = NULL;
+    st = clscan_plan_enqueue_offsets(plan, NULL, ab, 0, n_segments, ib, 0, ob, out_off, n, 0, NULL,
+                                     NULL, &ev);
+    if (st == CLSCAN_SUCCESS) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
+  }
+  if (st != CLSCAN_SUCCESS) {
+    snprintf(msg, cap, "%s (%s)", clscan_status_string(st), clscan_last_error_detail());
+    goto done;
+  }
+  if (!tu_read(tu_context(), NULL, ob, 0, (out_off + n) * 4, got)) {
+    snprintf(msg, cap, "reading the output");
+    goto done;
+  }
+  clscan_scan_desc ref = desc;
+  ref.segments = CLSCAN_SEGMENTS_HEAD_FLAGS;
+  ref.key_type = CLSCAN_INT32;
+  clscan_ref_mismatch m;
+  ok = clscan_ref_check_segmented(&ref, flags, in, got + out_off, n, &m);
+  if (!ok)
+    snprintf(msg, cap, "element %" PRId64 ": %s", m.index, m.detail);
+done:
+  if (ob)
+    clReleaseMemObject(ob);
+  if (ib)
+    clReleaseMemObject(ib);
+  if (ab)
+    clReleaseMemObject(ab);
+  clscan_plan_release(plan);
+  free(o);
+  free(in);
+  free(got);
+  free(flags);
+  free(aux);
+  return ok;
+}
+
+/* Runs the offsets cases of a configuration, out of place (also under --in-place): uint32 offsets
+ * over 1100 elements (many tiles) and uint64 offsets over 300, exclusive; returns the number
+ * that failed. */
+static int run_offsets(const config *cfg, unsigned *cases) {
+  static const struct {
+    clscan_type ot;
+    size_t n;
+    int exclusive;
+  } runs[] = {{CLSCAN_UINT32, 1100, 0}, {CLSCAN_UINT64, 300, 1}};
+  char what[160], msg[1200];
+  int failed = 0;
+  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+    snprintf(what, sizeof what, "%s int32-add/offsets-%s n=%zu%s", cfg->name,
+             clscan_type_name(runs[k].ot), runs[k].n, runs[k].exclusive ? " exclusive" : "");
+    tu_progress(what);
+    int ok = offsets_case(cfg, runs[k].ot, runs[k].n, runs[k].exclusive, msg, sizeof msg);
+    (*cases)++;
+    if (!ok)
+      printf("  FAILED %s: %s\n", what, msg);
+    if (og_log_check(what))
+      ok = 0;
+    if (ok)
+      printf("  ok  %s\n", what);
+    failed += !ok;
+    fflush(stdout);
+  }
+  return failed;
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   int user_only = argc > 1 && strcmp(argv[1], "--user") == 0;
@@ -284,7 +400,8 @@ int main(int argc, char **argv) {
       kernels++;
     }
     failed += run_extended(&configs[k], &cases);
-    kernels += EXTENDED_COUNT;
+    failed += run_offsets(&configs[k], &cases);
+    kernels += EXTENDED_COUNT + 2;
   }
   tu_context_release();
   if (og_log_check("context release"))
@@ -292,7 +409,8 @@ int main(int argc, char **argv) {
   og_log_report_known(!g_in_place);
   printf(
       "oclgrind: %u kernel configurations (%zu algorithms x (%zu types + %zu segmented or "
-      "user-type descriptors)), %u verified scans, %d failed, %u with Oclgrind messages\n",
+      "user-type descriptors + 2 offsets cases)), %u verified scans, %d failed, %u with Oclgrind "
+      "messages\n",
       kernels, CONFIG_COUNT, TYPE_COUNT, EXTENDED_COUNT, cases, failed, og_log_reported());
   printf(
       "oclgrind: not run here: tile_probe (the NVIDIA inline-PTX probe, built only on NVIDIA "

@@ -20,7 +20,8 @@
  *   segment; patterns placed against the tiles (boundaries at tile boundaries, more empty
  *   segments in a tile than work-items, tiles with no head); one-shot and host calls.
  * - rows: rows without padding (the segmented path, every algorithm), rows with padding and
- *   columns (the simple kernel), in place and not, with init and exclusive; the host call.
+ *   columns (the simple kernel), in place and not, with init and exclusive; the host call; rows
+ *   of lengths around the tiles' strides through the tile kernels, with a map of the index.
  * - errors: every bad-input status of the new entry points and descriptor fields, with the
  *   output untouched.
  * Seeds are printed with every failure, and the base seed at the start.
@@ -744,6 +745,75 @@ static void test_rows(void **state) {
   }
 }
 
+/* Rows without padding through the tile kernels at small tiles (set through the environment: the
+ * batched calls take no tuning), on aligned buffers so that full tiles take the vector loads, with
+ * a map of the index within the row: row lengths below, at and above the distance between a
+ * work-item's vectors and the tile, so that the row position a work-item advances wraps once,
+ * many times or never per vector. The map gives these descriptors plan-cache keys of their own. */
+static void rows_tile_case(const char *what, const clscan_scan_desc *d, const clscan_batch *b,
+                           uint64_t s) {
+  clscan_context *ctx = tu_context();
+  tu_progress(what);
+  const size_t n = b->rows * b->row_length, bytes = (n + 1) * sizeof(int32_t);
+  int32_t *in = malloc(bytes), *mapped = malloc(bytes), *out = malloc(bytes);
+  assert_true(in && mapped && out);
+  clscan_ref_fill(CLSCAN_INT32, d->op, s, in, n);
+  for (size_t i = 0; i < n; i++)
+    mapped[i] = (int32_t)((uint32_t)in[i] + (uint32_t)(i % b->row_length % 7));
+  clscan_scan_desc ref = *d;
+  ref.map_source = NULL;
+  cl_mem ib = tu_buffer(ctx, 0, bytes), ob = tu_buffer(ctx, 0, bytes);
+  assert_true(tu_write(ctx, NULL, ib, 0, n * 4, in));
+  for (int in_place = 0; in_place < 2; in_place++) {
+    cl_event done = NULL;
+    const clscan_status st =
+        clscan_scan_batched(ctx, NULL, d, b, ib, 0, in_place ? ib : ob, 0, 0, NULL, &done);
+    if (st != CLSCAN_SUCCESS) {
+      failf(what, "%s (%s)", clscan_status_string(st), clscan_last_error_detail());
+      break;
+    }
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    assert_true(tu_read(ctx, NULL, in_place ? ib : ob, 0, n * 4, out));
+    check_batch(what, &ref, b, mapped, mapped, out, s);
+  }
+  clReleaseMemObject(ib);
+  clReleaseMemObject(ob);
+  free(in);
+  free(mapped);
+  free(out);
+}
+
+static void test_rows_tiles(void **state) {
+  (void)state;
+  const int wg = tu_device_is_cpu() ? 4 : 32;
+  const size_t tile = (size_t)wg * 2 * 4;
+  char wg_text[16];
+  snprintf(wg_text, sizeof wg_text, "%d", wg);
+  tu_env_saved saved[3];
+  tu_env_set("CLSCAN_TILE_WG", wg_text, &saved[0]);
+  tu_env_set("CLSCAN_TILE_VPT", "2", &saved[1]);
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved[2]);
+  static const size_t lengths[] = {1, 3, 5, 15, 16, 17, 33, 255, 256, 257, 1000};
+  const int32_t init = -5;
+  for (int r = 2; r <= 3; r++) {
+    if (!run_ok(r))
+      continue;
+    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+      const clscan_batch b = {.rows = (3 * tile + 5) / lengths[k] + 1, .row_length = lengths[k]};
+      const clscan_scan_desc d = {.exclusive = (int)k % 2,
+                                  .init = k % 3 == 1 ? &init : NULL,
+                                  .algorithm = algos[r],
+                                  .map_source = "x + (int)(i % 7)"};
+      char what[128];
+      snprintf(what, sizeof what, "rows-tiles %zux%zu %s", b.rows, b.row_length, run_names[r]);
+      rows_tile_case(what, &d, &b, tu_mix(tu_seed(), 900 + k * 4 + (size_t)r));
+    }
+  }
+  for (int i = 2; i >= 0; i--)
+    tu_env_restore(&saved[i]);
+}
+
 /* ============================================================================================== */
 /* Errors                                                                                         */
 /* ============================================================================================== */
@@ -914,11 +984,10 @@ int main(int argc, char **argv) {
   const struct CMUnitTest keys[] = {cmocka_unit_test(test_key_types),
                                     cmocka_unit_test(test_user_keys),
                                     cmocka_unit_test(test_keys_one_shot)};
-  const struct CMUnitTest offsets[] = {cmocka_unit_test(test_offsets_random),
-                                       cmocka_unit_test(test_offsets_patterns),
-                                       cmocka_unit_test(test_offsets_tiles),
-                                       cmocka_unit_test(test_offsets_one_shot)};
-  const struct CMUnitTest rows[] = {cmocka_unit_test(test_rows)};
+  const struct CMUnitTest offsets[] = {
+      cmocka_unit_test(test_offsets_random), cmocka_unit_test(test_offsets_patterns),
+      cmocka_unit_test(test_offsets_tiles), cmocka_unit_test(test_offsets_one_shot)};
+  const struct CMUnitTest rows[] = {cmocka_unit_test(test_rows), cmocka_unit_test(test_rows_tiles)};
   const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
                                       cmocka_unit_test(test_call_errors)};
   if (!tu_context())
