@@ -6,8 +6,12 @@
  * scan states (elem_t, see common.cl), loaded through make_elem() (or, for whole vectors, one
  * vector load of the input and one of the flags or keys) and written through out_value(). A
  * work-item keeps its loaded elements in a tile_items: segmented head flags as bits beside the
- * values. tile_reduce() computes a tile's total with the same combinations in the same order
- * while holding one vector at a time (the single pass's fallback).
+ * values. Segments by offsets take their head flags from a bit mask in local memory that the
+ * work-group fills once per tile from the offsets (seg_mark_tile), rows of a fixed length from a
+ * row position each work-item computes once per tile (tile_hint_first). tile_reduce() computes a
+ * tile's total with the same combinations in the same order while holding one vector at a time
+ * (the single pass's fallback). tile_load() and tile_reduce() take the work-group's scratch and
+ * must be called by every work-item.
  * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
  * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
  * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
@@ -62,6 +66,11 @@
  * for comparisons. */
 #ifndef CLSCAN_SEG_OFFSETS_SEARCH
 #define CLSCAN_SEG_OFFSETS_SEARCH 0
+#endif
+/* CLSCAN_SEG_MARK_FIRST 1: a tile load marks the heads before it issues the value loads (by
+ * default after, so that the loads are in flight during the search), for comparisons. */
+#ifndef CLSCAN_SEG_MARK_FIRST
+#define CLSCAN_SEG_MARK_FIRST 0
 #endif
 #if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_SEARCH
 #define TILE_HEAD_MASK 1
@@ -948,11 +957,16 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
 #if TILE_HEAD_MASK
+#if CLSCAN_SEG_MARK_FIRST
+  seg_mark_tile(aux, n, t, s);
+#endif
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     load_vector_values(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full,
                        x->v[j]);
+#if !CLSCAN_SEG_MARK_FIRST
   seg_mark_tile(aux, n, t, s);
+#endif
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     x->heads[j] = seg_vector_heads(s, base, vector_index(lid, j));
