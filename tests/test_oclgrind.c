@@ -131,6 +131,20 @@ static void print_build_warnings(const char *what) {
   free(log);
 }
 
+/* Counts a case and prints its result, failed also when Oclgrind logged anything during it (the
+ * messages are printed under it); returns 1 when it failed. */
+static int report_case(const char *what, int ok, const char *msg, unsigned *cases) {
+  (*cases)++;
+  if (!ok)
+    printf("  FAILED %s: %s\n", what, msg);
+  if (og_log_check(what))
+    ok = 0;
+  if (ok)
+    printf("  ok  %s\n", what);
+  fflush(stdout);
+  return !ok;
+}
+
 /* Runs one configuration and type at every size; returns the number of failed cases. */
 static int run_kernel(const config *cfg, clscan_type type, size_t nsizes, unsigned *cases) {
   char what[160], msg[1024];
@@ -170,15 +184,7 @@ static int run_kernel(const config *cfg, clscan_type type, size_t nsizes, unsign
     else
       ok = tu_run_case(tu_context(), &c, msg, sizeof msg);
     clscan_plan_release(c.plan);
-    (*cases)++;
-    if (!ok)
-      printf("  FAILED %s: %s\n", what, msg);
-    if (og_log_check(what))
-      ok = 0;
-    if (ok)
-      printf("  ok  %s\n", what);
-    failed += !ok;
-    fflush(stdout);
+    failed += report_case(what, ok, msg, cases);
   }
   return failed;
 }
@@ -239,15 +245,7 @@ static int run_extended(const config *cfg, unsigned *cases) {
     else
       ok = uc_run_case(tu_context(), &c, msg, sizeof msg);
     clscan_plan_release(c.plan);
-    (*cases)++;
-    if (!ok)
-      printf("  FAILED %s: %s\n", what, msg);
-    if (og_log_check(what))
-      ok = 0;
-    if (ok)
-      printf("  ok  %s\n", what);
-    failed += !ok;
-    fflush(stdout);
+    failed += report_case(what, ok, msg, cases);
   }
   return failed;
 }
@@ -354,15 +352,7 @@ static int run_offsets(const config *cfg, unsigned *cases) {
              clscan_type_name(runs[k].ot), runs[k].n, runs[k].exclusive ? " exclusive" : "");
     tu_progress(what);
     int ok = offsets_case(cfg, runs[k].ot, runs[k].n, runs[k].exclusive, msg, sizeof msg);
-    (*cases)++;
-    if (!ok)
-      printf("  FAILED %s: %s\n", what, msg);
-    if (og_log_check(what))
-      ok = 0;
-    if (ok)
-      printf("  ok  %s\n", what);
-    failed += !ok;
-    fflush(stdout);
+    failed += report_case(what, ok, msg, cases);
   }
   return failed;
 }
