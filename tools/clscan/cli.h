@@ -223,6 +223,14 @@ typedef struct cli_arg_list {
   clscan_arg args[CLSCAN_MAX_ARGS];
 } cli_arg_list;
 
+/* The usage lines of --arg, which the scan and selection commands share. */
+#define CLI_USAGE_ARG                                                                            \
+  "  --arg NAME=KIND:TYPE:V an extra argument the sources see as NAME (repeatable, at most 8):\n" \
+  "                         buffer:TYPE:FILE, a read-only array of TYPE with at least one\n"    \
+  "                         element per input element (\"x * w[i]\"); table:TYPE:FILE, any\n"  \
+  "                         length, indexed below it (\"lut[x & 15]\"); scalar:TYPE:VALUE, one\n" \
+  "                         value (\"x > limit\"). FILE is in --format, as IN\n"
+
 /* Parses one --arg value (NAME=buffer:TYPE:FILE, NAME=table:TYPE:FILE or NAME=scalar:TYPE:VALUE)
  * and appends it: the name an identifier not given before, TYPE a name of cli_type_from_name(),
  * VALUE one element of TYPE as cli_parse_element() reads it. Prints a usage error and returns 0

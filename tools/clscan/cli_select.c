@@ -42,7 +42,9 @@
   "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n" \
   "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n" \
   "                         multi-pass path: that scan of the flags, then a scatter)\n"        \
-  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
+  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"     \
+  CLI_USAGE_ARG                                                                                \
+  "                         (--predicate, --map-source and --equal read them)\n"
 
 #define SEL_USAGE_SELECT_BY                                                                    \
   "  --flags FILE           one flag per input element: text, 0 or 1 a line; binary, one\n"    \
