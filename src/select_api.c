@@ -184,8 +184,7 @@ static clscan_status compose_prelude(const clscan_select_plan *plan, const clsca
   if (ok && d->equal_source) {
     snprintf(signature, sizeof signature, "int clscan_user_equal(%s a, %s b%s)", o, o,
              d->arg_count ? " CLSCAN_XP" : "");
-    ok = append_function(&buf, &len, signature, d->arg_count != 0, "equal_source",
-                         d->equal_source);
+    ok = append_function(&buf, &len, signature, d->arg_count != 0, "equal_source", d->equal_source);
   }
   size_t lines = 0;
   for (size_t i = 0; ok && i < len; i++)

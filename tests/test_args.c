@@ -1364,8 +1364,9 @@ static void keys_check(clscan_plan *plan, const algo_case *a, size_t n, int excl
     cls[k] = (int32_t)tu_random_size(&s, 0, 2);
   fill_ints(tu_mix(seed, 1), in, n, 1000);
   for (size_t i = 0; i < n; i++)
-    keys[i] = i > 0 && tu_random_size(&s, 0, 3) != 0 ? keys[i - 1]
-                                                     : (int32_t)tu_random_size(&s, 0, KEY_RANGE - 1);
+    keys[i] = i > 0 && tu_random_size(&s, 0, 3) != 0
+                  ? keys[i - 1]
+                  : (int32_t)tu_random_size(&s, 0, KEY_RANGE - 1);
   int32_t acc = 0;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || !keys_equal(keys[i], keys[i - 1], m, cls + cls_off))
@@ -1373,7 +1374,8 @@ static void keys_check(clscan_plan *plan, const algo_case *a, size_t n, int excl
     want[i] = exclusive ? acc : acc + in[i];
     acc += in[i];
   }
-  cl_mem din = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), dkeys = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4);
+  cl_mem din = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4),
+         dkeys = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4);
   cl_mem dout = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4);
   cl_mem dcls = tu_buffer(ctx, CL_MEM_READ_ONLY, sizeof cls);
   assert_true(din && dkeys && dout && dcls);
@@ -1500,7 +1502,8 @@ int main(int argc, char **argv) {
     GROUP("keys", keys)
 #undef GROUP
     if (!known) {
-      fprintf(stderr, "test_args: unknown group %s (scan, op, reduce, chain, errors, half, keys, all)\n",
+      fprintf(stderr,
+              "test_args: unknown group %s (scan, op, reduce, chain, errors, half, keys, all)\n",
               g);
       failed++;
     }

@@ -224,10 +224,10 @@ typedef struct cli_arg_list {
 } cli_arg_list;
 
 /* The usage lines of --arg, which the scan and selection commands share. */
-#define CLI_USAGE_ARG                                                                            \
+#define CLI_USAGE_ARG                                                                             \
   "  --arg NAME=KIND:TYPE:V an extra argument the sources see as NAME (repeatable, at most 8):\n" \
-  "                         buffer:TYPE:FILE, a read-only array of TYPE with at least one\n"    \
-  "                         element per input element (\"x * w[i]\"); table:TYPE:FILE, any\n"  \
+  "                         buffer:TYPE:FILE, a read-only array of TYPE with at least one\n"      \
+  "                         element per input element (\"x * w[i]\"); table:TYPE:FILE, any\n"     \
   "                         length, indexed below it (\"lut[x & 15]\"); scalar:TYPE:VALUE, one\n" \
   "                         value (\"x > limit\"). FILE is in --format, as IN\n"
 

@@ -152,9 +152,10 @@ static int read_arg_file(const cli_arg_spec *s, int binary, size_t n, cli_byte_b
   const size_t count = b->len / clscan_type_size(s->arg.type);
   const char *name = strcmp(s->path, "-") == 0 ? "standard input" : s->path;
   if (s->kind == CLI_ARG_BUFFER && count < n) {
-    cli_error("argument %s ('%s') holds %zu %s elements, the input %zu: a buffer needs one per "
-              "input element (a table may have any length)",
-              s->name, name, count, clscan_type_name(s->arg.type), n);
+    cli_error(
+        "argument %s ('%s') holds %zu %s elements, the input %zu: a buffer needs one per "
+        "input element (a table may have any length)",
+        s->name, name, count, clscan_type_name(s->arg.type), n);
     return 0;
   }
   if (s->kind == CLI_ARG_TABLE && count == 0) {
@@ -254,12 +255,10 @@ static int scan_enqueue(clscan_context *ctx, clscan_plan *plan, const cli_args_s
                         args_scan_buffers *b, const clscan_arg_value *values) {
   const clscan_run_args run = {
       .values = values, .value_count = s->args->count, .segments = b->segments};
-  clscan_status st =
-      s->reduce
-          ? clscan_plan_enqueue_reduce_args(plan, NULL, b->in, 0, b->out, 0, s->n, &run, 0, NULL,
-                                            NULL)
-          : clscan_plan_enqueue_args(plan, NULL, b->in, 0, b->out, 0, s->n, &run, 0, NULL, NULL,
-                                     NULL);
+  clscan_status st = s->reduce ? clscan_plan_enqueue_reduce_args(plan, NULL, b->in, 0, b->out, 0,
+                                                                 s->n, &run, 0, NULL, NULL)
+                               : clscan_plan_enqueue_args(plan, NULL, b->in, 0, b->out, 0, s->n,
+                                                          &run, 0, NULL, NULL, NULL);
   if (st != CLSCAN_SUCCESS) {
     cli_lib_error(st, "%s of %zu %s elements failed", s->reduce ? "reduction" : "scan", s->n,
                   clscan_type_name(s->desc->type));

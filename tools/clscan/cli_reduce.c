@@ -36,9 +36,13 @@ static int reduce_run(const cli_scan_request *r, const cli_byte_buf *in, const c
   if (!cli_open_context(r->device, &ctx))
     return 0;
   if (r->args.count) {
-    const cli_args_scan s = {
-        .desc = &r->desc, .args = &r->args, .files = files, .in = in->data, .out = result, .n = n,
-        .reduce = 1};
+    const cli_args_scan s = {.desc = &r->desc,
+                             .args = &r->args,
+                             .files = files,
+                             .in = in->data,
+                             .out = result,
+                             .n = n,
+                             .reduce = 1};
     int ok = cli_args_scan_run(ctx, &s);
     clscan_context_release(ctx);
     return ok;

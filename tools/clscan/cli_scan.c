@@ -258,10 +258,10 @@ static int scan_check_args(cli_scan_request *r) {
                     r->rows ? "rows" : "segment-offsets");
     return 0;
   }
-  const int segments_stdin =
-      r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path);
+  const int segments_stdin = r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path);
   if (is_stdin(r->in_path) + segments_stdin + cli_args_stdin_count(&r->args) > 1) {
-    cli_usage_error(cmd_name(r), "only one of IN, --flags, --keys and the --arg files can be "
+    cli_usage_error(cmd_name(r),
+                    "only one of IN, --flags, --keys and the --arg files can be "
                     "standard input");
     return 0;
   }

@@ -33,17 +33,16 @@
   "                         element) and i (its index, a ulong), of --out-type\n"            \
   "  --out-type T           type of the mapped element and of OUT (default: --type)\n"
 
-#define SEL_USAGE_COMMON                                                                       \
-  "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"        \
-  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"         \
-  "                         default: not written\n"                                            \
-  "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"     \
-  "                         (default 8)\n"                                                     \
-  "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n" \
-  "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n" \
-  "                         multi-pass path: that scan of the flags, then a scatter)\n"        \
-  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"     \
-  CLI_USAGE_ARG                                                                                \
+#define SEL_USAGE_COMMON                                                                         \
+  "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"          \
+  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"           \
+  "                         default: not written\n"                                              \
+  "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"       \
+  "                         (default 8)\n"                                                       \
+  "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n"   \
+  "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n"   \
+  "                         multi-pass path: that scan of the flags, then a scatter)\n"          \
+  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n" CLI_USAGE_ARG \
   "                         (--predicate, --map-source and --equal read them)\n"
 
 #define SEL_USAGE_SELECT_BY                                                                    \
@@ -249,8 +248,9 @@ static int check_args(cli_select_request *r, const char *cmd) {
            0;
   const int flags_stdin = r->flags_path && is_std(r->flags_path);
   if (is_std(r->in_path) + flags_stdin + cli_args_stdin_count(&r->args) > 1)
-    return cli_usage_error(cmd, "only one of IN, --flags and the --arg files can be standard "
-                                "input"),
+    return cli_usage_error(cmd,
+                           "only one of IN, --flags and the --arg files can be standard "
+                           "input"),
            0;
   cli_args_bind(&r->args, &r->desc.args, &r->desc.arg_count);
   return 1;
@@ -299,7 +299,7 @@ int cli_select_parse(int argc, char **argv, cli_select_request *r) {
     }
   }
   return check_selection(r, cmd) && check_outputs(r, cmd) && check_args(r, cmd) ? -1
-                                                                              : CLI_EXIT_USAGE;
+                                                                                : CLI_EXIT_USAGE;
 }
 
 /* ============================================================================================== */
@@ -457,10 +457,9 @@ static int run_selection(const cli_select_request *r, sel_arrays *a) {
   const void *in = a->in.data ? a->in.data : none;
   const unsigned char *flags = r->flags_path ? (a->flags.data ? a->flags.data : none) : NULL;
   int printed = 0;
-  clscan_status st =
-      r->args.count
-          ? select_device(ctx, r, a, &printed)
-          : clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out, a->lengths, a->n, &a->count);
+  clscan_status st = r->args.count ? select_device(ctx, r, a, &printed)
+                                   : clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out,
+                                                        a->lengths, a->n, &a->count);
   if (printed) {
     clscan_context_release(ctx);
     return 0;

@@ -55,8 +55,7 @@ static const cli_command commands[] = {
      "                         scanned on its own (not with segments)\n"
      "  --columns              with --rows: scan each column of that row-major matrix\n"
      "  --algorithm A          auto (default), blelloch, hillis-steele, reduce-then-scan,\n"
-     "                         single-pass\n"
-     CLI_USAGE_ARG
+     "                         single-pass\n" CLI_USAGE_ARG
      "                         (--map-source and --op-source read them; not with --rows or\n"
      "                         --segment-offsets)\n"
      "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
