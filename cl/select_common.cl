@@ -5,8 +5,9 @@
  *
  * The host's prelude (select_api.c) defines the switches:
  *   CLSCAN_SELECT_OP     0 select, 1 partition, 2 unique, 3 run-length encode (clscan_select_op).
- *   CLSCAN_SELECT_PRED   1: clscan_user_pred(x, i) selects (else the uint8 flags do).
- *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b) compares (else ==).
+ *   CLSCAN_SELECT_PRED   1: clscan_user_pred(x, i CLSCAN_XP) selects (else the uint8 flags do).
+ *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b CLSCAN_XP) compares (else ==); both see the
+ *                        extra arguments, as the map does.
  *   CLSCAN_COUNT_SIZE    4 or 8: bytes of the count and of run lengths.
  * common.cl comes first: in_t, val_t and MAP are the input, the mapped element and the map.
  *
