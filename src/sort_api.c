@@ -16,10 +16,15 @@
 
 #include "sort_internal.h"
 
-/* Work-items per work-group and keys per work-item of the GPU shape (a tile's ranking keeps one
- * count per digit and work-item in local memory, so work-groups stay small); every work-item
- * looks back along 8 of the 256 digit chains at once (Onesweep). The CPU shape has one work-item
- * per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
+/* Work-items per work-group and keys per work-item of the GPU shapes: the warp ranking (256 x 16,
+ * one count per digit and warp of 32 work-items) and the per-work-item ranking (32 x 32: one
+ * count per digit and work-item in local memory, so work-groups stay small), which devices get
+ * where the warp ranking's work-groups or local memory do not fit, or CLSCAN_SORT_CLASSIC asks
+ * for it. Onesweep's look-back work-items walk 8 of the 256 digit chains at once in the
+ * per-work-item shape and one each in the warp shape. The CPU shape has one work-item per tile
+ * of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
+#define WARP_WG 256
+#define WARP_ITEMS 16
 #define GPU_WG 32
 #define GPU_ITEMS 32
 #define CPU_ITEMS 16384
@@ -127,8 +132,40 @@ static void resolve(clscan_sort_plan *plan) {
   plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
+  plan->rank_warps = 0;
+  if (!cpu && !clscan__env_unsigned(CLSCAN__ENV_SORT_CLASSIC, 0, NULL)) {
+    plan->wg = WARP_WG;
+    plan->items = WARP_ITEMS;
+    plan->rank_warps = 1;
+  }
   plan->lanes = plan->wg;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+}
+
+/* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
+ * digits' bases, counts and starts and the scan's scratch, the ranking's words or the staged
+ * tile, and the values' tile indices; plus a margin for what the compiler adds. */
+static size_t warp_local_bytes(const clscan_sort_plan *plan) {
+  const size_t tile = (size_t)WARP_WG * WARP_ITEMS;
+  size_t words = 3 * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
+  size_t staged = plan->key_size * (tile + tile / 32);
+  return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) +
+         (plan->desc.value_size ? 2 * tile : 0) + 256;
+}
+
+/* The GPU shape's per-work-item ranking. */
+static void use_per_item_ranking(clscan_sort_plan *plan) {
+  plan->wg = plan->lanes = GPU_WG;
+  plan->items = GPU_ITEMS;
+  plan->rank_warps = 0;
+}
+
+/* Falls back to the per-work-item ranking where the device cannot run the warp ranking's
+ * work-groups (before building). */
+static void fit_device(clscan_sort_plan *plan) {
+  const clscan__device_info *info = &plan->ctx->info;
+  if (plan->rank_warps && (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan)))
+    use_per_item_ranking(plan);
 }
 
 /* The #defines the kernels are built with. */
@@ -138,10 +175,10 @@ static clscan_status make_prelude(clscan_sort_plan *plan) {
                      "#define SORT_KEY_TYPE %d\n#define SORT_KEY_SIZE %zu\n"
                      "#define SORT_VALUE_SIZE %zu\n#define SORT_DESCENDING %d\n"
                      "#define SORT_WG %u\n#define SORT_ITEMS %u\n#define SORT_LANES %u\n"
-                     "#define SORT_ONESWEEP %d\n",
+                     "#define SORT_ONESWEEP %d\n#define SORT_RANK_WARPS %d\n",
                      (int)plan->desc.key_type, plan->key_size, plan->desc.value_size,
                      plan->desc.descending != 0, plan->wg, plan->items, plan->lanes,
-                     plan->algorithm == CLSCAN_SORT_ONESWEEP);
+                     plan->algorithm == CLSCAN_SORT_ONESWEEP, plan->rank_warps);
   plan->prelude = malloc((size_t)len + 1);
   if (!plan->prelude)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "sort plan");
@@ -174,6 +211,43 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       return clscan__cl_fail(err, "clCreateKernel(sort)");
   }
   return CLSCAN_SUCCESS;
+}
+
+/* 1 if every kernel of the plan runs work-groups of plan->wg work-items on the device. */
+static int kernels_fit(const clscan_sort_plan *plan) {
+  for (int i = 0; i < CLSCAN__SORT_MAX_KERNELS && plan->k[i]; i++) {
+    size_t max = 0;
+    if (clGetKernelWorkGroupInfo(plan->k[i], plan->ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof max, &max, NULL) != CL_SUCCESS ||
+        max < plan->wg)
+      return 0;
+  }
+  return 1;
+}
+
+/* Releases the plan's kernels and prelude (before a rebuild in another shape). */
+static void unbuild(clscan_sort_plan *plan) {
+  for (int i = 0; i < CLSCAN__SORT_MAX_KERNELS; i++) {
+    if (plan->k[i])
+      clReleaseKernel(plan->k[i]);
+    plan->k[i] = NULL;
+  }
+  free(plan->prelude);
+  plan->prelude = NULL;
+}
+
+/* Builds the plan in its shape; where the device refuses the warp ranking's work-groups for
+ * these kernels, builds the per-work-item ranking instead. */
+static clscan_status build_shape(clscan_sort_plan *plan, const clscan__sort_algorithm *algo) {
+  fit_device(plan);
+  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
+  CLSCAN_RETURN_IF_ERROR(build(plan, algo));
+  if (!plan->rank_warps || kernels_fit(plan))
+    return CLSCAN_SUCCESS;
+  unbuild(plan);
+  use_per_item_ranking(plan);
+  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
+  return build(plan, algo);
 }
 
 void clscan_sort_plan_release(clscan_sort_plan *plan) {
@@ -211,8 +285,7 @@ clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_des
                       (int)plan->algorithm);
     goto fail;
   }
-  CLSCAN_TRY(make_prelude(plan));
-  CLSCAN_TRY(build(plan, algo));
+  CLSCAN_TRY(build_shape(plan, algo));
   *out = plan;
   return CLSCAN_SUCCESS;
 fail:

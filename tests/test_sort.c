@@ -7,7 +7,8 @@
  *
  * Groups: types (every key type, both directions, both algorithms), ranges (bit ranges), floats
  * (NaNs, infinities and both zeros), shapes (all-equal, sorted, reversed, few distinct keys,
- * sizes around tile boundaries up to 2^20, the GPU shape on a CPU device), skips (equal high
+ * sizes around tile boundaries up to 2^20), gpu_shape (both GPU shapes on a CPU device, sizes
+ * around their tiles), skips (equal high
  * digits, which Onesweep skips), values (value sizes,
  * offsets, keys and values in one buffer), fallback (CLSCAN_TEST_WITHHOLD with Onesweep), edges
  * (n = 0 and 1, host arrays) and errors (every bad input, with the buffers untouched).
@@ -360,11 +361,8 @@ static void test_skips(void **state) {
   }
 }
 
-/* The GPU shape (work-groups of 32 with barriers and local ranking) on this device. */
-static void test_gpu_shape(void **state) {
-  (void)state;
-  tu_env_saved saved;
-  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved);
+/* The cases of one GPU shape (work-groups with barriers and local ranking) on this device. */
+static void gpu_shape_cases(size_t seed) {
   clscan_sort_algorithm algos[2];
   const int na = algorithms(algos);
   for (int a = 0; a < na; a++) {
@@ -374,10 +372,13 @@ static void test_gpu_shape(void **state) {
                             .algorithm = algos[a]},
                    .g = GEN_RANDOM,
                    .n = 20000};
-    check(&c, tu_mix(tu_seed(), 500 + (size_t)a));
+    check(&c, tu_mix(tu_seed(), seed + (size_t)a));
     c.g = GEN_FEW;
     c.n = 3 * 1024 + 5;
-    check(&c, tu_mix(tu_seed(), 510 + (size_t)a));
+    check(&c, tu_mix(tu_seed(), seed + 10 + (size_t)a));
+    c.g = GEN_EQUAL;
+    c.n = 2 * 4096 + 77;
+    check(&c, tu_mix(tu_seed(), seed + 20 + (size_t)a));
     // Keys only with an odd number of passes, wide values, a bit range, special doubles.
     sort_case more[] = {
         {.desc = {.key_type = CLSCAN_UINT8, .algorithm = algos[a]},
@@ -399,10 +400,41 @@ static void test_gpu_shape(void **state) {
         {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
          .g = GEN_MID8,
          .n = 6000},
+        {.desc = {.key_type = CLSCAN_UINT64, .value_size = 256, .algorithm = algos[a]},
+         .g = GEN_RANDOM,
+         .n = 4097,
+         .keys_off = 1},
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-      check(&more[i], tu_mix(tu_seed(), 520 + 10 * (size_t)a + i));
+      check(&more[i], tu_mix(tu_seed(), seed + 30 + 10 * (size_t)a + i));
+    // Sizes around the tiles of both GPU shapes (1024 and 4096 keys), on one plan.
+    static const size_t sizes[] = {2, 31, 33, 1025, 4095, 4096, 4097, 8191, 8192, 12288 + 31};
+    sort_case s = {.desc = {.key_type = CLSCAN_INT16, .value_size = 2, .algorithm = algos[a]},
+                   .g = GEN_RANDOM};
+    clscan_sort_plan *plan = NULL;
+    assert_int_equal(clscan_sort_plan_create(tu_context(), &s.desc, &plan), CLSCAN_SUCCESS);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      s.n = sizes[i];
+      run_case(plan, &s, tu_mix(tu_seed(), seed + 60 + i));
+    }
+    clscan_sort_plan_release(plan);
   }
+}
+
+/* Both GPU shapes on this device: the warp ranking (256 x 16 keys), and the per-work-item
+ * ranking (32 x 32) that CLSCAN_SORT_CLASSIC asks for; each asserts its shape at build time. */
+static void test_gpu_shape(void **state) {
+  (void)state;
+  tu_env_saved saved, options, classic;
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", "-DCLSCAN_TEST_SORT_RANK_WARPS=1", &options);
+  gpu_shape_cases(500);
+  tu_env_restore(&options);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", "-DCLSCAN_TEST_SORT_RANK_WARPS=0", &options);
+  tu_env_set("CLSCAN_SORT_CLASSIC", "1", &classic);
+  gpu_shape_cases(1500);
+  tu_env_restore(&classic);
+  tu_env_restore(&options);
   tu_env_restore(&saved);
 }
 
@@ -432,21 +464,23 @@ static void test_values(void **state) {
 }
 
 /* Onesweep with withheld publications: every third tile publishes nothing, so the tiles after
- * it count its digits themselves (the decoupled fallback). Both shapes. */
+ * it count its digits themselves (the decoupled fallback). The CPU shape and both GPU shapes. */
 static void test_fallback(void **state) {
   (void)state;
   clscan_sort_algorithm algos[2];
   if (algorithms(algos) < 2)
     skip();
-  tu_env_saved saved, shape;
+  tu_env_saved saved, shape, classic;
   tu_env_set("CLSCAN_TEST_WITHHOLD", "3", &saved);
-  for (int gpu = 0; gpu < 2; gpu++) {
+  for (int gpu = 0; gpu < 3; gpu++) {
     tu_env_set("CLSCAN_SINGLE_PASS_CPU", gpu ? "0" : "1", &shape);
+    tu_env_set("CLSCAN_SORT_CLASSIC", gpu == 2 ? "1" : NULL, &classic);
     sort_case c = {
         .desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = CLSCAN_SORT_ONESWEEP},
         .g = GEN_RANDOM,
-        .n = gpu ? 12345 : 200000};
+        .n = gpu ? 4 * 4096 + 12345 : 200000};
     check(&c, tu_mix(tu_seed(), 700 + (size_t)gpu));
+    tu_env_restore(&classic);
     tu_env_restore(&shape);
   }
   tu_env_restore(&saved);
