@@ -9,12 +9,15 @@
  * digit of up to 8 bits of the ordered bits, from begin_bit upwards; keys and values move
  * unchanged.
  *
- * Tiles: work-group g owns keys [g * SORT_TILE, (g + 1) * SORT_TILE), and its work-item l the
- * SORT_ITEMS consecutive keys from g * SORT_TILE + l * SORT_ITEMS. A tile ranks its keys in local
- * memory: rank[d * SORT_WG + l] counts work-item l's keys of digit d; its exclusive scan in that
- * (digit-major) order is each (digit, work-item)'s first place in the tile, so every key's place
- * follows from its digit, its work-item and its order within the work-item: the scatter is
- * stable by construction, and no atomic decides an order.
+ * Tiles: work-group g owns keys [g * SORT_TILE, (g + 1) * SORT_TILE) and ranks them in local
+ * memory (see "Ranking a tile in local memory" for the shapes). In the per-work-item ranking
+ * work-item l owns the SORT_ITEMS consecutive keys from g * SORT_TILE + l * SORT_ITEMS, and
+ * rank[d * SORT_WG + l] counts its keys of digit d; in the warp ranking warp w owns the
+ * 32 * SORT_ITEMS consecutive keys from g * SORT_TILE + w * 32 * SORT_ITEMS, and one count per
+ * digit and warp. The exclusive scan of the counts in digit-major order is each (digit, owner)'s
+ * first place in the tile, so every key's place follows from its digit, its owner and its order
+ * within the owner's keys: the scatter is stable by construction, and no atomic decides an
+ * order.
  *
  * The portable path (sort_count, the three sort_scan_* kernels and sort_scatter) takes each
  * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
@@ -31,7 +34,9 @@
  *
  * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
  * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
- * work-items that run look-backs, a power of two <= SORT_WG). Needs common.cl first (with
+ * work-items that run look-backs, a power of two <= SORT_WG), SORT_RANK_WARPS (1: the warp
+ * ranking, with SORT_WG 256). SORT_WARP_MATCH=1 (build option) gives the warp ranking NVIDIA's
+ * match instruction where CLSCAN_NV_PTX is set. Needs common.cl first (with
  * CLSCAN_TYPE uint and CLSCAN_OP add), and status.cl before it for the Onesweep kernels
  * (SORT_ONESWEEP).
  */
@@ -222,12 +227,14 @@ typedef struct sort_tile_mem {
   uint start[SORT_RADIX]; /* digit d's first place in the tile */
   uint scratch[SORT_WG];
   union {
-    uint rank[SORT_WARP_WORDS];               /* counts[w * 256 + d], then the peer words */
-    sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile in sorted order */
-  } u;
+    uint rank[SORT_WARP_WORDS]; /* counts[w * 256 + d], then the peer words */
+    struct {
+      sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile in sorted order */
 #if SORT_VALUE_SIZE
-  sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
+      sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
 #endif
+    } s;
+  } u;
 } sort_tile_mem;
 
 /* A work-item's keys and their places in the tile, between ranking and scatter. */
@@ -242,6 +249,52 @@ ALWAYS_INLINE uint sort_warp_index(uint i) {
   return (lid / 32) * 32 * SORT_ITEMS + i * 32 + lid % 32;
 }
 
+#ifndef SORT_WARP_MATCH
+#define SORT_WARP_MATCH 0
+#endif
+#if SORT_WARP_MATCH && (!defined(CLSCAN_NV_PTX) || !CLSCAN_NV_PTX)
+#undef SORT_WARP_MATCH
+#define SORT_WARP_MATCH 0
+#endif
+
+#if SORT_WARP_MATCH
+/*
+ * On NVIDIA (CLSCAN_NV_PTX, and SORT_WARP_MATCH set through the build options) a round finds
+ * its peers with the warp's match instruction instead of the peer words, and orders the counts'
+ * reads and updates with warp barriers instead of the work-group's: a warp of the ranking is a
+ * hardware warp there (32 consecutive work-items of a one-dimensional work-group). Every lane
+ * runs every round; lanes past the tile's end take digit SORT_RADIX, which no key has.
+ */
+ALWAYS_INLINE uint sort_match(uint d) {
+  uint peers;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+  return peers;
+}
+
+ALWAYS_INLINE void sort_warp_barrier(void) {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+
+/* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
+ * keys of its digit, and the warp's counts its keys of each digit. */
+ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
+                                    sort_mine *mine) {
+  const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
+  __local uint *counts = m->u.rank + w * SORT_RADIX;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const int valid = sort_warp_index(i) < in_tile;
+    const uint d = valid ? sort_digit(mine->k[i], shift, mask) : SORT_RADIX;
+    const uint peers = sort_match(d);
+    mine->place[i] = valid ? counts[d] + popcount(peers & below) : 0u;
+    sort_warp_barrier();
+    if (valid && !(peers & below))
+      counts[d] += popcount(peers);
+    sort_warp_barrier();
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
 /* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
  * keys of its digit, and the warp's counts its keys of each digit. */
 ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
@@ -267,6 +320,7 @@ ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
+#endif
 
 /* Loads the work-item's keys of tile t and ranks them: afterwards mine->place holds each key's
  * place in the tile, m->start each digit's first place and m->count each digit's keys. */
@@ -310,10 +364,15 @@ ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
   return m->start[d];
 }
 
-/* The staged tile of the scatter. */
+/* The staged tile of the scatter, and the tile indices of its keys. */
 ALWAYS_INLINE __local sort_bits_t *sort_staged_keys(__local sort_tile_mem *m) {
-  return m->u.keys;
+  return m->u.s.keys;
 }
+#if SORT_VALUE_SIZE
+ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
+  return m->u.s.from;
+}
+#endif
 
 #else /* the per-work-item ranking */
 
@@ -408,10 +467,15 @@ ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
 }
 
 #if SORT_STAGED
-/* The staged tile of the scatter. */
+/* The staged tile of the scatter, and the tile indices of its keys. */
 ALWAYS_INLINE __local sort_bits_t *sort_staged_keys(__local sort_tile_mem *m) {
   return m->keys;
 }
+#if SORT_VALUE_SIZE
+ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
+  return m->from;
+}
+#endif
 #endif
 #endif /* SORT_RANK_WARPS */
 
@@ -429,7 +493,7 @@ ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global s
     const uint to = m->base[sort_digit(k, shift, mask)] + p;
     dkeys[to] = k;
 #if SORT_VALUE_SIZE
-    dvals[to] = vals[begin + m->from[p]];
+    dvals[to] = vals[begin + sort_staged_from(m)[p]];
 #endif
   }
 }
@@ -449,9 +513,9 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
     if (j < in_tile) {
-      m->u.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
+      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
 #if SORT_VALUE_SIZE
-      m->from[mine->place[i]] = (sort_rank_t)j;
+      m->u.s.from[mine->place[i]] = (sort_rank_t)j;
 #endif
     }
   }

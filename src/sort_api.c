@@ -134,8 +134,9 @@ static void resolve(clscan_sort_plan *plan) {
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
   plan->rank_warps = 0;
   if (!cpu && !clscan__env_unsigned(CLSCAN__ENV_SORT_CLASSIC, 0, NULL)) {
+    unsigned items = clscan__env_unsigned(CLSCAN__ENV_SORT_ITEMS, WARP_ITEMS, NULL);
     plan->wg = WARP_WG;
-    plan->items = WARP_ITEMS;
+    plan->items = items >= 1 && items <= WARP_ITEMS ? items : WARP_ITEMS;
     plan->rank_warps = 1;
   }
   plan->lanes = plan->wg;
@@ -143,14 +144,13 @@ static void resolve(clscan_sort_plan *plan) {
 }
 
 /* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
- * digits' bases, counts and starts and the scan's scratch, the ranking's words or the staged
- * tile, and the values' tile indices; plus a margin for what the compiler adds. */
+ * digits' bases, counts and starts and the scan's scratch, then the ranking's words or the
+ * staged tile with its keys' tile indices; plus a margin for what the compiler adds. */
 static size_t warp_local_bytes(const clscan_sort_plan *plan) {
-  const size_t tile = (size_t)WARP_WG * WARP_ITEMS;
+  const size_t tile = clscan__sort_tile(plan);
   size_t words = 3 * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
-  size_t staged = plan->key_size * (tile + tile / 32);
-  return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) +
-         (plan->desc.value_size ? 2 * tile : 0) + 256;
+  size_t staged = plan->key_size * (tile + tile / 32) + (plan->desc.value_size ? 2 * tile : 0);
+  return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) + 256;
 }
 
 /* The GPU shape's per-work-item ranking. */
@@ -198,8 +198,9 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       .withhold = plan->withhold,
   };
   // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads (and its
-  // back-off) where the driver compiles them, as in the single pass.
-  if (plan->algorithm == CLSCAN_SORT_ONESWEEP)
+  // back-off) where the driver compiles them, as in the single pass; the warp ranking may find
+  // its peers with the warp's match instruction there (SORT_WARP_MATCH, cl/radix_sort.cl).
+  if (plan->algorithm == CLSCAN_SORT_ONESWEEP || plan->rank_warps)
     CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg.nv_ptx));
   cl_program program;
   CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));

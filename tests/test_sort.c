@@ -421,14 +421,27 @@ static void gpu_shape_cases(size_t seed) {
   }
 }
 
-/* Both GPU shapes on this device: the warp ranking (256 x 16 keys), and the per-work-item
- * ranking (32 x 32) that CLSCAN_SORT_CLASSIC asks for; each asserts its shape at build time. */
+/* Both GPU shapes on this device: the warp ranking (256 x 16 keys, and 256 x 3), and the
+ * per-work-item ranking (32 x 32) that CLSCAN_SORT_CLASSIC asks for; each asserts its shape at
+ * build time. */
 static void test_gpu_shape(void **state) {
   (void)state;
   tu_env_saved saved, options, classic;
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved);
   tu_env_set("CLSCAN_BUILD_OPTIONS", "-DCLSCAN_TEST_SORT_RANK_WARPS=1", &options);
   gpu_shape_cases(500);
+  // Warp tiles of 256 x 3 keys (CLSCAN_SORT_ITEMS): a tile size that is not a power of two.
+  tu_env_saved items;
+  tu_env_set("CLSCAN_SORT_ITEMS", "3", &items);
+  clscan_sort_algorithm algos[2];
+  const int na = algorithms(algos);
+  for (int a = 0; a < na; a++) {
+    sort_case c = {.desc = {.key_type = CLSCAN_INT32, .value_size = 8, .algorithm = algos[a]},
+                   .g = GEN_FEW,
+                   .n = 4 * 768 + 1};
+    check(&c, tu_mix(tu_seed(), 590 + (size_t)a));
+  }
+  tu_env_restore(&items);
   tu_env_restore(&options);
   tu_env_set("CLSCAN_BUILD_OPTIONS", "-DCLSCAN_TEST_SORT_RANK_WARPS=0", &options);
   tu_env_set("CLSCAN_SORT_CLASSIC", "1", &classic);
