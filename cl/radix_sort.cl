@@ -274,6 +274,7 @@ ALWAYS_INLINE uint sort_match(uint d) {
 ALWAYS_INLINE void sort_warp_barrier(void) {
   asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
 }
+#endif
 
 /* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
  * keys of its digit, and the warp's counts its keys of each digit. */
@@ -284,6 +285,7 @@ ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const int valid = sort_warp_index(i) < in_tile;
+#if SORT_WARP_MATCH
     const uint d = valid ? sort_digit(mine->k[i], shift, mask) : SORT_RADIX;
     const uint peers = sort_match(d);
     mine->place[i] = valid ? counts[d] + popcount(peers & below) : 0u;
@@ -291,19 +293,7 @@ ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local
     if (valid && !(peers & below))
       counts[d] += popcount(peers);
     sort_warp_barrier();
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
 #else
-/* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
- * keys of its digit, and the warp's counts its keys of each digit. */
-ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
-                                    sort_mine *mine) {
-  const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
-  __local uint *counts = m->u.rank + w * SORT_RADIX;
-#pragma unroll
-  for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = sort_warp_index(i) < in_tile;
     const uint d = sort_digit(mine->k[i], shift, mask);
     volatile __local uint *peers_word =
         m->u.rank + (1 + (i & 1)) * SORT_WARPS * SORT_RADIX + w * SORT_RADIX + d;
@@ -317,10 +307,10 @@ ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local
       counts[d] += popcount(peers);
       *peers_word = 0;
     }
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
-#endif
 
 /* Loads the work-item's keys of tile t and ranks them: afterwards mine->place holds each key's
  * place in the tile, m->start each digit's first place and m->count each digit's keys. */
