@@ -711,10 +711,18 @@ __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, u
   for (uint e = lid; e < passes * SORT_RADIX; e += SORT_WG)
     hist[e] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+#if SORT_RANK_WARPS
+  // Consecutive work-items read consecutive keys.
+  const uint in_tile = sort_in_tile(get_group_id(0), n);
+  keys += get_group_id(0) * SORT_TILE;
+  for (uint j = lid; j < in_tile; j += SORT_WG) {
+    const sort_bits_t k = keys[j];
+#else
   ulong begin, end;
   sort_item_range(get_group_id(0), n, &begin, &end);
   for (ulong i = begin; i < end; i++) {
     const sort_bits_t k = keys[i];
+#endif
     for (uint p = 0; p < passes; p++) {
       uint shift, mask;
       sort_pass_digit(p, begin_bit, end_bit, &shift, &mask);

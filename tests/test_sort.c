@@ -311,6 +311,17 @@ static void test_floats(void **state) {
   assert_memory_equal(keys, order, sizeof order);
 }
 
+/* The case at each of `count` sizes, on one plan (seeds from `seed` up). */
+static void run_sizes(sort_case *c, const size_t *sizes, size_t count, size_t seed) {
+  clscan_sort_plan *plan = NULL;
+  assert_int_equal(clscan_sort_plan_create(tu_context(), &c->desc, &plan), CLSCAN_SUCCESS);
+  for (size_t i = 0; i < count; i++) {
+    c->n = sizes[i];
+    run_case(plan, c, tu_mix(tu_seed(), seed + i));
+  }
+  clscan_sort_plan_release(plan);
+}
+
 /* All-equal, sorted, reversed and few distinct keys; sizes around tile boundaries. */
 static void test_shapes(void **state) {
   (void)state;
@@ -324,18 +335,12 @@ static void test_shapes(void **state) {
                      .n = 50000};
       check(&c, tu_mix(tu_seed(), 400 + 10 * (size_t)a + g));
     }
-    // Sizes around the CPU tile (16384 keys) and the GPU tile (1024 keys), on one plan.
+    // Sizes around the CPU tile (16384 keys) and the GPU tiles (1024 and 4096 keys), on one plan.
     static const size_t sizes[] = {2,     3,     255,   1023,  1024,  1025,
                                    16383, 16384, 16385, 32768, 49153, 1u << 20};
     sort_case c = {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
                    .g = GEN_RANDOM};
-    clscan_sort_plan *plan = NULL;
-    assert_int_equal(clscan_sort_plan_create(tu_context(), &c.desc, &plan), CLSCAN_SUCCESS);
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      c.n = sizes[i];
-      run_case(plan, &c, tu_mix(tu_seed(), 450 + i));
-    }
-    clscan_sort_plan_release(plan);
+    run_sizes(&c, sizes, sizeof sizes / sizeof sizes[0], 450);
   }
 }
 
@@ -411,13 +416,7 @@ static void gpu_shape_cases(size_t seed) {
     static const size_t sizes[] = {2, 31, 33, 1025, 4095, 4096, 4097, 8191, 8192, 12288 + 31};
     sort_case s = {.desc = {.key_type = CLSCAN_INT16, .value_size = 2, .algorithm = algos[a]},
                    .g = GEN_RANDOM};
-    clscan_sort_plan *plan = NULL;
-    assert_int_equal(clscan_sort_plan_create(tu_context(), &s.desc, &plan), CLSCAN_SUCCESS);
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      s.n = sizes[i];
-      run_case(plan, &s, tu_mix(tu_seed(), seed + 60 + i));
-    }
-    clscan_sort_plan_release(plan);
+    run_sizes(&s, sizes, sizeof sizes / sizeof sizes[0], seed + 60);
   }
 }
 
