@@ -23,9 +23,9 @@
  *                          without 64-bit atomics use, also where 64-bit atomics exist.
  *   CLSCAN_SORT_CLASSIC    non-zero: radix sorts in the GPU shape rank tiles of 32 x 32 keys with
  *                          one count per digit and work-item instead of the warp ranking's tiles
- *                          of 256 x 16 (comparisons and tests).
+ *                          of 256 x 16 or 256 x 8 (comparisons and tests).
  *   CLSCAN_SORT_ITEMS      1 to 16: keys per work-item of the radix sort's warp ranking (tiles of
- *                          256 x K; default 16); other values are ignored (measurements).
+ *                          256 x K; default 16, 8 for 8-byte keys); other values are ignored.
  */
 #include <stdlib.h>
 

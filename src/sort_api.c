@@ -16,15 +16,19 @@
 
 #include "sort_internal.h"
 
-/* Work-items per work-group and keys per work-item of the GPU shapes: the warp ranking (256 x 16,
- * one count per digit and warp of 32 work-items) and the per-work-item ranking (32 x 32: one
- * count per digit and work-item in local memory, so work-groups stay small), which devices get
- * where the warp ranking's work-groups or local memory do not fit, or CLSCAN_SORT_CLASSIC asks
- * for it. Onesweep's look-back work-items walk 8 of the 256 digit chains at once in the
- * per-work-item shape and one each in the warp shape. The CPU shape has one work-item per tile
- * of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
+/* Work-items per work-group and keys per work-item of the GPU shapes. The warp ranking keeps one
+ * count per digit and warp of 32 work-items: 256 x 16 keys, or 256 x 8 for 8-byte keys (with 16
+ * of those a work-item, pairs of 8-byte keys and values took 142 registers and 45 KB of local
+ * memory in sort_scatter on sm_90 (ptxas), one work-group per multiprocessor; with 8, 70 and
+ * 28 KB). The per-work-item ranking keeps one count per digit and work-item, so its work-groups
+ * stay small (32 x 32); devices get it where the warp ranking's work-groups or local memory do
+ * not fit, or where CLSCAN_SORT_CLASSIC asks for it. Onesweep's look-back work-items walk one of
+ * the 256 digit chains each in the warp shape, 8 at once in the per-work-item shape. The CPU
+ * shape has one work-item per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on
+ * POCL, 2^24 uint32 keys). */
 #define WARP_WG 256
 #define WARP_ITEMS 16
+#define WARP_ITEMS_WIDE 8
 #define GPU_WG 32
 #define GPU_ITEMS 32
 #define CPU_ITEMS 16384
@@ -134,9 +138,10 @@ static void resolve(clscan_sort_plan *plan) {
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
   plan->rank_warps = 0;
   if (!cpu && !clscan__env_unsigned(CLSCAN__ENV_SORT_CLASSIC, 0, NULL)) {
-    unsigned items = clscan__env_unsigned(CLSCAN__ENV_SORT_ITEMS, WARP_ITEMS, NULL);
+    const unsigned fallback = plan->key_size == 8 ? WARP_ITEMS_WIDE : WARP_ITEMS;
+    unsigned items = clscan__env_unsigned(CLSCAN__ENV_SORT_ITEMS, fallback, NULL);
     plan->wg = WARP_WG;
-    plan->items = items >= 1 && items <= WARP_ITEMS ? items : WARP_ITEMS;
+    plan->items = items >= 1 && items <= WARP_ITEMS ? items : fallback;
     plan->rank_warps = 1;
   }
   plan->lanes = plan->wg;

@@ -14,11 +14,12 @@
  * Radix sorts (cl/radix_sort.cl: sort_histogram, sort_passes, sort_onesweep and sort_finish for
  * Onesweep; sort_count, sort_scan_reduce, sort_scan_top, sort_scan_down and sort_scatter for
  * LSD): LSD and Onesweep, in the GPU shape (the warp ranking: work-groups of 256 with 16 keys
- * each, so 4096 keys a tile; and the per-work-item ranking of CLSCAN_SORT_CLASSIC: 32 with 32
- * keys each) and the CPU shape (one work-item a tile of 16384 keys), keys with values of 4 bytes,
- * a bit range (one digit, GPU shape), a descending float sort with NaNs and infinities (one
- * digit), and Onesweep with every third tile's publication withheld (CLSCAN_TEST_WITHHOLD=3, its
- * decoupled fallback) and values of 2 bytes. Sizes cross two or three tiles in each shape.
+ * each (8 for 8-byte keys), so 4096 (2048) keys a tile; and the per-work-item ranking of
+ * CLSCAN_SORT_CLASSIC: 32 with 32 keys each) and the CPU shape (one work-item a tile of 16384
+ * keys), keys with values of 4 bytes, a bit range (one digit, GPU shape), a descending float sort
+ * with NaNs and infinities (one digit), Onesweep with every third tile's publication withheld
+ * (CLSCAN_TEST_WITHHOLD=3, its decoupled fallback) and values of 2 bytes, and in the GPU shapes
+ * descending int64 keys with values of 8 bytes. Sizes cross two or three tiles in each shape.
  *
  * Each sort runs in a context of its own, because of an Oclgrind 21.10 bug that
  * test_select_oclgrind.c describes (a buffer that takes a released one's place: the sorts'
@@ -372,6 +373,14 @@ static void run_sort(void) {
            1,
            1},
           {shape, classic, "3", {.key_type = CLSCAN_UINT16, .value_size = 2}, three, 0, 0},
+          // 8-byte keys (the warp ranking's tiles of 256 x 8) in the GPU shapes only.
+          {shape,
+           classic,
+           NULL,
+           {.key_type = CLSCAN_INT64, .value_size = 8, .descending = 1},
+           cpu == 1 ? 0 : 2 * 2048 + 77,
+           2,
+           0},
       };
       for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sort_case c = cases[k];
