@@ -488,7 +488,7 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
 /* Whether two keys are equal: the user's equality, or == (floats as values: -0.0 == 0.0, and a
  * NaN equals nothing). */
 #if CLSCAN_KEY_EQUAL
-#define KEY_EQUAL(a, b) (clscan_user_key_equal((a), (b)) != 0)
+#define KEY_EQUAL(a, b) (clscan_user_key_equal((a), (b)CLSCAN_XA) != 0)
 #elif CLSCAN_KEY_TYPE == 64
 #error "a user key type needs key_equal_source"
 #else

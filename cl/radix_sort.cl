@@ -9,12 +9,15 @@
  * digit of up to 8 bits of the ordered bits, from begin_bit upwards; keys and values move
  * unchanged.
  *
- * Tiles: work-group g owns keys [g * SORT_TILE, (g + 1) * SORT_TILE), and its work-item l the
- * SORT_ITEMS consecutive keys from g * SORT_TILE + l * SORT_ITEMS. A tile ranks its keys in local
- * memory: rank[d * SORT_WG + l] counts work-item l's keys of digit d; its exclusive scan in that
- * (digit-major) order is each (digit, work-item)'s first place in the tile, so every key's place
- * follows from its digit, its work-item and its order within the work-item: the scatter is
- * stable by construction, and no atomic decides an order.
+ * Tiles: work-group g owns keys [g * SORT_TILE, (g + 1) * SORT_TILE) and ranks them in local
+ * memory (see "Ranking a tile in local memory" for the shapes). In the per-work-item ranking
+ * work-item l owns the SORT_ITEMS consecutive keys from g * SORT_TILE + l * SORT_ITEMS, and
+ * rank[d * SORT_WG + l] counts its keys of digit d; in the warp ranking warp w owns the
+ * 32 * SORT_ITEMS consecutive keys from g * SORT_TILE + w * 32 * SORT_ITEMS, and one count per
+ * digit and warp. The exclusive scan of the counts in digit-major order is each (digit, owner)'s
+ * first place in the tile, so every key's place follows from its digit, its owner and its order
+ * within the owner's keys: the scatter is stable by construction, and no atomic decides an
+ * order.
  *
  * The portable path (sort_count, the three sort_scan_* kernels and sort_scatter) takes each
  * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
@@ -31,7 +34,9 @@
  *
  * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
  * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
- * work-items that run look-backs, a power of two <= SORT_WG). Needs common.cl first (with
+ * work-items that run look-backs, a power of two <= SORT_WG), SORT_RANK_WARPS (1: the warp
+ * ranking, with SORT_WG 256). SORT_WARP_MATCH=1 (build option) gives the warp ranking NVIDIA's
+ * match instruction where CLSCAN_NV_PTX is set. Needs common.cl first (with
  * CLSCAN_TYPE uint and CLSCAN_OP add), and status.cl before it for the Onesweep kernels
  * (SORT_ONESWEEP).
  */
@@ -54,6 +59,9 @@
 #endif
 #ifndef SORT_LANES
 #define SORT_LANES 1
+#endif
+#ifndef SORT_RANK_WARPS
+#define SORT_RANK_WARPS 0
 #endif
 #ifndef SORT_ONESWEEP
 #ifdef STATUS_EPOCH_SHIFT /* status.cl came first */
@@ -140,6 +148,11 @@ ALWAYS_INLINE void sort_item_range(ulong t, ulong n, ulong *begin, ulong *end) {
   *end = min(b + SORT_ITEMS, n);
 }
 
+/* The number of keys in tile t. */
+ALWAYS_INLINE uint sort_in_tile(ulong t, ulong n) {
+  return (uint)min((ulong)SORT_TILE, n - t * SORT_TILE);
+}
+
 /* Exclusive scan of one value per work-item across the work-group; *total gets the sum. */
 ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #if SORT_WG == 1
@@ -167,12 +180,27 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * ------------------------------------------------------------------------------------------- */
 
 /*
- * With more than one work-item per tile (the GPU shape) the tile is staged in local memory: it is
- * loaded with consecutive work-items reading consecutive keys, ranked from there, placed in local
- * memory in sorted order, and stored with consecutive work-items writing consecutive places of
- * each digit's run, so that global loads and stores coalesce. Local arrays read with a stride of
- * SORT_ITEMS or SORT_RADIX entries per work-item are padded so that the work-items of a wave
- * fall on different banks. With one work-item per tile (the CPU shape) keys move directly.
+ * Three shapes. With one work-item per tile (the CPU shape) keys move directly. With more than
+ * one (the GPU shapes) the tile is staged in local memory: ranked, placed in local memory in
+ * sorted order, and stored with consecutive work-items writing consecutive places of each
+ * digit's run, so that global stores coalesce. Local arrays read with a stride of SORT_ITEMS or
+ * SORT_RADIX entries per work-item are padded so that the work-items of a wave fall on different
+ * banks.
+ *
+ * The per-work-item ranking (SORT_RANK_WARPS 0) keeps one count per digit and work-item, so its
+ * work-groups stay small (32 work-items of 32 keys).
+ *
+ * The warp ranking (SORT_RANK_WARPS 1: 256 work-items of SORT_ITEMS keys) splits the work-group
+ * into warps of 32 consecutive work-items, each owning SORT_ITEMS * 32 consecutive keys of the
+ * tile, which it ranks in SORT_ITEMS rounds of 32 (lane l of warp w takes tile key
+ * w * 32 * SORT_ITEMS + i * 32 + l in round i, so the loads coalesce). It keeps one count per digit
+ * and warp. In each round every lane sets its bit in the word of its (warp, digit) with
+ * atomic_or; after a barrier the word names the lanes of the round with the same digit, so a
+ * lane's rank is the warp's count of the digit so far plus the peers below it, and after a second
+ * barrier the lowest peer adds the peers to the count and clears the word (two sets of words
+ * alternate between rounds, so the clearing needs no third barrier). The bits decide the order,
+ * not the atomics' order, so the ranking is stable. Then an exclusive scan of the counts in
+ * (digit, warp) order gives each (digit, warp)'s first place in the tile.
  */
 #if SORT_WG > 1
 #define SORT_STAGED 1
@@ -184,6 +212,160 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #define SORT_RANK_AT(e) ((e) + ((e) / SORT_RADIX) * (4 / sizeof(sort_rank_t)))
 #define SORT_RANK_ENTRIES SORT_RANK_AT(SORT_RADIX *SORT_WG)
 
+#if SORT_RANK_WARPS
+#if SORT_WG != SORT_RADIX
+#error "the warp ranking needs SORT_WG == 256 (one digit per work-item in its scan)"
+#endif
+#define SORT_WARPS (SORT_WG / 32)
+/* Words of the warp ranking: the counts of every (warp, digit), then two sets of peer words. */
+#define SORT_WARP_WORDS (3 * SORT_WARPS * SORT_RADIX)
+
+/* The local memory of one tile's ranking: the ranking's words and the staged tile share it. */
+typedef struct sort_tile_mem {
+  uint base[SORT_RADIX];  /* destination of digit d's first key, minus its place */
+  uint count[SORT_RADIX]; /* the tile's keys of digit d */
+  uint start[SORT_RADIX]; /* digit d's first place in the tile */
+  uint scratch[SORT_WG];
+  union {
+    uint rank[SORT_WARP_WORDS]; /* counts[w * 256 + d], then the peer words */
+    struct {
+      sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile in sorted order */
+#if SORT_VALUE_SIZE
+      sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
+#endif
+    } s;
+  } u;
+} sort_tile_mem;
+
+/* A work-item's keys and their places in the tile, between ranking and scatter. */
+typedef struct sort_mine {
+  sort_bits_t k[SORT_ITEMS];
+  uint place[SORT_ITEMS];
+} sort_mine;
+
+/* The tile index of the work-item's key of round i. */
+ALWAYS_INLINE uint sort_warp_index(uint i) {
+  const uint lid = get_local_id(0);
+  return (lid / 32) * 32 * SORT_ITEMS + i * 32 + lid % 32;
+}
+
+#ifndef SORT_WARP_MATCH
+#define SORT_WARP_MATCH 0
+#endif
+#if SORT_WARP_MATCH && (!defined(CLSCAN_NV_PTX) || !CLSCAN_NV_PTX)
+#undef SORT_WARP_MATCH
+#define SORT_WARP_MATCH 0
+#endif
+
+#if SORT_WARP_MATCH
+/*
+ * On NVIDIA (CLSCAN_NV_PTX, and SORT_WARP_MATCH set through the build options) a round finds
+ * its peers with the warp's match instruction instead of the peer words, and orders the counts'
+ * reads and updates with warp barriers instead of the work-group's: a warp of the ranking is a
+ * hardware warp there (32 consecutive work-items of a one-dimensional work-group). Every lane
+ * runs every round; lanes past the tile's end take digit SORT_RADIX, which no key has.
+ */
+ALWAYS_INLINE uint sort_match(uint d) {
+  uint peers;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+  return peers;
+}
+
+ALWAYS_INLINE void sort_warp_barrier(void) {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+#endif
+
+/* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
+ * keys of its digit, and the warp's counts its keys of each digit. */
+ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
+                                    sort_mine *mine) {
+  const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
+  __local uint *counts = m->u.rank + w * SORT_RADIX;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const int valid = sort_warp_index(i) < in_tile;
+#if SORT_WARP_MATCH
+    const uint d = valid ? sort_digit(mine->k[i], shift, mask) : SORT_RADIX;
+    const uint peers = sort_match(d);
+    mine->place[i] = valid ? counts[d] + popcount(peers & below) : 0u;
+    sort_warp_barrier();
+    if (valid && !(peers & below))
+      counts[d] += popcount(peers);
+    sort_warp_barrier();
+#else
+    const uint d = sort_digit(mine->k[i], shift, mask);
+    volatile __local uint *peers_word =
+        m->u.rank + (1 + (i & 1)) * SORT_WARPS * SORT_RADIX + w * SORT_RADIX + d;
+    if (valid)
+      atomic_or(peers_word, below + 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint peers = valid ? *peers_word : 0u;
+    mine->place[i] = counts[d] + popcount(peers & below);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (valid && !(peers & below)) {
+      counts[d] += popcount(peers);
+      *peers_word = 0;
+    }
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Loads the work-item's keys of tile t and ranks them: afterwards mine->place holds each key's
+ * place in the tile, m->start each digit's first place and m->count each digit's keys. */
+ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                  uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+  const uint lid = get_local_id(0);
+  for (uint e = lid; e < SORT_WARP_WORDS; e += SORT_WG)
+    m->u.rank[e] = 0;
+  const uint in_tile = sort_in_tile(t, n);
+  keys += t * SORT_TILE;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const uint j = sort_warp_index(i);
+    mine->k[i] = j < in_tile ? keys[j] : (sort_bits_t)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  sort_rank_rounds(in_tile, shift, mask, m, mine);
+  // Work-item d scans digit d's counts over the warps, then the digits' totals.
+  uint run = 0;
+  for (uint v = 0; v < SORT_WARPS; v++) {
+    const uint c = m->u.rank[v * SORT_RADIX + lid];
+    m->u.rank[v * SORT_RADIX + lid] = run;
+    run += c;
+  }
+  uint total;
+  const uint start = sort_wg_exclusive(run, m->scratch, &total);
+  m->count[lid] = run;
+  m->start[lid] = start;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __local uint *before = m->u.rank + (lid / 32) * SORT_RADIX;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const uint d = sort_digit(mine->k[i], shift, mask);
+    mine->place[i] += m->start[d] + before[d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Digit d's first place in the tile (after sort_rank_tile). */
+ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
+  return m->start[d];
+}
+
+/* The staged tile of the scatter, and the tile indices of its keys. */
+ALWAYS_INLINE __local sort_bits_t *sort_staged_keys(__local sort_tile_mem *m) {
+  return m->u.s.keys;
+}
+#if SORT_VALUE_SIZE
+ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
+  return m->u.s.from;
+}
+#endif
+
+#else /* the per-work-item ranking */
+
 /* The local memory of one tile's ranking. */
 typedef struct sort_tile_mem {
   sort_rank_t rank[SORT_RANK_ENTRIES]; /* rank[d * SORT_WG + l] (padded), see the top */
@@ -193,10 +375,15 @@ typedef struct sort_tile_mem {
 #if SORT_STAGED
   sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile, in input order, then sorted */
 #if SORT_VALUE_SIZE
-  sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
+  sort_rank_t from[SORT_TILE];              /* from[p]: the tile index of the key at place p */
 #endif
 #endif
 } sort_tile_mem;
+
+/* Unused by this ranking (its places are in m->rank). */
+typedef struct sort_mine {
+  uchar unused;
+} sort_mine;
 
 /* The number of keys of work-item l in tile t (from t * SORT_TILE + l * SORT_ITEMS). */
 ALWAYS_INLINE uint sort_item_count(ulong t, ulong n) {
@@ -233,7 +420,8 @@ ALWAYS_INLINE void sort_load_tile(const __global sort_bits_t *keys, ulong n, ulo
  * afterwards m->rank holds each (digit, work-item)'s first place in the tile and m->count each
  * digit's keys in the tile. */
 ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
-                                  uint mask, __local sort_tile_mem *m) {
+                                  uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+  (void)mine;
   const uint lid = get_local_id(0);
   for (uint e = lid; e < SORT_RANK_ENTRIES; e += SORT_WG)
     m->rank[e] = 0;
@@ -268,41 +456,82 @@ ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
   return m->rank[SORT_RANK_AT(d * SORT_WG)];
 }
 
+#if SORT_STAGED
+/* The staged tile of the scatter, and the tile indices of its keys. */
+ALWAYS_INLINE __local sort_bits_t *sort_staged_keys(__local sort_tile_mem *m) {
+  return m->keys;
+}
+#if SORT_VALUE_SIZE
+ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
+  return m->from;
+}
+#endif
+#endif
+#endif /* SORT_RANK_WARPS */
+
+#if SORT_STAGED
+/* Stores the staged tile (in sorted order) with consecutive work-items writing consecutive
+ * places of a digit's run: the key at place p, of digit d, goes to m->base[d] + p. */
+ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global sort_bits_t *dkeys,
+                                   __global sort_value_t *dvals, ulong n, ulong t, uint shift,
+                                   uint mask, __local sort_tile_mem *m) {
+  const __local sort_bits_t *staged = sort_staged_keys(m);
+  const ulong begin = t * SORT_TILE;
+  const uint in_tile = sort_in_tile(t, n);
+  for (uint p = get_local_id(0); p < in_tile; p += SORT_WG) {
+    const sort_bits_t k = staged[SORT_KEY_AT(p)];
+    const uint to = m->base[sort_digit(k, shift, mask)] + p;
+    dkeys[to] = k;
+#if SORT_VALUE_SIZE
+    dvals[to] = vals[begin + sort_staged_from(m)[p]];
+#endif
+  }
+}
+#endif
+
 /* Moves the tile's keys (and values) to their places: the key at place p of the tile, of digit d,
  * goes to m->base[d] + p. Needs m->base set for every digit (and a barrier). */
 ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
                                      const __global sort_value_t *vals, __global sort_bits_t *dkeys,
                                      __global sort_value_t *dvals, ulong n, ulong t, uint shift,
-                                     uint mask, __local sort_tile_mem *m) {
+                                     uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+#if SORT_RANK_WARPS
+  // Place the keys in local memory in sorted order (the ranking's words are no longer read).
+  (void)keys;
+  const uint in_tile = sort_in_tile(t, n);
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const uint j = sort_warp_index(i);
+    if (j < in_tile) {
+      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
+#if SORT_VALUE_SIZE
+      m->u.s.from[mine->place[i]] = (sort_rank_t)j;
+#endif
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, m);
+#else
+  (void)mine;
   const uint lid = get_local_id(0);
   const uint count = sort_item_count(t, n);
 #if SORT_STAGED
   // Place the keys in local memory in sorted order (the work-item's keys first go to registers,
   // since the places overwrite the tile).
-  sort_bits_t mine[SORT_ITEMS];
+  sort_bits_t mine_keys[SORT_ITEMS];
   for (uint e = 0; e < count; e++)
-    mine[e] = sort_item_key(keys, t, m, e);
+    mine_keys[e] = sort_item_key(keys, t, m, e);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint e = 0; e < count; e++) {
-    const uint d = sort_digit(mine[e], shift, mask);
+    const uint d = sort_digit(mine_keys[e], shift, mask);
     const uint p = m->rank[SORT_RANK_AT(d * SORT_WG + lid)]++;
-    m->keys[SORT_KEY_AT(p)] = mine[e];
+    m->keys[SORT_KEY_AT(p)] = mine_keys[e];
 #if SORT_VALUE_SIZE
     m->from[p] = (sort_rank_t)(lid * SORT_ITEMS + e);
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // Store them: consecutive work-items write consecutive places of a digit's run.
-  const ulong begin = t * SORT_TILE;
-  const uint in_tile = (uint)(min(begin + SORT_TILE, n) - begin);
-  for (uint p = lid; p < in_tile; p += SORT_WG) {
-    const sort_bits_t k = m->keys[SORT_KEY_AT(p)];
-    const uint to = m->base[sort_digit(k, shift, mask)] + p;
-    dkeys[to] = k;
-#if SORT_VALUE_SIZE
-    dvals[to] = vals[begin + m->from[p]];
-#endif
-  }
+  sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, m);
 #else
   const ulong begin = t * SORT_TILE + (ulong)lid * SORT_ITEMS;
   for (uint e = 0; e < count; e++) {
@@ -315,6 +544,7 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 #endif
   }
 #endif
+#endif
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -322,16 +552,36 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
  * sort_scatter, each with one work-group of SORT_WG work-items per tile or block.
  * ------------------------------------------------------------------------------------------- */
 
-/* counts[d * tiles + t] = tile t's keys of digit d. */
+/* counts[d * tiles + t] = tile t's keys of digit d. With the warp ranking each warp counts into
+ * its own histogram, consecutive work-items reading consecutive keys. */
 __kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong n, uint shift,
                          uint mask, __global uint *counts, ulong tiles) {
+#if SORT_RANK_WARPS
+  __local uint hist[SORT_WARPS * SORT_RADIX];
+#else
   __local uint hist[SORT_RADIX];
+#endif
   const uint lid = get_local_id(0);
   const ulong t = get_group_id(0);
   keys += keys_off;
-  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+  for (uint d = lid; d < sizeof hist / sizeof hist[0]; d += SORT_WG)
     hist[d] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+#if SORT_RANK_WARPS
+  const ulong begin = t * SORT_TILE;
+  __local uint *mine = hist + (lid / 32) * SORT_RADIX;
+  for (uint j = lid; j < SORT_TILE; j += SORT_WG) {
+    if (begin + j < n)
+      atomic_inc(&mine[sort_digit(keys[begin + j], shift, mask)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG) {
+    uint c = 0;
+    for (uint v = 0; v < SORT_WARPS; v++)
+      c += hist[v * SORT_RADIX + d];
+    counts[d * tiles + t] = c;
+  }
+#else
   ulong begin, end;
   sort_item_range(t, n, &begin, &end);
   for (ulong i = begin; i < end; i++) {
@@ -344,6 +594,7 @@ __kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
     counts[d * tiles + t] = hist[d];
+#endif
 }
 
 /* The sum of work-item l's SORT_ITEMS consecutive entries of block b of counts[0, m). */
@@ -410,16 +661,17 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
                            __global sort_value_t *dvals, ulong dvals_off, ulong n, uint shift,
                            uint mask, const __global uint *offsets, ulong tiles) {
   __local sort_tile_mem m;
+  sort_mine mine;
   const ulong t = get_group_id(0);
   keys += keys_off;
   vals += vals_off;
   dkeys += dkeys_off;
   dvals += dvals_off;
-  sort_rank_tile(keys, n, t, shift, mask, &m);
+  sort_rank_tile(keys, n, t, shift, mask, &m, &mine);
   for (uint d = get_local_id(0); d < SORT_RADIX; d += SORT_WG)
     m.base[d] = offsets[d * tiles + t] - sort_digit_start(&m, d);
   barrier(CLK_LOCAL_MEM_FENCE);
-  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
+  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m, &mine);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -459,10 +711,18 @@ __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, u
   for (uint e = lid; e < passes * SORT_RADIX; e += SORT_WG)
     hist[e] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+#if SORT_RANK_WARPS
+  // Consecutive work-items read consecutive keys.
+  const uint in_tile = sort_in_tile(get_group_id(0), n);
+  keys += get_group_id(0) * SORT_TILE;
+  for (uint j = lid; j < in_tile; j += SORT_WG) {
+    const sort_bits_t k = keys[j];
+#else
   ulong begin, end;
   sort_item_range(get_group_id(0), n, &begin, &end);
   for (ulong i = begin; i < end; i++) {
     const sort_bits_t k = keys[i];
+#endif
     for (uint p = 0; p < passes; p++) {
       uint shift, mask;
       sort_pass_digit(p, begin_bit, end_bit, &shift, &mask);
@@ -665,7 +925,8 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   const ulong t = tile_id;
   const ulong epoch = pass + 1;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + SORT_STATUS_OFFSET);
-  sort_rank_tile(keys, n, t, shift, mask, &m);
+  sort_mine mine;
+  sort_rank_tile(keys, n, t, shift, mask, &m, &mine);
 
   // Publish this tile's count of every digit (test only: withheld tiles publish nothing).
 #if CLSCAN_TEST_WITHHOLD
@@ -692,7 +953,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
       sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, &m);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m);
+  sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m, &mine);
 }
 #endif
 
@@ -714,3 +975,11 @@ __kernel void sort_finish(__global sort_bits_t *akeys, ulong akeys_off,
   avals[avals_off + i] = bvals[bvals_off + i];
 #endif
 }
+
+/* Test only: CLSCAN_TEST_SORT_RANK_WARPS (through CLSCAN_BUILD_OPTIONS) names the GPU shape's
+ * ranking a test expects; a plan built in the other one fails to build. */
+#if defined(CLSCAN_TEST_SORT_RANK_WARPS) && SORT_WG > 1
+#if CLSCAN_TEST_SORT_RANK_WARPS != SORT_RANK_WARPS
+#error "the sort plan was built in the other GPU shape"
+#endif
+#endif

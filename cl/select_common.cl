@@ -5,8 +5,9 @@
  *
  * The host's prelude (select_api.c) defines the switches:
  *   CLSCAN_SELECT_OP     0 select, 1 partition, 2 unique, 3 run-length encode (clscan_select_op).
- *   CLSCAN_SELECT_PRED   1: clscan_user_pred(x, i) selects (else the uint8 flags do).
- *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b) compares (else ==).
+ *   CLSCAN_SELECT_PRED   1: clscan_user_pred(x, i CLSCAN_XP) selects (else the uint8 flags do).
+ *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b CLSCAN_XP) compares (else ==); both see the
+ *                        extra arguments, as the map does.
  *   CLSCAN_COUNT_SIZE    4 or 8: bytes of the count and of run lengths.
  * common.cl comes first: in_t, val_t and MAP are the input, the mapped element and the map.
  *
@@ -53,9 +54,9 @@ typedef ulong len_t;
 
 #if SEL_RUNS
 /* Returns 1 if two mapped elements are equal (built-in ==: -0.0 equals 0.0, NaN nothing). */
-ALWAYS_INLINE int sel_equal(val_t a, val_t b) {
+ALWAYS_INLINE int sel_equal(val_t a, val_t b CLSCAN_XP) {
 #if CLSCAN_SELECT_EQUAL
-  return clscan_user_equal(a, b) != 0;
+  return clscan_user_equal(a, b CLSCAN_XA) != 0;
 #else
   return a == b;
 #endif
@@ -72,7 +73,7 @@ ALWAYS_INLINE val_t sel_value(const __global in_t *in, ulong i CLSCAN_XP) {
 ALWAYS_INLINE uint sel_flag(const __global in_t *in, const __global uchar *flags,
                             ulong i CLSCAN_XP) {
 #if SEL_RUNS
-  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), sel_value(in, i CLSCAN_XA));
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), sel_value(in, i CLSCAN_XA) CLSCAN_XA);
 #elif CLSCAN_SELECT_PRED
   return clscan_user_pred(sel_value(in, i CLSCAN_XA), i CLSCAN_XA) != 0;
 #else

@@ -288,17 +288,19 @@ typedef enum clscan_arg_access {
  * the plan is created; the values (buffers with offsets, scalars) are given at each enqueue
  * (clscan_run_args), so one plan runs with new buffers every time.
  *
- * Visibility: map_source and op_source see every argument by its name (scans and reductions:
- * clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()), so an operator can read a
- * lookup table ("tab[a * k + b]"); a descriptor with arguments needs map_source or op_source. A
+ * Visibility: map_source, op_source and key_equal_source see every argument by its name (scans
+ * and reductions: clscan_plan_enqueue_args() and clscan_plan_enqueue_reduce_args()), so an
+ * operator can read a lookup table ("tab[a * k + b]") and a key equality a scalar ("a % m ==
+ * b % m"); a descriptor with arguments needs map_source, op_source or key_equal_source. A
  * buffer is a pointer to the element at the value's offset, so "x * w[i]" weights element i by
  * w[offset + i]. The operator runs any number of times in every kernel, the single pass's
  * look-back included, so it should only read the arguments, and the identity must be its identity
- * for every value they take. A selection's predicate_source and map_source see them too
- * (clscan_select_desc).
+ * for every value they take; so does a key equality. A selection's predicate_source, map_source
+ * and equal_source see them too (clscan_select_desc).
  *
  * Names are OpenCL C identifiers, distinct, not starting with "clscan" or "CLSCAN", neither `x`
- * nor `i` (the map's own parameters) and, with a user operator, neither `a` nor `b` (its own).
+ * nor `i` (the map's own parameters) and, with a user operator or a key equality, neither `a`
+ * nor `b` (their own).
  */
 typedef struct clscan_arg {
   const char *name;         /**< The identifier user sources use. */
@@ -343,7 +345,9 @@ typedef struct clscan_arg {
  * is named by key_type_name, defined by key_type_source (unless it is a built-in OpenCL type such
  * as int2), has key_size bytes, and needs key_equal_source, which may also replace == for
  * built-in keys (e.g. "fabs(a - b) < 0.5f"; it should be an equivalence for the segments to mean
- * anything, but any expression is safe). double keys need fp64 on the device.
+ * anything, but any expression is safe). It sees the descriptor's extra arguments by name too
+ * (`args`, see clscan_arg), e.g. "a % m == b % m" with a scalar m. double keys need fp64 on the
+ * device.
  *
  * `init` and `identity` point at one element of the output type: type_size bytes for a user type,
  * read before any build can compare type_size with the device, so take it from sizeof.
@@ -368,8 +372,8 @@ typedef struct clscan_scan_desc {
   clscan_type key_type;       /**< KEYS: any built-in type or CLSCAN_USER_TYPE (see Keys);
                                    OFFSETS: the offsets' type (see clscan_segments). */
   /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
-  const clscan_arg *args; /**< arg_count extra arguments of map_source and op_source (see
-                               clscan_arg); copied. */
+  const clscan_arg *args; /**< arg_count extra arguments of map_source, op_source and
+                               key_equal_source (see clscan_arg); copied. */
   size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
   int device_init;        /**< Non-zero: the initial value is read from a device buffer when the
                                scan runs (clscan_run_args.init), like CUB's FutureValue; `init`
@@ -934,8 +938,9 @@ typedef enum clscan_select_op {
  * Extra arguments (`args`, clscan_arg) as for scans: predicate_source and map_source see them by
  * their names (e.g. "x > limit && keep[i]"), and their values come with each enqueue
  * (clscan_select_buffers.values), so one plan selects with new buffers and scalars every time.
- * equal_source does not see them; `a` and `b` cannot name them. A descriptor with arguments needs
- * predicate_source or map_source, and runs only through clscan_select_enqueue().
+ * equal_source sees them too ("a / w == b / w"); `a` and `b` cannot name them. A descriptor with
+ * arguments needs predicate_source, map_source or equal_source, and runs only through
+ * clscan_select_enqueue().
  *
  * Every string is copied when a plan is created; a source that does not
  * compile makes plan creation return CLSCAN_USER_SOURCE_INVALID (the log:
@@ -961,8 +966,8 @@ typedef struct clscan_select_desc {
                                      must be below 2^32) or 8 (uint64); 0 means 8. */
   clscan_algorithm algorithm;   /**< CLSCAN_ALGO_AUTO, SINGLE_PASS, or BLELLOCH, HILLIS_STEELE,
                                      REDUCE_THEN_SCAN (the multi-pass path over that scan). */
-  const clscan_arg *args;       /**< arg_count extra arguments of predicate_source and map_source
-                                     (see clscan_arg); copied. */
+  const clscan_arg *args;       /**< arg_count extra arguments of predicate_source, map_source
+                                     and equal_source (see clscan_arg); copied. */
   size_t arg_count;             /**< 0 to CLSCAN_MAX_ARGS. */
 } clscan_select_desc;
 

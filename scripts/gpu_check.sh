@@ -6,7 +6,8 @@
 #   scripts/gpu_check.sh suite       the CTest suite on the GPU (not Oclgrind, POCL no-hang, MPI),
 #                                  then on the machine's POCL (its 16 cores interleave work-groups
 #                                  unlike CI's 2; with the no-hang matrix, not huge)
-#   scripts/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm)
+#   scripts/gpu_check.sh huge        test_huge --all-algorithms (every case, every algorithm),
+#                                  then test_huge_family (selections and sorts past 2^31)
 #   scripts/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
 #                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
@@ -65,6 +66,8 @@ for s in "$@"; do
     huge)
       step "test_huge --all-algorithms"
       run "$B/tests/test_huge" --all-algorithms | tee "$OUT/huge.txt"
+      step "test_huge_family (selections of 2^32 + 7 elements, sorts of 2^31 + 5 keys)"
+      run "$B/tests/test_huge_family" | tee "$OUT/huge-family.txt"
       ;;
     bench)
       step "single pass at 2^28, ratio to clEnqueueCopyBuffer of equal bytes"

@@ -21,6 +21,11 @@
  *   CLSCAN_BUILD_OPTIONS   appended to every program's build options.
  *   CLSCAN_TEST_STATUS32   non-zero: single-pass scans use the 32-bit status words that devices
  *                          without 64-bit atomics use, also where 64-bit atomics exist.
+ *   CLSCAN_SORT_CLASSIC    non-zero: radix sorts in the GPU shape rank tiles of 32 x 32 keys with
+ *                          one count per digit and work-item instead of the warp ranking's tiles
+ *                          of 256 x 16 or 256 x 8 (comparisons and tests).
+ *   CLSCAN_SORT_ITEMS      1 to 16: keys per work-item of the radix sort's warp ranking (tiles of
+ *                          256 x K; default 16, 8 for 8-byte keys); other values are ignored.
  */
 #include <stdlib.h>
 
@@ -37,6 +42,8 @@ static const char *const names[CLSCAN__ENV_COUNT] = {
     [CLSCAN__ENV_NO_PTX] = "CLSCAN_NO_PTX",
     [CLSCAN__ENV_BUILD_OPTIONS] = "CLSCAN_BUILD_OPTIONS",
     [CLSCAN__ENV_TEST_STATUS32] = "CLSCAN_TEST_STATUS32",
+    [CLSCAN__ENV_SORT_CLASSIC] = "CLSCAN_SORT_CLASSIC",
+    [CLSCAN__ENV_SORT_ITEMS] = "CLSCAN_SORT_ITEMS",
 };
 
 const char *clscan__env_string(clscan__env_var var) {

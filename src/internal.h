@@ -160,6 +160,8 @@ typedef enum clscan__env_var {
   CLSCAN__ENV_NO_PTX,
   CLSCAN__ENV_BUILD_OPTIONS,
   CLSCAN__ENV_TEST_STATUS32,
+  CLSCAN__ENV_SORT_CLASSIC,
+  CLSCAN__ENV_SORT_ITEMS,
   CLSCAN__ENV_COUNT
 } clscan__env_var;
 

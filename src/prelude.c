@@ -179,8 +179,10 @@ static void add_keys(text *t, const clscan_scan_desc *d) {
   if (d->key_equal_source) {
     const char *k = user_key ? d->key_type_name : clscan__type_cl_name(d->key_type);
     char signature[512];
-    snprintf(signature, sizeof signature, "int clscan_user_key_equal(%s a, %s b)", k, k);
-    add_function(t, signature, 0, "key_equal_source", d->key_equal_source);
+    // The equality sees the extra arguments as the map and the operator do (CLSCAN_XP is
+    // defined above, empty without arguments).
+    snprintf(signature, sizeof signature, "int clscan_user_key_equal(%s a, %s b CLSCAN_XP)", k, k);
+    add_function(t, signature, d->arg_count != 0, "key_equal_source", d->key_equal_source);
     text_add(t, "#define CLSCAN_KEY_EQUAL 1\n");
   }
 }

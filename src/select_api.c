@@ -60,10 +60,10 @@ static clscan_status check_select_fields(const clscan_select_desc *d) {
                         "equal_source is for UNIQUE and RUN_LENGTH_ENCODE only");
   if (runs && user && !d->equal_source)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "runs of a user type need equal_source");
-  if (d->arg_count && !d->predicate_source && !d->map_source)
+  if (d->arg_count && !d->predicate_source && !d->map_source && !d->equal_source)
     return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "extra arguments are read by predicate_source or "
-                        "map_source, and the descriptor has neither");
+                        "extra arguments are read by predicate_source, map_source or "
+                        "equal_source, and the descriptor has none of them");
   return CLSCAN_SUCCESS;
 }
 
@@ -182,8 +182,9 @@ static clscan_status compose_prelude(const clscan_select_plan *plan, const clsca
                          d->predicate_source);
   }
   if (ok && d->equal_source) {
-    snprintf(signature, sizeof signature, "int clscan_user_equal(%s a, %s b)", o, o);
-    ok = append_function(&buf, &len, signature, 0, "equal_source", d->equal_source);
+    snprintf(signature, sizeof signature, "int clscan_user_equal(%s a, %s b%s)", o, o,
+             d->arg_count ? " CLSCAN_XP" : "");
+    ok = append_function(&buf, &len, signature, d->arg_count != 0, "equal_source", d->equal_source);
   }
   size_t lines = 0;
   for (size_t i = 0; ok && i < len; i++)

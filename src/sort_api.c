@@ -16,10 +16,19 @@
 
 #include "sort_internal.h"
 
-/* Work-items per work-group and keys per work-item of the GPU shape (a tile's ranking keeps one
- * count per digit and work-item in local memory, so work-groups stay small); every work-item
- * looks back along 8 of the 256 digit chains at once (Onesweep). The CPU shape has one work-item
- * per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
+/* Work-items per work-group and keys per work-item of the GPU shapes. The warp ranking keeps one
+ * count per digit and warp of 32 work-items: 256 x 16 keys, or 256 x 8 for 8-byte keys (with 16
+ * of those a work-item, pairs of 8-byte keys and values took 142 registers and 45 KB of local
+ * memory in sort_scatter on sm_90 (ptxas), one work-group per multiprocessor; with 8, 70 and
+ * 28 KB). The per-work-item ranking keeps one count per digit and work-item, so its work-groups
+ * stay small (32 x 32); devices get it where the warp ranking's work-groups or local memory do
+ * not fit, or where CLSCAN_SORT_CLASSIC asks for it. Onesweep's look-back work-items walk one of
+ * the 256 digit chains each in the warp shape, 8 at once in the per-work-item shape. The CPU
+ * shape has one work-item per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on
+ * POCL, 2^24 uint32 keys). */
+#define WARP_WG 256
+#define WARP_ITEMS 16
+#define WARP_ITEMS_WIDE 8
 #define GPU_WG 32
 #define GPU_ITEMS 32
 #define CPU_ITEMS 16384
@@ -127,8 +136,41 @@ static void resolve(clscan_sort_plan *plan) {
   plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
+  plan->rank_warps = 0;
+  if (!cpu && !clscan__env_unsigned(CLSCAN__ENV_SORT_CLASSIC, 0, NULL)) {
+    const unsigned fallback = plan->key_size == 8 ? WARP_ITEMS_WIDE : WARP_ITEMS;
+    unsigned items = clscan__env_unsigned(CLSCAN__ENV_SORT_ITEMS, fallback, NULL);
+    plan->wg = WARP_WG;
+    plan->items = items >= 1 && items <= WARP_ITEMS ? items : fallback;
+    plan->rank_warps = 1;
+  }
   plan->lanes = plan->wg;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+}
+
+/* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
+ * digits' bases, counts and starts and the scan's scratch, then the ranking's words or the
+ * staged tile with its keys' tile indices; plus a margin for what the compiler adds. */
+static size_t warp_local_bytes(const clscan_sort_plan *plan) {
+  const size_t tile = clscan__sort_tile(plan);
+  size_t words = 3 * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
+  size_t staged = plan->key_size * (tile + tile / 32) + (plan->desc.value_size ? 2 * tile : 0);
+  return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) + 256;
+}
+
+/* The GPU shape's per-work-item ranking. */
+static void use_per_item_ranking(clscan_sort_plan *plan) {
+  plan->wg = plan->lanes = GPU_WG;
+  plan->items = GPU_ITEMS;
+  plan->rank_warps = 0;
+}
+
+/* Falls back to the per-work-item ranking where the device cannot run the warp ranking's
+ * work-groups (before building). */
+static void fit_device(clscan_sort_plan *plan) {
+  const clscan__device_info *info = &plan->ctx->info;
+  if (plan->rank_warps && (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan)))
+    use_per_item_ranking(plan);
 }
 
 /* The #defines the kernels are built with. */
@@ -138,10 +180,10 @@ static clscan_status make_prelude(clscan_sort_plan *plan) {
                      "#define SORT_KEY_TYPE %d\n#define SORT_KEY_SIZE %zu\n"
                      "#define SORT_VALUE_SIZE %zu\n#define SORT_DESCENDING %d\n"
                      "#define SORT_WG %u\n#define SORT_ITEMS %u\n#define SORT_LANES %u\n"
-                     "#define SORT_ONESWEEP %d\n",
+                     "#define SORT_ONESWEEP %d\n#define SORT_RANK_WARPS %d\n",
                      (int)plan->desc.key_type, plan->key_size, plan->desc.value_size,
                      plan->desc.descending != 0, plan->wg, plan->items, plan->lanes,
-                     plan->algorithm == CLSCAN_SORT_ONESWEEP);
+                     plan->algorithm == CLSCAN_SORT_ONESWEEP, plan->rank_warps);
   plan->prelude = malloc((size_t)len + 1);
   if (!plan->prelude)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "sort plan");
@@ -161,8 +203,9 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       .withhold = plan->withhold,
   };
   // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads (and its
-  // back-off) where the driver compiles them, as in the single pass.
-  if (plan->algorithm == CLSCAN_SORT_ONESWEEP)
+  // back-off) where the driver compiles them, as in the single pass; the warp ranking may find
+  // its peers with the warp's match instruction there (SORT_WARP_MATCH, cl/radix_sort.cl).
+  if (plan->algorithm == CLSCAN_SORT_ONESWEEP || plan->rank_warps)
     CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg.nv_ptx));
   cl_program program;
   CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
@@ -174,6 +217,43 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       return clscan__cl_fail(err, "clCreateKernel(sort)");
   }
   return CLSCAN_SUCCESS;
+}
+
+/* 1 if every kernel of the plan runs work-groups of plan->wg work-items on the device. */
+static int kernels_fit(const clscan_sort_plan *plan) {
+  for (int i = 0; i < CLSCAN__SORT_MAX_KERNELS && plan->k[i]; i++) {
+    size_t max = 0;
+    if (clGetKernelWorkGroupInfo(plan->k[i], plan->ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof max, &max, NULL) != CL_SUCCESS ||
+        max < plan->wg)
+      return 0;
+  }
+  return 1;
+}
+
+/* Releases the plan's kernels and prelude (before a rebuild in another shape). */
+static void unbuild(clscan_sort_plan *plan) {
+  for (int i = 0; i < CLSCAN__SORT_MAX_KERNELS; i++) {
+    if (plan->k[i])
+      clReleaseKernel(plan->k[i]);
+    plan->k[i] = NULL;
+  }
+  free(plan->prelude);
+  plan->prelude = NULL;
+}
+
+/* Builds the plan in its shape; where the device refuses the warp ranking's work-groups for
+ * these kernels, builds the per-work-item ranking instead. */
+static clscan_status build_shape(clscan_sort_plan *plan, const clscan__sort_algorithm *algo) {
+  fit_device(plan);
+  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
+  CLSCAN_RETURN_IF_ERROR(build(plan, algo));
+  if (!plan->rank_warps || kernels_fit(plan))
+    return CLSCAN_SUCCESS;
+  unbuild(plan);
+  use_per_item_ranking(plan);
+  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
+  return build(plan, algo);
 }
 
 void clscan_sort_plan_release(clscan_sort_plan *plan) {
@@ -211,8 +291,7 @@ clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_des
                       (int)plan->algorithm);
     goto fail;
   }
-  CLSCAN_TRY(make_prelude(plan));
-  CLSCAN_TRY(build(plan, algo));
+  CLSCAN_TRY(build_shape(plan, algo));
   *out = plan;
   return CLSCAN_SUCCESS;
 fail:

@@ -380,11 +380,12 @@ static clscan_status check_arg(const clscan_context *ctx, const clscan_scan_desc
 clscan_status clscan__validate_args(const clscan_context *ctx, const clscan_scan_desc *d) {
   if (d->device_init && d->init)
     return clscan__fail(CLSCAN_INVALID_VALUE, "device_init is set, so init must be NULL");
-  if (d->arg_count && !d->map_source && d->op != CLSCAN_USER_OP)
+  if (d->arg_count && !d->map_source && d->op != CLSCAN_USER_OP && !d->key_equal_source)
     return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "extra arguments are read by map_source or "
-                        "op_source, and the descriptor has neither");
-  return clscan__validate_arg_list(ctx, d, 0);
+                        "extra arguments are read by map_source, op_source or "
+                        "key_equal_source, and the descriptor has none of them");
+  // a and b are the key equality's parameters as they are a user operator's.
+  return clscan__validate_arg_list(ctx, d, d->key_equal_source != NULL);
 }
 
 clscan_status clscan__validate_arg_list(const clscan_context *ctx, const clscan_scan_desc *d,

@@ -11,7 +11,9 @@
  *      the command (0: scan, through cli_scan_parse(); 1-4: select, partition, unique, rle,
  *      through cli_select_parse()); an accepted command line must describe a descriptor the
  *      library's rules allow (output type, user operator with its identity, segments and key
- *      type; what selects, the equality, count size and output files of a selection);
+ *      type; what selects, the equality, count size and output files of a selection; the
+ *      extra arguments of --arg: distinct identifiers, built-in types, a source that reads
+ *      them, a file or a parsed value each);
  *   3: one element through cli_parse_element(), the list and count parsers of bench and tune, and
  *      the key type and variant names.
  * No OpenCL device is opened. Built with clang's -fsanitize=fuzzer,address,undefined in the
@@ -90,6 +92,30 @@ static void fuzz_binary(clscan_type type, const uint8_t *data, size_t size) {
   free(b.data);
 }
 
+/* Checks that the extra arguments (--arg) of an accepted command line are what the descriptor
+ * points at: at most CLSCAN_MAX_ARGS, named by distinct identifiers, of built-in types, read
+ * only; buffers and tables with a file, scalars with a value that formats and parses back. */
+static void check_args_accepted(const cli_arg_list *l, const clscan_arg *args, size_t count) {
+  PROPERTY(count == l->count && count <= CLSCAN_MAX_ARGS);
+  PROPERTY(count ? args == l->args : args == NULL);
+  for (size_t k = 0; k < count; k++) {
+    const cli_arg_spec *s = &l->specs[k];
+    const clscan_arg *a = &args[k];
+    PROPERTY(a->name == s->name && s->name[0] && strlen(s->name) < sizeof s->name);
+    PROPERTY(!(s->name[0] >= '0' && s->name[0] <= '9'));
+    for (const char *c = s->name; *c; c++)
+      PROPERTY(*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z'));
+    for (size_t j = 0; j < k; j++)
+      PROPERTY(strcmp(l->specs[j].name, s->name) != 0);
+    PROPERTY((unsigned)a->type < CLSCAN_TYPE_COUNT && a->type != CLSCAN_HALF);
+    PROPERTY(a->access == CLSCAN_ARG_READ && !a->type_name && !a->type_size);
+    PROPERTY((a->kind == CLSCAN_ARG_SCALAR) == (s->kind == CLI_ARG_SCALAR));
+    PROPERTY(s->kind == CLI_ARG_SCALAR ? !s->path : s->path && *s->path);
+    if (s->kind == CLI_ARG_SCALAR)
+      check_round_trip(a->type, s->scalar);
+  }
+}
+
 /* Checks that an accepted scan command line describes a scan the library's rules allow. */
 static void check_accepted(const cli_scan_request *r) {
   const clscan_scan_desc *d = &r->desc;
@@ -120,6 +146,10 @@ static void check_accepted(const cli_scan_request *r) {
   // Bytes per flag, key or offset: none, a flag, or a built-in key or offset type's size.
   const size_t seg = cli_segment_size(d);
   PROPERTY(seg == 0 || seg == 1 || seg == 2 || seg == 4 || seg == 8);
+  // Arguments are read by the map or the operator, and need the enqueue with values.
+  check_args_accepted(&r->args, d->args, d->arg_count);
+  PROPERTY(!d->arg_count || d->map_source || d->op_source);
+  PROPERTY(!d->arg_count || (!r->rows && d->segments != CLSCAN_SEGMENTS_OFFSETS));
 }
 
 /* Returns 1 for standard input or output: no path or "-". */
@@ -146,6 +176,8 @@ static void check_select_accepted(const cli_select_request *r, clscan_select_op 
   PROPERTY(!(op == CLSCAN_RUN_LENGTH_ENCODE && r->binary) || r->lengths_path);
   PROPERTY(!r->count_path || is_std(r->count_path) != is_std(r->out_path) ||
            (!is_std(r->out_path) && strcmp(r->count_path, r->out_path) != 0));
+  check_args_accepted(&r->args, d->args, d->arg_count);
+  PROPERTY(!d->arg_count || d->predicate_source || d->map_source || d->equal_source);
 }
 
 /* Mode 2: a command's options, argv split at NUL bytes; `command` picks scan (0) or a selection

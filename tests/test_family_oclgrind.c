@@ -13,11 +13,13 @@
  *
  * Radix sorts (cl/radix_sort.cl: sort_histogram, sort_passes, sort_onesweep and sort_finish for
  * Onesweep; sort_count, sort_scan_reduce, sort_scan_top, sort_scan_down and sort_scatter for
- * LSD): LSD and Onesweep, in the GPU shape (work-groups of 32 with 32 keys each, so 1024 keys a
- * tile) and the CPU shape (one work-item a tile of 16384 keys), keys with values of 4 bytes,
- * a bit range (one digit, GPU shape), a descending float sort with NaNs and infinities (one
- * digit), and Onesweep with every third tile's publication withheld (CLSCAN_TEST_WITHHOLD=3, its
- * decoupled fallback) and values of 2 bytes. Sizes cross two or three tiles in each shape.
+ * LSD): LSD and Onesweep, in the GPU shape (the warp ranking: work-groups of 256 with 16 keys
+ * each (8 for 8-byte keys), so 4096 (2048) keys a tile; and the per-work-item ranking of
+ * CLSCAN_SORT_CLASSIC: 32 with 32 keys each) and the CPU shape (one work-item a tile of 16384
+ * keys), keys with values of 4 bytes, a bit range (one digit, GPU shape), a descending float sort
+ * with NaNs and infinities (one digit), Onesweep with every third tile's publication withheld
+ * (CLSCAN_TEST_WITHHOLD=3, its decoupled fallback) and values of 2 bytes, and in the GPU shapes
+ * descending int64 keys with values of 8 bytes. Sizes cross two or three tiles in each shape.
  *
  * Each sort runs in a context of its own, because of an Oclgrind 21.10 bug that
  * test_select_oclgrind.c describes (a buffer that takes a released one's place: the sorts'
@@ -212,6 +214,7 @@ static void run_reduce(void) {
 
 typedef struct sort_case {
   const char *shape;    /* CLSCAN_SINGLE_PASS_CPU */
+  const char *classic;  /* CLSCAN_SORT_CLASSIC, or NULL */
   const char *withhold; /* CLSCAN_TEST_WITHHOLD, or NULL */
   clscan_sort_desc desc;
   size_t n, keys_off;
@@ -249,11 +252,20 @@ static int sort_device(const sort_case *c, unsigned char *keys, char *msg, size_
     memcpy(want_v, vals, n * vs);
     ok = ref_sort(&c->desc, want_k, vs ? want_v : NULL, n) == 0;
   }
-  tu_env_saved saved[2];
+  // The GPU shapes also assert which ranking the plan was built with (cl/radix_sort.cl).
+  tu_env_saved saved[4];
+  const char *options = getenv("CLSCAN_BUILD_OPTIONS");
+  char with_shape[256];
+  snprintf(with_shape, sizeof with_shape, "%s -DCLSCAN_TEST_SORT_RANK_WARPS=%d",
+           options ? options : "", c->classic == NULL);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", c->shape, &saved[0]);
   tu_env_set("CLSCAN_TEST_WITHHOLD", c->withhold, &saved[1]);
+  tu_env_set("CLSCAN_SORT_CLASSIC", c->classic, &saved[2]);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", with_shape, &saved[3]);
   clscan_sort_plan *plan = NULL;
   clscan_status st = clscan_sort_plan_create(ctx, &c->desc, &plan);
+  tu_env_restore(&saved[3]);
+  tu_env_restore(&saved[2]);
   tu_env_restore(&saved[1]);
   tu_env_restore(&saved[0]);
   if (st != CLSCAN_SUCCESS)
@@ -299,9 +311,12 @@ static void sort_case_run(const sort_case *c, uint64_t seed) {
   char what[256], msg[512] = "";
   snprintf(what, sizeof what, "sort %s %s%s%s%s values %zu bits [%u,%u) n=%zu keys_off=%zu",
            c->desc.algorithm == CLSCAN_SORT_ONESWEEP ? "onesweep" : "lsd",
-           strcmp(c->shape, "0") == 0 ? "gpu-shape" : "cpu-shape", c->withhold ? "/fallback " : " ",
-           clscan_type_name(c->desc.key_type), c->desc.descending ? " descending" : "",
-           c->desc.value_size, c->desc.begin_bit, c->desc.end_bit, c->n, c->keys_off);
+           strcmp(c->shape, "1") == 0 ? "cpu-shape"
+           : c->classic               ? "gpu-shape/classic"
+                                      : "gpu-shape",
+           c->withhold ? "/fallback " : " ", clscan_type_name(c->desc.key_type),
+           c->desc.descending ? " descending" : "", c->desc.value_size, c->desc.begin_bit,
+           c->desc.end_bit, c->n, c->keys_off);
   const char *only = getenv("CLSCAN_TEST_ONLY"); /* a part of the names to run (debugging) */
   if (only && !strstr(what, only))
     return;
@@ -333,26 +348,39 @@ static void run_sort(void) {
   const clscan_sort_algorithm algos[] = {CLSCAN_SORT_LSD, CLSCAN_SORT_ONESWEEP};
   const int na = has_onesweep() ? 2 : 1;
   for (int a = 0; a < na; a++) {
-    for (int cpu = 0; cpu < 2; cpu++) {
-      const char *shape = cpu ? "1" : "0";
+    // Shapes: 0 the GPU shape (warp ranking, tiles of 4096 keys), 1 the CPU shape (tiles of
+    // 16384), 2 the GPU shape's per-work-item ranking (tiles of 1024).
+    for (int cpu = 0; cpu < 3; cpu++) {
+      const char *shape = cpu == 1 ? "1" : "0", *classic = cpu == 2 ? "1" : NULL;
+      const size_t tile = cpu == 1 ? 16384 : cpu == 2 ? 1024 : 4096;
       // Two tiles (three where a withheld tile must have a successor), few in the CPU shape,
-      // whose tiles of 16384 keys are long under Oclgrind; the bit range in the GPU shape only.
-      const size_t two = cpu ? 16384 + 77 : 2 * 1024 + 5, three = cpu ? 2 * 16384 + 77 : 3077;
+      // whose tiles of 16384 keys are long under Oclgrind; the bit range in the GPU shapes only.
+      const size_t two = tile + 77, three = 2 * tile + 77;
       const sort_case cases[] = {
-          {shape, NULL, {.key_type = CLSCAN_UINT8, .value_size = 4}, two, 3, 0},
+          {shape, classic, NULL, {.key_type = CLSCAN_UINT8, .value_size = 4}, two, 3, 0},
           {shape,
+           classic,
            NULL,
            {.key_type = CLSCAN_UINT32, .begin_bit = 4, .end_bit = 12},
-           cpu ? 0 : three,
+           cpu == 1 ? 0 : three,
            0,
            0},
           {shape,
+           classic,
            NULL,
            {.key_type = CLSCAN_FLOAT, .descending = 1, .begin_bit = 24, .end_bit = 32},
-           cpu ? 100 : 1500,
+           cpu == 1 ? 100 : 1500,
            1,
            1},
-          {shape, "3", {.key_type = CLSCAN_UINT16, .value_size = 2}, three, 0, 0},
+          {shape, classic, "3", {.key_type = CLSCAN_UINT16, .value_size = 2}, three, 0, 0},
+          // 8-byte keys (the warp ranking's tiles of 256 x 8) in the GPU shapes only.
+          {shape,
+           classic,
+           NULL,
+           {.key_type = CLSCAN_INT64, .value_size = 8, .descending = 1},
+           cpu == 1 ? 0 : 2 * 2048 + 77,
+           2,
+           0},
       };
       for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sort_case c = cases[k];

@@ -1083,6 +1083,7 @@ static const clscan_arg sel_args[] = {
 
 /* One run of an argument case: its data on the host and the device. */
 typedef struct args_run {
+  int equal; /* 1: runs by args_equal() of the unmapped elements (see args_desc) */
   size_t n, keep_off;
   int32_t *in, *mapped, lut[LUT + 3], limit;
   unsigned char *keep, *sel;
@@ -1093,6 +1094,7 @@ typedef struct args_run {
 static void args_run_make(args_run *r, size_t n, uint64_t seed) {
   clscan_context *ctx = tu_context();
   uint64_t s = seed;
+  r->equal = 0;
   r->n = n;
   r->keep_off = tu_random_size(&s, 0, 7);
   r->limit = (int32_t)tu_random_size(&s, 0, 40);
@@ -1133,14 +1135,25 @@ static void args_run_free(args_run *r) {
   free(r->sel);
 }
 
+/* The equality of the runs of an argument case with `equal`: a and b agree divided by
+ * limit + 1 or in the table (inputs are not negative). */
+#define ARGS_EQUAL "a / (limit + 1) == b / (limit + 1) || lut[a % 16] == lut[b % 16]"
+
+/* The host's ARGS_EQUAL (lut from the offset the cases give it). */
+static int args_equal(const args_run *r, int32_t a, int32_t b) {
+  return a / (r->limit + 1) == b / (r->limit + 1) || r->lut[3 + a % LUT] == r->lut[3 + b % LUT];
+}
+
 /* The descriptor of an argument case: the map x + lut[x % 16] for every operation, and for
- * SELECT and PARTITION the predicate x >= limit && keep[i] over the mapped x. */
-static clscan_select_desc args_desc(clscan_select_op op, clscan_algorithm algorithm) {
+ * SELECT and PARTITION the predicate x >= limit && keep[i] over the mapped x. With `equal`
+ * (UNIQUE, RUN_LENGTH_ENCODE), no map, and runs by ARGS_EQUAL, which reads the arguments. */
+static clscan_select_desc args_desc(clscan_select_op op, clscan_algorithm algorithm, int equal) {
   const int pred = op == CLSCAN_SELECT || op == CLSCAN_PARTITION;
   return (clscan_select_desc){.op = op,
                               .type = CLSCAN_INT32,
-                              .map_source = "x + lut[x % 16]",
+                              .map_source = equal ? NULL : "x + lut[x % 16]",
                               .predicate_source = pred ? "x >= limit && keep[i] != 0" : NULL,
+                              .equal_source = equal ? ARGS_EQUAL : NULL,
                               .algorithm = algorithm,
                               .args = sel_args,
                               .arg_count = 3};
@@ -1152,10 +1165,13 @@ static void args_check(clscan_select_plan *plan, clscan_select_op op, args_run *
   clscan_context *ctx = tu_context();
   const size_t n = r->n;
   for (size_t i = 0; i < n; i++)
-    r->mapped[i] = r->in[i] + r->lut[3 + r->in[i] % LUT];
+    r->mapped[i] = r->equal ? r->in[i] : r->in[i] + r->lut[3 + r->in[i] % LUT];
   if (op == CLSCAN_SELECT || op == CLSCAN_PARTITION) {
     for (size_t i = 0; i < n; i++)
       r->sel[i] = r->mapped[i] >= r->limit && r->keep[r->keep_off + i];
+  } else if (r->equal) {
+    for (size_t i = 0; i < n; i++)
+      r->sel[i] = i == 0 || !args_equal(r, r->mapped[i - 1], r->mapped[i]);
   } else {
     clscan_ref_heads(CLSCAN_INT32, NULL, r->mapped, 4, n, r->sel);
   }
@@ -1208,7 +1224,8 @@ static void args_check(clscan_select_plan *plan, clscan_select_op op, args_run *
 
 /* Every operation, through the single pass in both shapes (with and without withheld tiles) and
  * the three multi-pass paths, at sizes around the tiles; each plan runs twice with new values
- * (another keep buffer and offset, limit and table). */
+ * (another keep buffer and offset, limit and table). Cases 4 and 5 are UNIQUE and
+ * RUN_LENGTH_ENCODE by an equality that reads the arguments. */
 static void test_args(void **state) {
   (void)state;
   typedef struct path {
@@ -1232,11 +1249,13 @@ static void test_args(void **state) {
   for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
     if (paths[p].algorithm == CLSCAN_ALGO_SINGLE_PASS && !single_pass)
       continue;
-    for (size_t o = 0; o < 4; o++) {
+    for (size_t c = 0; c < 6; c++) {
+      const size_t o = c < 4 ? c : c - 2;
+      const int equal = c >= 4;
       const sel_case env = {.shape = paths[p].shape, .withhold = paths[p].withhold};
       tu_env_saved saved[2];
       case_env(&env, saved);
-      const clscan_select_desc d = args_desc(all_ops[o], paths[p].algorithm);
+      const clscan_select_desc d = args_desc(all_ops[o], paths[p].algorithm, equal);
       clscan_select_plan *plan = plan_of(&d);
       tu_env_restore(&saved[1]);
       tu_env_restore(&saved[0]);
@@ -1244,11 +1263,12 @@ static void test_args(void **state) {
         size_t n = sizes[s] + (paths[p].shape == 2 && s == 2 ? 40000 : 0);
         for (int round = 0; round < 2; round++) {
           char what[160];
-          snprintf(what, sizeof what, "args %s op %d n=%zu round %d", paths[p].name,
-                   (int)all_ops[o], n, round);
+          snprintf(what, sizeof what, "args %s op %d%s n=%zu round %d", paths[p].name,
+                   (int)all_ops[o], equal ? " equal" : "", n, round);
           tu_progress(what);
           args_run r;
-          args_run_make(&r, n, tu_mix(seed, (p * 4 + o) * 16 + s * 2 + (size_t)round));
+          args_run_make(&r, n, tu_mix(seed, (p * 6 + c) * 16 + s * 2 + (size_t)round));
+          r.equal = equal;
           args_check(plan, all_ops[o], &r, what);
           args_run_free(&r);
         }
@@ -1263,14 +1283,17 @@ static void test_args(void **state) {
 static void test_args_errors(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
-  clscan_select_desc d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO);
+  clscan_select_desc d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO, 0);
   clscan_arg bad[3];
   memcpy(bad, sel_args, sizeof bad);
   d.args = bad;
   d.map_source = NULL;
   d.predicate_source = NULL;
   expect_desc(&d, CLSCAN_INVALID_VALUE); /* neither predicate_source nor map_source */
-  d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO);
+  d = args_desc(CLSCAN_UNIQUE, CLSCAN_ALGO_AUTO, 1);
+  d.equal_source = NULL;
+  expect_desc(&d, CLSCAN_INVALID_VALUE); /* runs by ==: nothing reads the arguments */
+  d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO, 0);
   d.args = bad;
   const char *const reserved[] = {"a", "b", "x", "i", "clscan_k"};
   for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++) {
@@ -1311,7 +1334,7 @@ static void test_args_errors(void **state) {
   // The host variant has no values to give.
   int32_t hin[4] = {1, 2, 3, 4}, hout[4];
   uint64_t hcount = 0;
-  d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO);
+  d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO, 0);
   clscan_status st = clscan_select_host(ctx, &d, hin, NULL, 4, hout, NULL, 4, &hcount);
   assert_int_equal(st, CLSCAN_INVALID_VALUE);
 

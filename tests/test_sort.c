@@ -7,7 +7,8 @@
  *
  * Groups: types (every key type, both directions, both algorithms), ranges (bit ranges), floats
  * (NaNs, infinities and both zeros), shapes (all-equal, sorted, reversed, few distinct keys,
- * sizes around tile boundaries up to 2^20, the GPU shape on a CPU device), skips (equal high
+ * sizes around tile boundaries up to 2^20), gpu_shape (both GPU shapes on a CPU device, sizes
+ * around their tiles), skips (equal high
  * digits, which Onesweep skips), values (value sizes,
  * offsets, keys and values in one buffer), fallback (CLSCAN_TEST_WITHHOLD with Onesweep), edges
  * (n = 0 and 1, host arrays) and errors (every bad input, with the buffers untouched).
@@ -310,6 +311,17 @@ static void test_floats(void **state) {
   assert_memory_equal(keys, order, sizeof order);
 }
 
+/* The case at each of `count` sizes, on one plan (seeds from `seed` up). */
+static void run_sizes(sort_case *c, const size_t *sizes, size_t count, size_t seed) {
+  clscan_sort_plan *plan = NULL;
+  assert_int_equal(clscan_sort_plan_create(tu_context(), &c->desc, &plan), CLSCAN_SUCCESS);
+  for (size_t i = 0; i < count; i++) {
+    c->n = sizes[i];
+    run_case(plan, c, tu_mix(tu_seed(), seed + i));
+  }
+  clscan_sort_plan_release(plan);
+}
+
 /* All-equal, sorted, reversed and few distinct keys; sizes around tile boundaries. */
 static void test_shapes(void **state) {
   (void)state;
@@ -323,18 +335,12 @@ static void test_shapes(void **state) {
                      .n = 50000};
       check(&c, tu_mix(tu_seed(), 400 + 10 * (size_t)a + g));
     }
-    // Sizes around the CPU tile (16384 keys) and the GPU tile (1024 keys), on one plan.
+    // Sizes around the CPU tile (16384 keys) and the GPU tiles (1024 and 4096 keys), on one plan.
     static const size_t sizes[] = {2,     3,     255,   1023,  1024,  1025,
                                    16383, 16384, 16385, 32768, 49153, 1u << 20};
     sort_case c = {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
                    .g = GEN_RANDOM};
-    clscan_sort_plan *plan = NULL;
-    assert_int_equal(clscan_sort_plan_create(tu_context(), &c.desc, &plan), CLSCAN_SUCCESS);
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      c.n = sizes[i];
-      run_case(plan, &c, tu_mix(tu_seed(), 450 + i));
-    }
-    clscan_sort_plan_release(plan);
+    run_sizes(&c, sizes, sizeof sizes / sizeof sizes[0], 450);
   }
 }
 
@@ -360,11 +366,8 @@ static void test_skips(void **state) {
   }
 }
 
-/* The GPU shape (work-groups of 32 with barriers and local ranking) on this device. */
-static void test_gpu_shape(void **state) {
-  (void)state;
-  tu_env_saved saved;
-  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved);
+/* The cases of one GPU shape (work-groups with barriers and local ranking) on this device. */
+static void gpu_shape_cases(size_t seed) {
   clscan_sort_algorithm algos[2];
   const int na = algorithms(algos);
   for (int a = 0; a < na; a++) {
@@ -374,10 +377,13 @@ static void test_gpu_shape(void **state) {
                             .algorithm = algos[a]},
                    .g = GEN_RANDOM,
                    .n = 20000};
-    check(&c, tu_mix(tu_seed(), 500 + (size_t)a));
+    check(&c, tu_mix(tu_seed(), seed + (size_t)a));
     c.g = GEN_FEW;
     c.n = 3 * 1024 + 5;
-    check(&c, tu_mix(tu_seed(), 510 + (size_t)a));
+    check(&c, tu_mix(tu_seed(), seed + 10 + (size_t)a));
+    c.g = GEN_EQUAL;
+    c.n = 2 * 4096 + 77;
+    check(&c, tu_mix(tu_seed(), seed + 20 + (size_t)a));
     // Keys only with an odd number of passes, wide values, a bit range, special doubles.
     sort_case more[] = {
         {.desc = {.key_type = CLSCAN_UINT8, .algorithm = algos[a]},
@@ -399,10 +405,73 @@ static void test_gpu_shape(void **state) {
         {.desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = algos[a]},
          .g = GEN_MID8,
          .n = 6000},
+        {.desc = {.key_type = CLSCAN_UINT64, .value_size = 256, .algorithm = algos[a]},
+         .g = GEN_RANDOM,
+         .n = 4097,
+         .keys_off = 1},
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-      check(&more[i], tu_mix(tu_seed(), 520 + 10 * (size_t)a + i));
+      check(&more[i], tu_mix(tu_seed(), seed + 30 + 10 * (size_t)a + i));
+    // Sizes around the tiles of both GPU shapes (1024 and 4096 keys), on one plan.
+    static const size_t sizes[] = {2, 31, 33, 1025, 4095, 4096, 4097, 8191, 8192, 12288 + 31};
+    sort_case s = {.desc = {.key_type = CLSCAN_INT16, .value_size = 2, .algorithm = algos[a]},
+                   .g = GEN_RANDOM};
+    run_sizes(&s, sizes, sizeof sizes / sizeof sizes[0], seed + 60);
   }
+}
+
+/* 1 if every case of gpu_shape_cases() fits the warp ranking on this device (work-groups of 256,
+ * and less than 30 KB of local memory), so that its shape can be asserted. */
+static int warp_ranking_fits(void) {
+  cl_device_id dev = clscan_context_device(tu_context());
+  cl_ulong local = 0;
+  size_t wg = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  return local >= 32 * 1024 && wg >= 256;
+}
+
+/* Appends the assertion that plans are built with the warp ranking (warps 1) or without it (0)
+ * to CLSCAN_BUILD_OPTIONS (cl/radix_sort.cl, CLSCAN_TEST_SORT_RANK_WARPS). */
+static void expect_shape(int warps, tu_env_saved *saved) {
+  const char *options = getenv("CLSCAN_BUILD_OPTIONS");
+  char with_shape[256];
+  snprintf(with_shape, sizeof with_shape, "%s -DCLSCAN_TEST_SORT_RANK_WARPS=%d",
+           options ? options : "", warps);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", with_shape, saved);
+}
+
+/* Both GPU shapes on this device: the warp ranking (256 x 16 keys, 256 x 8 for 8-byte keys, and
+ * 256 x 3), and the
+ * per-work-item ranking (32 x 32) that CLSCAN_SORT_CLASSIC asks for; each asserts its shape at
+ * build time (the warp ranking where the device fits it). */
+static void test_gpu_shape(void **state) {
+  (void)state;
+  tu_env_saved saved, options, classic;
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved);
+  if (warp_ranking_fits())
+    expect_shape(1, &options);
+  else
+    tu_env_set("CLSCAN_BUILD_OPTIONS", getenv("CLSCAN_BUILD_OPTIONS"), &options);
+  gpu_shape_cases(500);
+  // Warp tiles of 256 x 3 keys (CLSCAN_SORT_ITEMS): a tile size that is not a power of two.
+  tu_env_saved items;
+  tu_env_set("CLSCAN_SORT_ITEMS", "3", &items);
+  clscan_sort_algorithm algos[2];
+  const int na = algorithms(algos);
+  for (int a = 0; a < na; a++) {
+    sort_case c = {.desc = {.key_type = CLSCAN_INT32, .value_size = 8, .algorithm = algos[a]},
+                   .g = GEN_FEW,
+                   .n = 4 * 768 + 1};
+    check(&c, tu_mix(tu_seed(), 590 + (size_t)a));
+  }
+  tu_env_restore(&items);
+  tu_env_restore(&options);
+  expect_shape(0, &options);
+  tu_env_set("CLSCAN_SORT_CLASSIC", "1", &classic);
+  gpu_shape_cases(1500);
+  tu_env_restore(&classic);
+  tu_env_restore(&options);
   tu_env_restore(&saved);
 }
 
@@ -432,21 +501,23 @@ static void test_values(void **state) {
 }
 
 /* Onesweep with withheld publications: every third tile publishes nothing, so the tiles after
- * it count its digits themselves (the decoupled fallback). Both shapes. */
+ * it count its digits themselves (the decoupled fallback). The CPU shape and both GPU shapes. */
 static void test_fallback(void **state) {
   (void)state;
   clscan_sort_algorithm algos[2];
   if (algorithms(algos) < 2)
     skip();
-  tu_env_saved saved, shape;
+  tu_env_saved saved, shape, classic;
   tu_env_set("CLSCAN_TEST_WITHHOLD", "3", &saved);
-  for (int gpu = 0; gpu < 2; gpu++) {
+  for (int gpu = 0; gpu < 3; gpu++) {
     tu_env_set("CLSCAN_SINGLE_PASS_CPU", gpu ? "0" : "1", &shape);
+    tu_env_set("CLSCAN_SORT_CLASSIC", gpu == 2 ? "1" : NULL, &classic);
     sort_case c = {
         .desc = {.key_type = CLSCAN_UINT32, .value_size = 4, .algorithm = CLSCAN_SORT_ONESWEEP},
         .g = GEN_RANDOM,
-        .n = gpu ? 12345 : 200000};
+        .n = gpu ? 4 * 4096 + 12345 : 200000};
     check(&c, tu_mix(tu_seed(), 700 + (size_t)gpu));
+    tu_env_restore(&classic);
     tu_env_restore(&shape);
   }
   tu_env_restore(&saved);

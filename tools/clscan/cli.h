@@ -8,6 +8,7 @@
  *   cli_format.c    parsing and formatting one element
  *   cli_elements.c  reading and writing element files (text or binary)
  *   cli_output.c    output files replaced atomically
+ *   cli_args.c      extra arguments of user sources (--arg) and the scans that take them
  *   cli_devices.c   the devices command and the device helpers
  *   cli_scan.c      the scan command (its parser is the reduce command's too)
  *   cli_reduce.c    the reduce command
@@ -198,6 +199,52 @@ typedef struct cli_tuning_row {
 void cli_print_tuning_row(FILE *f, const cli_tuning_row *row);
 
 /* ============================================================================================== */
+/* Extra arguments of user sources: --arg NAME=KIND:TYPE:VALUE (cli_args.c)                       */
+/* ============================================================================================== */
+
+/* The kinds of --arg: a buffer of at least one element per input element, a table of any
+ * non-zero length, a scalar. Buffers and tables are read-only device buffers. */
+typedef enum cli_arg_kind { CLI_ARG_BUFFER = 0, CLI_ARG_TABLE, CLI_ARG_SCALAR } cli_arg_kind;
+
+/* One --arg: its name, kind, the library's argument (type; name and kind set by
+ * cli_args_bind()), and its file (buffer, table) or its value's bytes (scalar, path NULL). */
+typedef struct cli_arg_spec {
+  char name[64];
+  cli_arg_kind kind;
+  clscan_arg arg;
+  const char *path;
+  _Alignas(8) unsigned char scalar[8];
+} cli_arg_spec;
+
+/* The --arg options of a command line, in their order, and the descriptor's list of them. */
+typedef struct cli_arg_list {
+  size_t count;
+  cli_arg_spec specs[CLSCAN_MAX_ARGS];
+  clscan_arg args[CLSCAN_MAX_ARGS];
+} cli_arg_list;
+
+/* The usage lines of --arg, which the scan and selection commands share. */
+#define CLI_USAGE_ARG                                                                             \
+  "  --arg NAME=KIND:TYPE:V an extra argument the sources see as NAME (repeatable, at most 8):\n" \
+  "                         buffer:TYPE:FILE, a read-only array of TYPE with at least one\n"      \
+  "                         element per input element (\"x * w[i]\"); table:TYPE:FILE, any\n"     \
+  "                         length, indexed below it (\"lut[x & 15]\"); scalar:TYPE:VALUE, one\n" \
+  "                         value (\"x > limit\"). FILE is in --format, as IN\n"
+
+/* Parses one --arg value (NAME=buffer:TYPE:FILE, NAME=table:TYPE:FILE or NAME=scalar:TYPE:VALUE)
+ * and appends it: the name an identifier not given before, TYPE a name of cli_type_from_name(),
+ * VALUE one element of TYPE as cli_parse_element() reads it. Prints a usage error and returns 0
+ * otherwise, or when CLSCAN_MAX_ARGS are given already. */
+int cli_parse_arg(const char *command, const char *text, cli_arg_list *list);
+
+/* Completes the library's arguments of a list and points a descriptor's args and arg_count at
+ * them (NULL and 0 for none). The list must stay where it is while the descriptor is used. */
+void cli_args_bind(cli_arg_list *list, const clscan_arg **args, size_t *arg_count);
+
+/* Returns how many of a list's files are standard input ("-"). */
+int cli_args_stdin_count(const cli_arg_list *list);
+
+/* ============================================================================================== */
 /* The scan command (cli_scan.c)                                                                  */
 /* ============================================================================================== */
 
@@ -211,6 +258,7 @@ typedef struct cli_scan_request {
   const char *command; /* NULL: "scan"; else the command reusing the parser (messages, --help) */
   size_t rows;         /* --rows: a batched scan of that many rows (0: not batched) */
   int columns;         /* --columns: scan the columns of the --rows matrix instead */
+  cli_arg_list args;   /* --arg: extra arguments of the map and the operator (desc.args) */
 } cli_scan_request;
 
 /* Parses the scan command's arguments (argv[0] is "scan") into r, which starts with the
@@ -236,6 +284,7 @@ typedef struct cli_select_request {
   int binary;
   clscan_select_desc desc;
   const char *device, *in_path, *out_path, *flags_path, *count_path, *lengths_path;
+  cli_arg_list args; /* --arg: extra arguments of the predicate, map and equality (desc.args) */
 } cli_select_request;
 
 /* Parses a selection command's arguments (argv[0] is "select", "partition", "unique" or "rle",
@@ -312,6 +361,45 @@ void cli_swap_to_little_endian(unsigned char *data, size_t bytes, size_t elem);
 /* Writes n elements as text, one a line, or as raw little-endian bytes (binary: data is
  * converted in place). Returns 0 if writing failed. */
 int cli_write_elements(FILE *f, int binary, clscan_type type, unsigned char *data, size_t n);
+
+/* ============================================================================================== */
+/* Files and device values of extra arguments (cli_args.c)                                        */
+/* ============================================================================================== */
+
+/* Reads the file of every buffer and table of a list into files[k] (binary or text, as the
+ * command's input) and checks their lengths against the input's n elements: a buffer needs at
+ * least n elements, a table at least one. Prints the failure and returns 0 otherwise. */
+int cli_args_read(const cli_arg_list *list, int binary, size_t n, cli_byte_buf files[]);
+
+/* Frees what cli_args_read() read. */
+void cli_args_free_files(const cli_arg_list *list, cli_byte_buf files[]);
+
+/* Creates a read-only device buffer of each buffer's and table's file (mems[k]; NULL for
+ * scalars) and the values of an enqueue: the whole file's elements (`length`), or the scalar's
+ * bytes. Prints the failure, releases what it created and returns 0 if a buffer cannot be made. */
+int cli_args_values(clscan_context *ctx, const cli_arg_list *list, const cli_byte_buf files[],
+                    cl_mem mems[], clscan_arg_value values[]);
+
+/* Releases the buffers of cli_args_values(). */
+void cli_args_release(const cli_arg_list *list, cl_mem mems[]);
+
+/* A scan (or reduction) of host arrays with extra arguments: desc (whose args are `args`'s), n
+ * input elements, n flags or keys for segmented descriptors, the files of cli_args_read(), and
+ * room for n output elements (one for a reduction). */
+typedef struct cli_args_scan {
+  const clscan_scan_desc *desc;
+  const cli_arg_list *args;
+  const cli_byte_buf *files;
+  const void *in, *segments;
+  void *out;
+  size_t n;
+  int reduce;
+} cli_args_scan;
+
+/* Runs a cli_args_scan on device buffers through clscan_plan_enqueue_args() (or
+ * clscan_plan_enqueue_reduce_args()) and waits. Prints a failure (with the build log when a source
+ * did not compile) and returns 0 if it fails; `out` is then unspecified. */
+int cli_args_scan_run(clscan_context *ctx, const cli_args_scan *s);
 
 /* ============================================================================================== */
 /* Output files (cli_output.c)                                                                    */

@@ -27,12 +27,26 @@ static int reduce_check(const cli_scan_request *r) {
   return 0;
 }
 
-/* Reduces the input on the selected device into result (one element of the output type). */
-static int reduce_run(const cli_scan_request *r, const cli_byte_buf *in, void *result) {
+/* Reduces the input on the selected device into result (one element of the output type); with
+ * arguments, their files are `files`. */
+static int reduce_run(const cli_scan_request *r, const cli_byte_buf *in, const cli_byte_buf *files,
+                      void *result) {
   size_t n = in->len / clscan_type_size(r->desc.type);
   clscan_context *ctx = NULL;
   if (!cli_open_context(r->device, &ctx))
     return 0;
+  if (r->args.count) {
+    const cli_args_scan s = {.desc = &r->desc,
+                             .args = &r->args,
+                             .files = files,
+                             .in = in->data,
+                             .out = result,
+                             .n = n,
+                             .reduce = 1};
+    int ok = cli_args_scan_run(ctx, &s);
+    clscan_context_release(ctx);
+    return ok;
+  }
   // An empty input has no bytes; the library still wants an array.
   static const unsigned char none[1];
   clscan_status st = clscan_reduce_host(ctx, &r->desc, n ? in->data : none, n, result);
@@ -63,18 +77,20 @@ int cli_cmd_reduce(int argc, char **argv) {
     return CLI_EXIT_USAGE;
 
   // The input is read and reduced completely before the output is committed.
-  cli_byte_buf in = {0};
+  cli_byte_buf in = {0}, files[CLSCAN_MAX_ARGS] = {{0}};
   _Alignas(16) unsigned char result[16];
   cli_output out;
   int ok = cli_read_element_file(r.binary, r.in_path, "input", r.desc.type, &in) &&
+           cli_args_read(&r.args, r.binary, in.len / clscan_type_size(r.desc.type), files) &&
            cli_output_open(&out, r.out_path);
   if (ok) {
-    ok = reduce_run(&r, &in, result);
+    ok = reduce_run(&r, &in, files, result);
     if (ok)
       ok = reduce_write(&out, &r, result);
     else
       cli_output_abort(&out);
   }
   free(in.data);
+  cli_args_free_files(&r.args, files);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

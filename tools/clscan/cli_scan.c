@@ -1,8 +1,9 @@
 /*
  * The clscan program's `scan` command: its options and the checks between them, reading the
- * input (and head flags or keys) completely, scanning on the device (cli_scan_arrays(), with or
- * without segments), and writing the result through cli_output (which replaces a named output
- * file only when everything succeeded).
+ * input (and head flags or keys, and the --arg files) completely, scanning on the device
+ * (cli_scan_arrays(), with or without segments; cli_args_scan_run() with extra arguments), and
+ * writing the result through cli_output (which replaces a named output file only when everything
+ * succeeded).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ enum {
   OPT_OFFSETS,
   OPT_ROWS,
   OPT_COLUMNS,
+  OPT_ARG,
   OPT_DEVICE
 };
 
@@ -52,6 +54,7 @@ static const cli_option scan_options[] = {{"format", 1, OPT_FORMAT},
                                           {"segment-offsets", 1, OPT_OFFSETS},
                                           {"rows", 1, OPT_ROWS},
                                           {"columns", 0, OPT_COLUMNS},
+                                          {"arg", 1, OPT_ARG},
                                           {"device", 1, OPT_DEVICE},
                                           {NULL, 0, 0}};
 
@@ -141,6 +144,8 @@ static int scan_option(cli_scan_request *r, int id, const char *v) {
     case OPT_COLUMNS:
       r->columns = 1;
       return 1;
+    case OPT_ARG:
+      return cli_parse_arg(cmd_name(r), v, &r->args);
     case OPT_DEVICE:
       r->device = v;
       return 1;
@@ -239,7 +244,32 @@ static int scan_check_batch(const cli_scan_request *r) {
   return 1;
 }
 
-/* Checks what depends on several options: operator, initial value, segments. */
+/* Checks --arg against the other options: a source reads the arguments, the scan runs on
+ * device buffers (not with --rows or --segment-offsets), at most one file is standard input. */
+static int scan_check_args(cli_scan_request *r) {
+  if (!r->args.count)
+    return 1;
+  if (!r->desc.map_source && !r->desc.op_source) {
+    cli_usage_error(cmd_name(r), "--arg needs --map-source or --op-source, which read it");
+    return 0;
+  }
+  if (r->rows || r->desc.segments == CLSCAN_SEGMENTS_OFFSETS) {
+    cli_usage_error(cmd_name(r), "--arg cannot be combined with --%s",
+                    r->rows ? "rows" : "segment-offsets");
+    return 0;
+  }
+  const int segments_stdin = r->desc.segments != CLSCAN_SEGMENTS_NONE && is_stdin(r->segments_path);
+  if (is_stdin(r->in_path) + segments_stdin + cli_args_stdin_count(&r->args) > 1) {
+    cli_usage_error(cmd_name(r),
+                    "only one of IN, --flags, --keys and the --arg files can be "
+                    "standard input");
+    return 0;
+  }
+  cli_args_bind(&r->args, &r->desc.args, &r->desc.arg_count);
+  return 1;
+}
+
+/* Checks what depends on several options: operator, initial value, segments, arguments. */
 static int scan_check(cli_scan_request *r) {
   if (!scan_check_op(r))
     return 0;
@@ -251,6 +281,8 @@ static int scan_check(cli_scan_request *r) {
                     segments_name(&r->desc));
     return 0;
   }
+  if (!scan_check_args(r))
+    return 0;
   if (!r->init_text)
     return 1;
   r->desc.init = r->init;
@@ -351,19 +383,33 @@ static int read_segments(const cli_scan_request *r, size_t n, cli_byte_buf *s) {
   return 1;
 }
 
-/* Reads the input, and the flags or keys, completely. */
-static int scan_read(const cli_scan_request *r, cli_byte_buf *in, cli_byte_buf *segments) {
+/* Reads the input, the flags or keys, and the arguments' files completely. */
+static int scan_read(const cli_scan_request *r, cli_byte_buf *in, cli_byte_buf *segments,
+                     cli_byte_buf *files) {
   if (!cli_read_element_file(r->binary, r->in_path, "input", r->desc.type, in))
     return 0;
   size_t n = in->len / clscan_type_size(r->desc.type);
-  return r->desc.segments == CLSCAN_SEGMENTS_NONE || read_segments(r, n, segments);
+  if (r->desc.segments != CLSCAN_SEGMENTS_NONE && !read_segments(r, n, segments))
+    return 0;
+  return cli_args_read(&r->args, r->binary, n, files);
 }
 
-/* Scans through the call the options ask for: batched rows or columns, offsets, or
- * cli_scan_arrays(). */
+/* Scans through the call the options ask for: with arguments, batched rows or columns, offsets,
+ * or cli_scan_arrays(). */
 static int scan_dispatch(clscan_context *ctx, const cli_scan_request *r,
-                         const cli_byte_buf *segments, const void *in, void *out, size_t n) {
+                         const cli_byte_buf *segments, const cli_byte_buf *files, const void *in,
+                         void *out, size_t n) {
   clscan_status st = CLSCAN_SUCCESS;
+  if (r->args.count) {
+    const cli_args_scan s = {.desc = &r->desc,
+                             .args = &r->args,
+                             .files = files,
+                             .in = in,
+                             .segments = segments->data,
+                             .out = out,
+                             .n = n};
+    return cli_args_scan_run(ctx, &s);
+  }
   if (r->rows) {
     if (n % r->rows != 0) {
       cli_error("--rows %zu: the input's %zu elements are not whole rows", r->rows, n);
@@ -384,7 +430,7 @@ static int scan_dispatch(clscan_context *ctx, const cli_scan_request *r,
 
 /* Scans the input into out (n elements of the output type) on the selected device. */
 static int scan_run(const cli_scan_request *r, const cli_byte_buf *in, const cli_byte_buf *segments,
-                    cli_byte_buf *out) {
+                    const cli_byte_buf *files, cli_byte_buf *out) {
   size_t n = in->len / clscan_type_size(r->desc.type);
   size_t elem = clscan_type_size(cli_out_type(&r->desc));
   if (n > SIZE_MAX / elem || !(out->data = malloc(n ? n * elem : 1))) {
@@ -395,7 +441,7 @@ static int scan_run(const cli_scan_request *r, const cli_byte_buf *in, const cli
   clscan_context *ctx = NULL;
   if (!cli_open_context(r->device, &ctx))
     return 0;
-  int ok = scan_dispatch(ctx, r, segments, in->data, out->data, n);
+  int ok = scan_dispatch(ctx, r, segments, files, in->data, out->data, n);
   clscan_context_release(ctx);
   return ok;
 }
@@ -418,11 +464,11 @@ int cli_cmd_scan(int argc, char **argv) {
     return status;
 
   // Input is read and scanned completely before the output is committed.
-  cli_byte_buf in = {0}, segments = {0}, result = {0};
+  cli_byte_buf in = {0}, segments = {0}, result = {0}, files[CLSCAN_MAX_ARGS] = {{0}};
   cli_output out;
-  int ok = scan_read(&r, &in, &segments) && cli_output_open(&out, r.out_path);
+  int ok = scan_read(&r, &in, &segments, files) && cli_output_open(&out, r.out_path);
   if (ok) {
-    ok = scan_run(&r, &in, &segments, &result);
+    ok = scan_run(&r, &in, &segments, files, &result);
     if (ok)
       ok = scan_write(&out, &r, &result);
     else
@@ -431,5 +477,6 @@ int cli_cmd_scan(int argc, char **argv) {
   free(in.data);
   free(segments.data);
   free(result.data);
+  cli_args_free_files(&r.args, files);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

@@ -33,16 +33,17 @@
   "                         element) and i (its index, a ulong), of --out-type\n"            \
   "  --out-type T           type of the mapped element and of OUT (default: --type)\n"
 
-#define SEL_USAGE_COMMON                                                                       \
-  "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"        \
-  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"         \
-  "                         default: not written\n"                                            \
-  "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"     \
-  "                         (default 8)\n"                                                     \
-  "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n" \
-  "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n" \
-  "                         multi-pass path: that scan of the flags, then a scatter)\n"        \
-  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
+#define SEL_USAGE_COMMON                                                                         \
+  "  --count FILE           write the count to FILE: text, one decimal line; binary,\n"          \
+  "                         --count-size bytes (--count /dev/stderr on a terminal);\n"           \
+  "                         default: not written\n"                                              \
+  "  --count-size 4|8       bytes of the count (and of rle's lengths): uint32 or uint64\n"       \
+  "                         (default 8)\n"                                                       \
+  "  --algorithm A          auto (default), single-pass (one pass, the flag scan fused with\n"   \
+  "                         the scatter), or blelloch, hillis-steele, reduce-then-scan (the\n"   \
+  "                         multi-pass path: that scan of the flags, then a scatter)\n"          \
+  "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n" CLI_USAGE_ARG \
+  "                         (--predicate, --map-source and --equal read them)\n"
 
 #define SEL_USAGE_SELECT_BY                                                                    \
   "  --flags FILE           one flag per input element: text, 0 or 1 a line; binary, one\n"    \
@@ -110,7 +111,8 @@ enum {
   OPT_COUNT_SIZE,
   OPT_LENGTHS,
   OPT_ALGORITHM,
-  OPT_DEVICE
+  OPT_DEVICE,
+  OPT_ARG
 };
 
 static const cli_option select_options[] = {{"format", 1, OPT_FORMAT},
@@ -125,6 +127,7 @@ static const cli_option select_options[] = {{"format", 1, OPT_FORMAT},
                                             {"lengths", 1, OPT_LENGTHS},
                                             {"algorithm", 1, OPT_ALGORITHM},
                                             {"device", 1, OPT_DEVICE},
+                                            {"arg", 1, OPT_ARG},
                                             {NULL, 0, 0}};
 
 /* The commands and the operation each runs. */
@@ -189,6 +192,8 @@ static int select_option(cli_select_request *r, const char *cmd, int id, const c
     case OPT_DEVICE:
       r->device = v;
       return 1;
+    case OPT_ARG:
+      return cli_parse_arg(cmd, v, &r->args);
     case OPT_COUNT_SIZE:
       if (strcmp(v, "4") != 0 && strcmp(v, "8") != 0) {
         cli_usage_error(cmd, "--count-size: '%s' is not 4 or 8", v);
@@ -230,6 +235,24 @@ static int check_selection(const cli_select_request *r, const char *cmd) {
     return cli_usage_error(cmd, "--equal is only used by unique and rle"), 0;
   if (r->flags_path && is_std(r->flags_path) && is_std(r->in_path))
     return cli_usage_error(cmd, "the input and the flags cannot both be standard input"), 0;
+  return 1;
+}
+
+/* Checks --arg against the other options: a source reads the arguments, at most one file is
+ * standard input. */
+static int check_args(cli_select_request *r, const char *cmd) {
+  if (!r->args.count)
+    return 1;
+  if (!r->desc.predicate_source && !r->desc.map_source && !r->desc.equal_source)
+    return cli_usage_error(cmd, "--arg needs --predicate, --map-source or --equal, which read it"),
+           0;
+  const int flags_stdin = r->flags_path && is_std(r->flags_path);
+  if (is_std(r->in_path) + flags_stdin + cli_args_stdin_count(&r->args) > 1)
+    return cli_usage_error(cmd,
+                           "only one of IN, --flags and the --arg files can be standard "
+                           "input"),
+           0;
+  cli_args_bind(&r->args, &r->desc.args, &r->desc.arg_count);
   return 1;
 }
 
@@ -275,7 +298,8 @@ int cli_select_parse(int argc, char **argv, cli_select_request *r) {
       return CLI_EXIT_USAGE;
     }
   }
-  return check_selection(r, cmd) && check_outputs(r, cmd) ? -1 : CLI_EXIT_USAGE;
+  return check_selection(r, cmd) && check_outputs(r, cmd) && check_args(r, cmd) ? -1
+                                                                                : CLI_EXIT_USAGE;
 }
 
 /* ============================================================================================== */
@@ -319,7 +343,7 @@ static int read_flags(const cli_select_request *r, size_t n, cli_byte_buf *b) {
 
 /* The arrays of one selection: the input and flags read, the results and the count. */
 typedef struct sel_arrays {
-  cli_byte_buf in, flags;
+  cli_byte_buf in, flags, files[CLSCAN_MAX_ARGS];
   unsigned char *out, *lengths;
   size_t n;
   uint64_t count;
@@ -337,6 +361,92 @@ static int alloc_results(const cli_select_request *r, sel_arrays *a) {
   return 1;
 }
 
+/* The device buffers of a selection with arguments. */
+typedef struct sel_device {
+  cl_mem in, flags, out, lengths, count, args[CLSCAN_MAX_ARGS];
+} sel_device;
+
+/* Creates the buffers of a selection with arguments: the input and flags copied, room for n
+ * results and lengths and the count (each at least one element). */
+static int device_buffers(clscan_context *ctx, const cli_select_request *r, const sel_arrays *a,
+                          sel_device *b) {
+  const size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
+  const size_t n = a->n ? a->n : 1;
+  unsigned char none[8] = {0};
+  b->in = cli_new_buffer(ctx, a->in.len ? a->in.len : 1, a->in.len ? a->in.data : none, "input");
+  if (b->in && r->flags_path)
+    b->flags = cli_new_buffer(ctx, n, a->flags.len ? a->flags.data : none, "flags");
+  if (b->in && (!r->flags_path || b->flags))
+    b->out = cli_new_buffer(ctx, n * elem, NULL, "output");
+  if (b->out && r->desc.op == CLSCAN_RUN_LENGTH_ENCODE)
+    b->lengths = cli_new_buffer(ctx, n * cs, NULL, "lengths");
+  if (b->out && (r->desc.op != CLSCAN_RUN_LENGTH_ENCODE || b->lengths))
+    b->count = cli_new_buffer(ctx, cs, NULL, "count");
+  return b->count != NULL;
+}
+
+/* Releases the buffers of device_buffers() and cli_args_values(). */
+static void device_release(const cli_select_request *r, sel_device *b) {
+  cl_mem all[] = {b->in, b->flags, b->out, b->lengths, b->count};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+    if (all[k])
+      clReleaseMemObject(all[k]);
+  }
+  cli_args_release(&r->args, b->args);
+}
+
+/* Reads the count and the results of a selection with arguments back (blocking). */
+static int device_read(clscan_context *ctx, const cli_select_request *r, sel_arrays *a,
+                       const sel_device *b) {
+  cl_command_queue q = clscan_context_queue(ctx);
+  const size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
+  unsigned char bytes[8] = {0};
+  cl_int err = clEnqueueReadBuffer(q, b->count, CL_TRUE, 0, cs, bytes, 0, NULL, NULL);
+  uint32_t narrow = 0;
+  memcpy(&narrow, bytes, 4);
+  if (cs == 4)
+    a->count = narrow;
+  else
+    memcpy(&a->count, bytes, 8);
+  const size_t m = r->desc.op == CLSCAN_PARTITION ? a->n : (size_t)a->count;
+  if (err == CL_SUCCESS && a->count <= a->n && m > 0)
+    err = clEnqueueReadBuffer(q, b->out, CL_TRUE, 0, m * elem, a->out, 0, NULL, NULL);
+  if (err == CL_SUCCESS && a->count <= a->n && m > 0 && b->lengths)
+    err = clEnqueueReadBuffer(q, b->lengths, CL_TRUE, 0, m * cs, a->lengths, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    cli_error("cannot read the results back: clEnqueueReadBuffer returned %d", (int)err);
+  return err == CL_SUCCESS;
+}
+
+/* Runs a selection with arguments on device buffers (clscan_select_host takes no argument
+ * values) and returns the library's status; sets *printed when it failed otherwise (a buffer or
+ * a read back, with a message of its own). */
+static clscan_status select_device(clscan_context *ctx, const cli_select_request *r, sel_arrays *a,
+                                   int *printed) {
+  clscan_select_plan *plan = NULL;
+  clscan_status st = clscan_select_plan_create(ctx, &r->desc, &plan);
+  if (st != CLSCAN_SUCCESS)
+    return st;
+  sel_device b = {0};
+  clscan_arg_value values[CLSCAN_MAX_ARGS];
+  *printed = 1;
+  if (device_buffers(ctx, r, a, &b) && cli_args_values(ctx, &r->args, a->files, b.args, values)) {
+    const clscan_select_buffers sb = {.in = b.in,
+                                      .flags = b.flags,
+                                      .out = b.out,
+                                      .out_capacity = a->n,
+                                      .lengths = b.lengths,
+                                      .count = b.count,
+                                      .values = values,
+                                      .value_count = r->args.count};
+    st = clscan_select_enqueue(plan, NULL, &sb, a->n, 0, NULL, NULL);
+    *printed = st == CLSCAN_SUCCESS && !device_read(ctx, r, a, &b);
+  }
+  device_release(r, &b);
+  clscan_select_plan_release(plan);
+  return st;
+}
+
 /* Runs the selection on the device; prints a failure with the build log when a source failed. */
 static int run_selection(const cli_select_request *r, sel_arrays *a) {
   clscan_context *ctx = NULL;
@@ -346,8 +456,14 @@ static int run_selection(const cli_select_request *r, sel_arrays *a) {
   static const unsigned char none[1];
   const void *in = a->in.data ? a->in.data : none;
   const unsigned char *flags = r->flags_path ? (a->flags.data ? a->flags.data : none) : NULL;
-  clscan_status st =
-      clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out, a->lengths, a->n, &a->count);
+  int printed = 0;
+  clscan_status st = r->args.count ? select_device(ctx, r, a, &printed)
+                                   : clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out,
+                                                        a->lengths, a->n, &a->count);
+  if (printed) {
+    clscan_context_release(ctx);
+    return 0;
+  }
   if (st != CLSCAN_SUCCESS) {
     cli_lib_error(st, "%s of %zu %s elements failed", op_command(r->desc.op), a->n,
                   clscan_type_name(r->desc.type));
@@ -474,12 +590,14 @@ static int commit_outputs(sel_outputs *o) {
   return 1;
 }
 
-/* Reads the input (and the flags) completely. */
+/* Reads the input (and the flags, and the --arg files) completely. */
 static int read_inputs(const cli_select_request *r, sel_arrays *a) {
   if (!cli_read_element_file(r->binary, r->in_path, "input", r->desc.type, &a->in))
     return 0;
   a->n = a->in.len / clscan_type_size(r->desc.type);
-  return !r->flags_path || read_flags(r, a->n, &a->flags);
+  if (r->flags_path && !read_flags(r, a->n, &a->flags))
+    return 0;
+  return cli_args_read(&r->args, r->binary, a->n, a->files);
 }
 
 int cli_cmd_select(int argc, char **argv) {
@@ -498,6 +616,7 @@ int cli_cmd_select(int argc, char **argv) {
   }
   free(a.in.data);
   free(a.flags.data);
+  cli_args_free_files(&r.args, a.files);
   free(a.out);
   free(a.lengths);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;

@@ -55,7 +55,9 @@ static const cli_command commands[] = {
      "                         scanned on its own (not with segments)\n"
      "  --columns              with --rows: scan each column of that row-major matrix\n"
      "  --algorithm A          auto (default), blelloch, hillis-steele, reduce-then-scan,\n"
-     "                         single-pass\n"
+     "                         single-pass\n" CLI_USAGE_ARG
+     "                         (--map-source and --op-source read them; not with --rows or\n"
+     "                         --segment-offsets)\n"
      "  --device SEL           device \"P:D\" or name substring (as CLSCAN_DEVICE)\n"
      "\n"
      "Element 0 always starts a segment. User-defined types (clscan_scan_desc.type_source)\n"
@@ -72,7 +74,7 @@ static const cli_command commands[] = {
      "Options: those of clscan scan (see clscan scan --help) except --exclusive, --flags,\n"
      "--keys, --key-type and --algorithm:\n"
      "  --format text|binary, --type T, --out-type T, --op OP, --op-source SRC,\n"
-     "  --identity V, --map-source SRC, --init VALUE, --device SEL\n"
+     "  --identity V, --map-source SRC, --init VALUE, --arg SPEC, --device SEL\n"
      "\n"
      "The result is deterministic: the same input, options and device give the same bits.\n"},
     {"sort", cli_cmd_sort, "sort a file of keys (and values), or benchmark sorts", cli_sort_usage},
