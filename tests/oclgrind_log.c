@@ -229,6 +229,17 @@ int og_log_check(const char *what) {
   return unknown != 0;
 }
 
+int og_case_end(const char *what, int ok, const char *msg) {
+  if (!ok)
+    printf("  FAILED %s: %s\n", what, msg);
+  if (og_log_check(what))
+    ok = 0;
+  if (ok)
+    printf("  ok  %s\n", what);
+  fflush(stdout);
+  return !ok;
+}
+
 int og_log_report_known(int list_unseen) {
   int unseen = 0;
   for (size_t i = 0; i < KNOWN_COUNT && known[i].header; i++) {

@@ -20,6 +20,10 @@ void og_log_mark(void);
  * printed under `what`. Returns 1 if there was any other message (or the log could not be read). */
 int og_log_check(const char *what);
 
+/* Ends a case: prints `what` as ok or FAILED (with msg), failed also when og_log_check(what)
+ * finds a message (printed under it). Returns 1 when the case failed. */
+int og_case_end(const char *what, int ok, const char *msg);
+
 /* The cases for which og_log_check() returned 1. */
 unsigned og_log_reported(void);
 

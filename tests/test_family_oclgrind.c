@@ -51,14 +51,7 @@ static int supported(clscan_type t) {
 /* Ends a case: prints it, with its failure or the Oclgrind messages it drew. */
 static void finish_case(const char *what, int ok, const char *msg) {
   g_cases++;
-  if (!ok)
-    printf("  FAILED %s: %s\n", what, msg);
-  if (og_log_check(what))
-    ok = 0;
-  if (ok)
-    printf("  ok  %s\n", what);
-  g_failed += !ok;
-  fflush(stdout);
+  g_failed += og_case_end(what, ok, msg);
 }
 
 /* ============================================================================================== */

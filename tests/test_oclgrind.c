@@ -131,18 +131,10 @@ static void print_build_warnings(const char *what) {
   free(log);
 }
 
-/* Counts a case and prints its result, failed also when Oclgrind logged anything during it (the
- * messages are printed under it); returns 1 when it failed. */
+/* Counts a case and ends it (og_case_end); returns 1 when it failed. */
 static int report_case(const char *what, int ok, const char *msg, unsigned *cases) {
   (*cases)++;
-  if (!ok)
-    printf("  FAILED %s: %s\n", what, msg);
-  if (og_log_check(what))
-    ok = 0;
-  if (ok)
-    printf("  ok  %s\n", what);
-  fflush(stdout);
-  return !ok;
+  return og_case_end(what, ok, msg);
 }
 
 /* Runs one configuration and type at every size; returns the number of failed cases. */
