@@ -97,8 +97,8 @@ clscan_status clscan__dispatch_algorithm(clscan_plan *plan, clscan__family famil
       bytes += clscan__temp_align(plan, plan->out_size);
     }
     cl_uint tickets = algo->tickets ? algo->tickets(plan, r->n) : 0;
-    CLSCAN_RETURN_IF_ERROR(
-        clscan__temp_acquire(plan->ctx, r->queue, bytes ? bytes : 16, tickets, &lease));
+    CLSCAN_RETURN_IF_ERROR(clscan__temp_acquire_words(plan->ctx, r->queue, bytes ? bytes : 16,
+                                                      tickets, plan->status32 ? 4 : 8, &lease));
     l.temp = lease.buf;
     l.epoch = lease.epoch;
     l.ticket_base = lease.ticket_base;

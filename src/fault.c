@@ -32,6 +32,7 @@ static void (*build_hook)(void *arg);
 static void *build_hook_arg;
 static atomic_ulong builds;       /* program builds started */
 static atomic_int last_slot = -1; /* the slot of the most recent lease */
+static atomic_int last_zeroed;    /* whether that lease zeroed its slot */
 
 void clscan_test_set_build_hook(void (*hook)(void *arg), void *arg) {
   pthread_mutex_lock(&hook_lock);
@@ -48,6 +49,10 @@ int clscan_test_last_temp_slot(void) {
   return atomic_load(&last_slot);
 }
 
+int clscan_test_last_temp_zeroed(void) {
+  return atomic_load(&last_zeroed);
+}
+
 void clscan__test_on_build(void) {
   atomic_fetch_add(&builds, 1);
   pthread_mutex_lock(&hook_lock);
@@ -58,6 +63,7 @@ void clscan__test_on_build(void) {
     hook(arg);
 }
 
-void clscan__test_on_slot(int slot) {
+void clscan__test_on_slot(int slot, int zeroed) {
   atomic_store(&last_slot, slot);
+  atomic_store(&last_zeroed, zeroed);
 }

@@ -35,6 +35,9 @@ CLSCAN_API unsigned long clscan_test_build_count(void);
 /* Returns the temporary slot the most recent scan (of any thread and context) took, or -1. */
 CLSCAN_API int clscan_test_last_temp_slot(void);
 
+/* Returns 1 if the most recent scan's temporary slot was zeroed before its launch, else 0. */
+CLSCAN_API int clscan_test_last_temp_zeroed(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,16 +96,16 @@ void clscan__clear_error(void);
 #ifdef CLSCAN_FAULT_INJECTION
 int clscan__fault(void);
 void clscan__test_on_build(void);
-void clscan__test_on_slot(int slot);
+void clscan__test_on_slot(int slot, int zeroed);
 #define CLSCAN_FAULT(code, call) (clscan__fault() ? (code) : (call))
 #define CLSCAN_FAULT_CREATE(err, code, call) (clscan__fault() ? ((err) = (code), NULL) : (call))
 #define CLSCAN_TEST_ON_BUILD() clscan__test_on_build()
-#define CLSCAN_TEST_ON_SLOT(slot) clscan__test_on_slot(slot)
+#define CLSCAN_TEST_ON_SLOT(slot, zeroed) clscan__test_on_slot(slot, zeroed)
 #else
 #define CLSCAN_FAULT(code, call) (call)
 #define CLSCAN_FAULT_CREATE(err, code, call) (call)
 #define CLSCAN_TEST_ON_BUILD() ((void)0)
-#define CLSCAN_TEST_ON_SLOT(slot) ((void)(slot))
+#define CLSCAN_TEST_ON_SLOT(slot, zeroed) ((void)(slot), (void)(zeroed))
 #endif
 
 /* ============================================================================================== */
@@ -311,6 +311,7 @@ typedef struct clscan__temp_slot {
   cl_uint tickets;             /* tickets handed out so far (the ticket counter's value) */
   int busy;                    /* held between acquire and release */
   int single_pass_ready;       /* status words hold zeros or older epochs */
+  unsigned status_bytes;       /* the size of those status words (4 or 8; 0: none yet) */
 } clscan__temp_slot;
 
 /* The context's slots, on their own lock. */
@@ -326,23 +327,33 @@ typedef struct clscan__temp_lease {
   cl_command_queue queue;
   cl_mem buf;
   size_t size;
-  cl_event wait;   /* the previous user's completion, to wait for (may be NULL) */
-  int single_pass; /* the lease is for a single-pass launch */
-  int needs_zero;  /* 1: the whole buffer must be zero-filled first */
-  cl_ulong epoch;  /* this launch's epoch (single pass) */
+  cl_event wait;         /* the previous user's completion, to wait for (may be NULL) */
+  int single_pass;       /* the lease is for a single-pass launch */
+  unsigned status_bytes; /* its status words' size (4 or 8) */
+  int needs_zero;        /* 1: the whole buffer must be zero-filled first */
+  cl_ulong epoch;        /* this launch's epoch (single pass) */
   cl_uint ticket_base;
   cl_ulong saved_epoch; /* the slot's state before, restored if nothing is enqueued */
   cl_uint saved_tickets;
   int saved_ready;
+  unsigned saved_status_bytes;
 } clscan__temp_lease;
 
 /* Initialises a context's slots. */
 clscan_status clscan__temp_init(clscan__temp_pool *pool);
 
 /* Takes a slot of at least `bytes` for a scan on `queue`, allocating or growing as needed.
- * `tickets` is the number of single-pass tiles of the launch, or 0 for other algorithms. */
+ * `tickets` is the number of single-pass tiles of the launch, or 0 for other algorithms; a
+ * single pass's status words are 64-bit. */
 clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
                                    cl_uint tickets, clscan__temp_lease *lease);
+
+/* As clscan__temp_acquire(), for a single pass whose status words are `status_bytes` (4 or 8)
+ * wide: a slot whose words had the other size is zeroed first (read in the other size, its words
+ * could stay above every epoch of this launch, and every look-back would take the fallback). */
+clscan_status clscan__temp_acquire_words(clscan_context *ctx, cl_command_queue queue, size_t bytes,
+                                         cl_uint tickets, unsigned status_bytes,
+                                         clscan__temp_lease *lease);
 
 /* Returns a slot; `done` becomes its last use and the lease's queue its last queue. With done
  * NULL, `partial` says that some commands were enqueued (and the caller has waited for them), so

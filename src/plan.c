@@ -132,12 +132,16 @@ static void shape_of(const clscan_scan_desc *d, plan_shape *p) {
   p->vec = user ? 1 : (unsigned)(16 / io);
 }
 
-/* AUTO's choice on a device: one pass needs 64-bit atomics; without them reduce-then-scan is the
- * fastest portable path. It does not depend on n (yet). */
+/* AUTO's choice on a device (docs/tuning.md, "What AUTO runs"): the single pass where the device
+ * has 64-bit atomics (64-bit status words), and on CPU devices without them (32-bit status words,
+ * the CPU shape: measured faster than reduce-then-scan from 2^16 to 2^24 elements on rusticl's
+ * llvmpipe). GPUs without 64-bit atomics take reduce-then-scan: the 32-bit words' GPU shape has
+ * not been measured on one. It does not depend on n. */
 static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm algorithm) {
   if (algorithm != CLSCAN_ALGO_AUTO)
     return algorithm;
-  return ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+  return ctx->info.has_int64_atomics || ctx->info.is_cpu ? CLSCAN_ALGO_SINGLE_PASS
+                                                         : CLSCAN_ALGO_REDUCE_THEN_SCAN;
 }
 
 /* Resolves the tuning of a descriptor of a given shape. */

@@ -76,6 +76,12 @@ static clscan_status ensure_size(const clscan_context *ctx, clscan__temp_slot *s
 
 clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, size_t bytes,
                                    cl_uint tickets, clscan__temp_lease *lease) {
+  return clscan__temp_acquire_words(ctx, queue, bytes, tickets, 8, lease);
+}
+
+clscan_status clscan__temp_acquire_words(clscan_context *ctx, cl_command_queue queue, size_t bytes,
+                                         cl_uint tickets, unsigned status_bytes,
+                                         clscan__temp_lease *lease) {
   clscan_status st;
   clscan__temp_pool *pool = &ctx->temp;
   memset(lease, 0, sizeof *lease);
@@ -97,10 +103,12 @@ clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, 
   lease->saved_epoch = s->epoch;
   lease->saved_tickets = s->tickets;
   lease->saved_ready = s->single_pass_ready;
+  lease->saved_status_bytes = s->status_bytes;
   if (tickets) {
-    // Single pass: status words must hold zeros or older epochs. After another algorithm used
-    // the buffer, or when the epoch would overflow its bits, the buffer is zeroed first.
-    if (!s->single_pass_ready || s->epoch + 1 >= EPOCH_LIMIT) {
+    // Single pass: status words must hold zeros or older epochs of words of the same size. After
+    // another algorithm or another word size used the buffer, or when the epoch would overflow
+    // its bits, the buffer is zeroed first.
+    if (!s->single_pass_ready || s->status_bytes != status_bytes || s->epoch + 1 >= EPOCH_LIMIT) {
       s->epoch = 0;
       s->tickets = 0;
       lease->needs_zero = 1;
@@ -117,7 +125,8 @@ clscan_status clscan__temp_acquire(clscan_context *ctx, cl_command_queue queue, 
   lease->size = s->size;
   lease->wait = s->last;
   lease->single_pass = tickets != 0;
-  CLSCAN_TEST_ON_SLOT(i);
+  lease->status_bytes = status_bytes;
+  CLSCAN_TEST_ON_SLOT(i, lease->needs_zero);
   pthread_mutex_unlock(&pool->lock);
   return CLSCAN_SUCCESS;
 }
@@ -138,6 +147,7 @@ void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_eve
     s->last = done;
     s->last_queue = lease->queue;
     s->single_pass_ready = lease->single_pass;
+    s->status_bytes = lease->single_pass ? lease->status_bytes : 0;
   } else if (partial) {
     // Some commands ran and the caller waited for them: the buffer's state is unknown.
     s->last_queue = lease->queue;
@@ -147,6 +157,7 @@ void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_eve
     s->epoch = lease->saved_epoch;
     s->tickets = lease->saved_tickets;
     s->single_pass_ready = lease->saved_ready;
+    s->status_bytes = lease->saved_status_bytes;
   }
   lease->slot = -1;
   pthread_cond_signal(&pool->freed);

@@ -504,6 +504,17 @@ expect_eq "bench prints a row per algorithm and size" "$rows" "$((3 * (4 - skipp
 check "bench verifies" "no 'verified'" grep -q "verified before and after timing" stdout.txt
 check "bench finds no wrong result" "WRONG in stdout" test "$(grep -c WRONG stdout.txt)" -eq 0
 check "bench prints the lesson" "missing" grep -q "seed's lesson" stdout.txt
+check "bench says how it times" "no timing line" \
+  grep -Eq '^timing:  (profiling events|wall clock around each enqueue)' stdout.txt
+# Every row a positive time and a finite GB/s and ratio (a device whose profiling events do not
+# measure, as rusticl's, read 1 ns a command: the bench must time with the wall clock there).
+bad_rows=$(grep -E "$row" stdout.txt |
+  awk '!($5 > 0) || $6 ~ /inf|nan/ || $7 ~ /inf|nan/ || !($7 > 0)' | head -3)
+expect_eq "bench rows have positive times and finite ratios" "$bad_rows" ""
+if grep -q '^device: .*llvmpipe' stdout.txt; then
+  check "bench on rusticl times with the wall clock" "not the wall clock" \
+    grep -q '^timing:  wall clock' stdout.txt
+fi
 lines=$(if [[ -f f.csv ]]; then wc -l <f.csv | xargs; else echo "no file"; fi)
 expect_eq "CSV has a header and every row" "$lines" "$((rows + 1))"
 if command -v python3 >/dev/null; then

@@ -298,11 +298,82 @@ static void test_same_queue_slot(void **state) {
   clscan_context_release(ctx);
 }
 
+/* Runs plan's scan of n ones on q and checks it; returns whether its slot was zeroed first. */
+static int scan_zeroed(clscan_context *shared, clscan_plan *plan, cl_command_queue q, cl_mem in,
+                       cl_mem out, size_t n, int32_t *got) {
+  assert_true(scan_slot(plan, q, in, out, n, NULL, NULL) >= 0);
+  const int zeroed = clscan_test_last_temp_zeroed();
+  assert_true(tu_read(shared, q, out, 0, n * 4, got));
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(got[i], (int32_t)(i + 1));
+  return zeroed;
+}
+
+/* Creates a single-pass int32 plan with CLSCAN_TEST_STATUS32 set to `status32` meanwhile. */
+static clscan_plan *single_pass_plan(clscan_context *ctx, const char *status32) {
+  const clscan_scan_desc desc = {
+      .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  const char *old = getenv("CLSCAN_TEST_STATUS32");
+  char saved[16] = "";
+  if (old)
+    snprintf(saved, sizeof saved, "%s", old);
+  setenv("CLSCAN_TEST_STATUS32", status32, 1);
+  clscan_plan *plan = NULL;
+  clscan_status st = clscan_plan_create(ctx, &desc, &plan);
+  if (old)
+    setenv("CLSCAN_TEST_STATUS32", saved, 1);
+  else
+    unsetenv("CLSCAN_TEST_STATUS32");
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  return plan;
+}
+
+/* Single passes with 64-bit and 32-bit status words take turns on one slot: each change of word
+ * size zeroes the slot (read in the other size, old words can stay above every new epoch, and
+ * every look-back then takes the fallback), a repeat of the same size does not. */
+static void test_status_word_size_change(void **state) {
+  (void)state;
+  tu_progress("concurrency: a slot changing status-word size is zeroed");
+  clscan_context *shared = tu_context();
+  clscan_context *ctx = NULL; /* a fresh context: its first scan zeroes its new slot */
+  assert_int_equal(
+      clscan_context_create(clscan_context_cl_context(shared), clscan_context_device(shared), &ctx),
+      CLSCAN_SUCCESS);
+  cl_command_queue q = clscan_context_queue(ctx);
+  const size_t n = 70001;
+  cl_mem in = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  cl_mem out = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  int32_t *ones = malloc(n * 4), *got = malloc(n * 4);
+  assert_true(in && out && ones && got);
+  for (size_t i = 0; i < n; i++)
+    ones[i] = 1;
+  assert_true(tu_write(shared, q, in, 0, n * 4, ones));
+  clscan_plan *wide = single_pass_plan(ctx, "0"), *narrow = single_pass_plan(ctx, "1");
+  // Without 64-bit atomics both plans have 32-bit words: no change of size, no zeroing.
+  const int sizes_differ = tu_device_has_int64_atomics();
+  assert_int_equal(scan_zeroed(shared, wide, q, in, out, n, got), 1);
+  assert_int_equal(scan_zeroed(shared, wide, q, in, out, n, got), 0);
+  assert_int_equal(scan_zeroed(shared, narrow, q, in, out, n, got), sizes_differ);
+  assert_int_equal(scan_zeroed(shared, narrow, q, in, out, n, got), 0);
+  assert_int_equal(scan_zeroed(shared, wide, q, in, out, n, got), sizes_differ);
+  printf("  status words of %s: the slot was zeroed %s\n",
+         sizes_differ ? "8 then 4 then 8 bytes" : "4 bytes only (no 64-bit atomics)",
+         sizes_differ ? "at each change" : "once, when new");
+  free(ones);
+  free(got);
+  clscan_plan_release(wide);
+  clscan_plan_release(narrow);
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  clscan_context_release(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_build_does_not_block_enqueue),
       cmocka_unit_test(test_same_program_built_once),
       cmocka_unit_test(test_same_queue_slot),
+      cmocka_unit_test(test_status_word_size_change),
   };
   if (!tu_context())
     return 1;

@@ -95,15 +95,6 @@ static void build_raw(const char *const *files, cl_uint count, built_lists *buil
   clReleaseProgram(p);
 }
 
-/* Returns 1 if the device has 64-bit global atomics. */
-static int device_has_int64_atomics(void) {
-  static char ext[16384];
-  ext[0] = '\0';
-  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
-                  NULL);
-  return strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
-}
-
 /* Returns 1 if the device runs the algorithm that builds a program. Scan algorithms are asked
  * through clscan_context_supports(); other families are built everywhere. */
 static int program_supported(const clscan_test_program_info *info) {
@@ -115,7 +106,7 @@ static int program_supported(const clscan_test_program_info *info) {
     int status_words = 0;
     for (const char *const *f = info->files; *f; f++)
       status_words |= strcmp(*f, "status") == 0;
-    return !status_words || device_has_int64_atomics();
+    return !status_words || tu_device_has_int64_atomics();
   }
   return clscan_context_supports(tu_context(), &desc) == CLSCAN_SUCCESS;
 }

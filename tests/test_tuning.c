@@ -10,6 +10,7 @@
  *   defaults, and a caller's value wins over them.
  * - CLSCAN_TYPE_MAP, CLSCAN_OP_MAP and CLSCAN_STATUS_MAP: names and sizes, and a string for
  *   CLSCAN_MPI_ERROR.
+ * - AUTO's choice of algorithm is the one docs/tuning.md gives for the device.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -250,11 +251,59 @@ static void test_generated_tables(void **state) {
   assert_string_not_equal(clscan_status_string(CLSCAN_MPI_ERROR), "unknown status");
 }
 
+/* AUTO's choice, as docs/tuning.md ("What AUTO runs") gives it: the single pass where the device
+ * has 64-bit atomics and on every CPU device (without 64-bit atomics with 32-bit status words),
+ * reduce-then-scan on a GPU without 64-bit atomics; at every size, and the same when
+ * CLSCAN_TEST_STATUS32=1 forces the 32-bit words while the plan is created. */
+static void test_auto_choice(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const clscan_algorithm want = tu_device_has_int64_atomics() || tu_device_is_cpu()
+                                    ? CLSCAN_ALGO_SINGLE_PASS
+                                    : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+  static const clscan_type types[] = {CLSCAN_INT32, CLSCAN_INT64, CLSCAN_FLOAT};
+  static const size_t sizes[] = {1, (size_t)1 << 16, (size_t)1 << 20, (size_t)1 << 24};
+  const char *old = getenv("CLSCAN_TEST_STATUS32");
+  char saved[16] = "";
+  if (old)
+    snprintf(saved, sizeof saved, "%s", old);
+  for (int forced = 0; forced < 2; forced++) {
+    if (forced)
+      setenv("CLSCAN_TEST_STATUS32", "1", 1);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      const clscan_scan_desc desc = {.type = types[t], .op = CLSCAN_ADD, .exclusive = 1};
+      clscan_plan *plan = NULL;
+      assert_int_equal(clscan_plan_create(ctx, &desc, &plan), CLSCAN_SUCCESS);
+      for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const clscan_algorithm got = clscan_plan_algorithm(plan, sizes[k]);
+        if (got != want)
+          fail_msg(
+              "AUTO runs %s for %s at n = %zu (CLSCAN_TEST_STATUS32 %s); docs/tuning.md says %s",
+              clscan_algorithm_name(got), clscan_type_name(types[t]), sizes[k],
+              forced ? "1"
+              : old  ? saved
+                     : "unset",
+              clscan_algorithm_name(want));
+      }
+      if (types[t] == CLSCAN_INT64)
+        assert_true(verified(plan));
+      clscan_plan_release(plan);
+    }
+  }
+  if (old)
+    setenv("CLSCAN_TEST_STATUS32", saved, 1);
+  else
+    unsetenv("CLSCAN_TEST_STATUS32");
+  printf("  AUTO runs %s on %s (%s, %s 64-bit atomics)\n", clscan_algorithm_name(want),
+         tu_device_name(), tu_device_is_cpu() ? "a CPU" : "not a CPU",
+         tu_device_has_int64_atomics() ? "with" : "without");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults_match_plan), cmocka_unit_test(test_overrides_taken),
       cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_environment_still_read),
-      cmocka_unit_test(test_generated_tables),
+      cmocka_unit_test(test_generated_tables),    cmocka_unit_test(test_auto_choice),
   };
   if (!tu_context())
     return 1;

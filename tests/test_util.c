@@ -80,6 +80,14 @@ int tu_device_is_cpu(void) {
   return g_device_is_cpu;
 }
 
+int tu_device_has_int64_atomics(void) {
+  static char ext[16384];
+  ext[0] = '\0';
+  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
+                  NULL);
+  return strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
+}
+
 int tu_group_setup(void **state) {
   (void)state;
   return tu_context() ? 0 : -1;

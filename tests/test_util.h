@@ -46,6 +46,10 @@ const char *tu_device_name(void);
 /* Returns 1 when the context's device is a CPU. */
 int tu_device_is_cpu(void);
 
+/* Returns 1 when the context's device has 64-bit global atomics (the single pass's 64-bit status
+ * words; without them its words are 32-bit). */
+int tu_device_has_int64_atomics(void);
+
 /* Group setup and teardown for cmocka: make sure the context exists (its release is main's). */
 int tu_group_setup(void **state);
 int tu_group_teardown(void **state);

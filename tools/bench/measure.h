@@ -4,6 +4,12 @@
  * commands, one profiled clEnqueueCopyBuffer (the copy baseline every ratio is taken against),
  * and a monotonic host clock.
  *
+ * The clock: profiling events by default. A program that finds the device's events do not
+ * measure (measure_events_usable(); rusticl 22.3 gives every command the timestamps 0, 1, 2 and
+ * 3 ns) switches the process to the wall clock (measure_use_wall_clock()): then
+ * measure_span_ms() returns the host time the caller took around its enqueue and wait, and
+ * measure_copy_ms() times its copy that way.
+ *
  * Every time is in milliseconds. The functions print nothing; they return 0 where an OpenCL call
  * failed, so that each program reports the failure in its own words.
  */
@@ -23,8 +29,28 @@ double measure_median(double *values, size_t count);
 int measure_event_ms(cl_event first, cl_event last, double *ms);
 
 /* Copies `bytes` bytes from src to dst (offset 0) on queue q, waits, and stores the copy's
- * profiled time in *ms. Returns 0 if the copy or its profiling fails. */
+ * profiled time in *ms (with the wall clock: the host time of its enqueue and wait). Returns 0
+ * if the copy or its profiling fails. */
 int measure_copy_ms(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes, double *ms);
+
+/* The time of a span of commands from `first` to `last` (both complete): their profiled time
+ * (measure_event_ms()), or with the wall clock `wall_ms`, the host time the caller measured
+ * from before the first enqueue to after the wait for the last. Returns 0 if the profiled time
+ * cannot be read. */
+int measure_span_ms(cl_event first, cl_event last, double wall_ms, double *ms);
+
+/* Returns 1 if profiling events measure on queue q (a queue with profiling enabled): one
+ * profiled copy of `bytes` bytes from src to dst must last at least a thousandth of its host
+ * time (enqueue to wait). Returns 0 where they do not (or the copy fails), and stores the two
+ * times in *event_ms and *wall_ms when they are not NULL. */
+int measure_events_usable(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes,
+                          double *event_ms, double *wall_ms);
+
+/* Switches the process to the wall clock (on != 0) or back to profiling events. */
+void measure_use_wall_clock(int on);
+
+/* Returns 1 if the process times with the wall clock. */
+int measure_wall_clock(void);
 
 /* Returns the monotonic host clock in milliseconds (for host loops and wall times). */
 double measure_host_ms(void);

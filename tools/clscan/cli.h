@@ -535,6 +535,12 @@ cli_timing cli_time_verified(const cli_verified_runs *v, int reps, double *ms);
 cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int reruns,
                                        int two_queues, const char *label, int *differ);
 
+/* Chooses the clock of every measurement that follows: the profiling events where they measure,
+ * else the wall clock around each enqueue and its wait (measure.h; rusticl's events read 1 ns
+ * for every command). Prints a "timing:" line saying which, and why. Returns 0 after printing
+ * the failure if its probe buffers cannot be allocated. */
+int cli_choose_clock(clscan_context *ctx);
+
 /* Times clEnqueueCopyBuffer of d's copy_bytes into its copy buffer (median of reps, after
  * warm-ups); prints the failure and returns 0 if it fails. */
 int cli_time_copy(cli_bench_data *d, int reps, double *ms);

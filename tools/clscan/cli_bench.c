@@ -279,8 +279,8 @@ static void bench_row(bench_state *s, const cli_bench_row *row) {
   ms_text(row->host_ms, host, sizeof host);
   differ_text(row->differ, row->reruns, differ, sizeof differ);
   row_start(s, clscan_algorithm_name(row->algo), types, row->op, row->log2n);
-  printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", row->ms, row->gbps, row->copy_ms / row->ms,
-         row->copy_ms, host, differ);
+  printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", row->ms, row->gbps,
+         row->ms > 0 ? row->copy_ms / row->ms : 0.0, row->copy_ms, host, differ);
   fflush(stdout);
   if (s->csv.f)
     cli_csv_row(s->csv.f, s->device_name, row);
@@ -330,6 +330,7 @@ static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *ro
 static int reduce_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
   cl_command_queue q = clscan_context_queue(d->ctx);
   cl_event marker = NULL, done = NULL;
+  const double start = measure_host_ms();
   if (clEnqueueMarkerWithWaitList(q, 0, NULL, &marker) != CL_SUCCESS) {
     cli_error("%s: clEnqueueMarkerWithWaitList failed", label);
     return 0;
@@ -339,7 +340,8 @@ static int reduce_once(clscan_plan *plan, cli_bench_data *d, const char *label, 
   int ok = st == CLSCAN_SUCCESS;
   if (!ok)
     cli_lib_error(st, "%s: enqueue failed", label);
-  ok = ok && clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(marker, done, ms));
+  ok = ok && clWaitForEvents(1, &done) == CL_SUCCESS;
+  ok = ok && (!ms || measure_span_ms(marker, done, measure_host_ms() - start, ms));
   if (st == CLSCAN_SUCCESS && !ok)
     cli_error("%s: waiting for the reduction or reading its profiling times failed", label);
   clReleaseEvent(marker);
@@ -657,7 +659,6 @@ static void print_device(const bench_state *s) {
 
 /* Prints what is measured, on which device, and the table's columns. */
 static void print_header(const bench_state *s) {
-  print_device(s);
   print_variant(s->req->variant);
   print_bytes(s);
   printf("scan:    exclusive");
@@ -741,7 +742,6 @@ static cli_family_bench family_bench(const bench_state *s) {
 /* Measures the selection family (cli_select_bench.c): its own rows, in the same CSV columns. */
 static void run_selections(bench_state *s) {
   cli_family_bench b = family_bench(s);
-  print_device(s);
   cli_bench_select_header();
   s->failed = !cli_bench_select(&b);
 }
@@ -749,7 +749,6 @@ static void run_selections(bench_state *s) {
 /* Measures the sorts (cli_bench_sort.c): rows and CSV columns of their own. */
 static void run_sorts(bench_state *s) {
   cli_family_bench b = family_bench(s);
-  print_device(s);
   cli_bench_sort_header(&b);
   s->failed = !cli_bench_sort(&b);
 }
@@ -779,6 +778,10 @@ int cli_cmd_bench(int argc, char **argv) {
   s.device = clscan_context_device(s.ctx);
   cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
   int ok = open_reports(&s);
+  if (ok) {
+    print_device(&s);
+    ok = cli_choose_clock(s.ctx);
+  }
   if (ok) {
     void (*run_family[])(bench_state *) = {run_scans, run_selections, run_sorts};
     run_family[r.family](&s);

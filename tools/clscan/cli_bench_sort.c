@@ -277,7 +277,7 @@ static int sort_once(void *state, double *ms) {
     cli_lib_error(st, "%s: enqueue failed", r->label);
   else if (!ok)
     cli_error("%s: waiting for the sort failed", r->label);
-  if (ok && ms && !(marker && measure_event_ms(marker, done, ms)))
+  if (ok && ms && !measure_span_ms(marker, done, wall, ms))
     *ms = wall;
   if (marker)
     clReleaseEvent(marker);

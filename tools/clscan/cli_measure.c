@@ -336,9 +336,11 @@ static cli_timing enqueue_scan(clscan_plan *plan, cli_bench_data *d, cl_command_
 /* Enqueues one scan, optionally timing it; waits for it. */
 static cli_timing run_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
   cl_event first = NULL, done = NULL;
+  const double start = measure_host_ms();
   if (enqueue_scan(plan, d, NULL, d->out, label, ms ? &first : NULL, &done) != CLI_TIMED)
     return CLI_FAILED;
-  int ok = clWaitForEvents(1, &done) == CL_SUCCESS && (!ms || measure_event_ms(first, done, ms));
+  int ok = clWaitForEvents(1, &done) == CL_SUCCESS;
+  ok = ok && (!ms || measure_span_ms(first, done, measure_host_ms() - start, ms));
   if (first)
     clReleaseEvent(first);
   clReleaseEvent(done);
@@ -496,6 +498,43 @@ cli_timing cli_count_rerun_differences(clscan_plan *plan, cli_bench_data *d, int
     clReleaseCommandQueue(r.q2);
   free(r.want);
   return t;
+}
+
+/* The bytes of the clock probe's copy. */
+#define CLOCK_PROBE_BYTES ((size_t)4 << 20)
+
+int cli_choose_clock(clscan_context *ctx) {
+  cl_device_id device = clscan_context_device(ctx);
+  cl_ulong max_alloc = cli_device_ulong(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  size_t bytes = max_alloc < CLOCK_PROBE_BYTES ? (size_t)max_alloc : CLOCK_PROBE_BYTES;
+  cl_mem src = cli_new_buffer(ctx, bytes, NULL, "clock probe");
+  cl_mem dst = src ? cli_new_buffer(ctx, bytes, NULL, "clock probe") : NULL;
+  double event_ms = -1, wall_ms = 0;
+  cl_command_queue q = clscan_context_queue(ctx);
+  // A warm-up copy first (the first use of a buffer may allocate it), then the probe.
+  int usable = dst && measure_events_usable(q, src, dst, bytes, NULL, NULL);
+  usable = dst && measure_events_usable(q, src, dst, bytes, &event_ms, &wall_ms);
+  if (dst)
+    clReleaseMemObject(dst);
+  if (src)
+    clReleaseMemObject(src);
+  if (!dst)
+    return 0;
+  measure_use_wall_clock(!usable);
+  if (usable)
+    printf("timing:  profiling events (the first command's start to the last command's end)\n");
+  else if (event_ms < 0)
+    printf(
+        "timing:  wall clock around each enqueue and its wait: this device's profiling\n"
+        "         events cannot be read (a copy of %zu bytes took %.4f ms)\n",
+        bytes, wall_ms);
+  else
+    printf(
+        "timing:  wall clock around each enqueue and its wait: this device's profiling\n"
+        "         events do not measure (a copy of %zu bytes read %.6f ms by its events,\n"
+        "         %.4f ms on the host clock)\n",
+        bytes, event_ms, wall_ms);
+  return 1;
 }
 
 int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
