@@ -55,79 +55,6 @@
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
 
-#if CLSCAN_SELECT_LEGACY
-
-/* The work-group's shared state. */
-typedef struct select_shared {
-  uint idx[TILE]; /* tile indices: selected from the front, rejected (partition) from the back */
-  uchar flag[TILE];
-  uint scan[CLSCAN_WG];
-  uint last; /* RUN_LENGTH_ENCODE: 1 + the tile index of the last head, 0 when none */
-  ulong tile;
-  long silent;
-  int command;
-  cnt_t prefix;
-#if !CLSCAN_NV_PTX
-  lookback_state lb;
-#endif
-} select_shared;
-typedef select_shared count_shared;
-#define COUNT_SHARED(sh) (sh)
-
-/* Exclusive sum of v over the work-group; *total receives the sum (barriers inside). */
-ALWAYS_INLINE uint wg_exclusive(uint v, __local uint *s, uint *total) {
-  const uint lid = get_local_id(0);
-  s[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
-    const uint t = lid >= d ? s[lid - d] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[lid] += t;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  *total = s[CLSCAN_WG - 1];
-  const uint r = s[lid] - v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return r;
-}
-
-/* The aggregate of a tile whose first element is `base`: count and, for runs, the last head. */
-ALWAYS_INLINE cnt_t tile_aggregate(ulong base, uint count, __local select_shared *sh) {
-#if SEL_RLE
-  return cnt_make(count, base + (sh->last ? sh->last - 1u : 0u));
-#else
-  return cnt_make(count, 0);
-#endif
-}
-
-/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
-ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
-                               ulong t, __local select_shared *sh CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-  uint c = 0, last = 0;
-  if (lid == 0)
-    sh->last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
-      c++;
-      last = k + 1;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-#if SEL_RLE
-  atomic_max(&sh->last, last);
-#endif
-  uint total;
-  wg_exclusive(c, sh->scan, &total);
-  const cnt_t a = tile_aggregate(base, total, sh);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return a;
-}
-
-#else
-
 /* Lane groups: a warp on NVIDIA, else up to 32 work-items; NG of them per work-group. */
 #if CLSCAN_NV_PTX || CLSCAN_WG >= 32
 #define SEL_SG 32
@@ -154,6 +81,121 @@ typedef struct count_shared {
   uint part[PARTS];
 } count_shared;
 
+/* Exclusive sum of v over the work-group in s (CLSCAN_WG words; barriers inside); *total
+ * receives the sum. s is read after the last barrier: the caller's next barrier frees it. */
+ALWAYS_INLINE uint local_exclusive(uint v, __local uint *s, uint *total) {
+  const uint lid = get_local_id(0);
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
+    const uint t = lid >= d ? s[lid - d] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] += t;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *total = s[CLSCAN_WG - 1];
+  return s[lid] - v;
+}
+
+#if CLSCAN_NV_PTX
+/* Sum of v over the work-group, in every work-item (one barrier; the caller's next barrier frees
+ * part). */
+ALWAYS_INLINE uint group_sum(uint v, __local uint *part) {
+  const uint lid = get_local_id(0);
+  uint x = v;
+#pragma unroll
+  for (uint d = 16; d > 0; d >>= 1)
+    x += shfl_down_u32(x, d);
+  if ((lid & 31u) == 0)
+    part[lid >> 5] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint s = 0;
+  for (uint g = 0; g < NG; g++)
+    s += part[g];
+  return s;
+}
+
+#else
+/* Sum of v over the work-group, in every work-item (a tree in local memory; the caller's next
+ * barrier frees s). */
+ALWAYS_INLINE uint group_sum(uint v, __local uint *s) {
+  const uint lid = get_local_id(0);
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = CLSCAN_WG / 2; d > 0; d >>= 1) {
+    if (lid < d)
+      s[lid] += s[lid + d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return s[0];
+}
+
+#endif
+
+/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
+ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
+                               ulong t, __local count_shared *cs CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  uint c = 0, last = 0;
+  if (lid == 0)
+    cs->last = 0;
+  for (uint j = 0; j < ITEMS; j++) {
+    const uint k = j * CLSCAN_WG + lid;
+    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
+      c++;
+      last = k + 1;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if SEL_RLE
+  atomic_max(&cs->last, last);
+#endif
+  const uint total = group_sum(c, cs->part);
+  const cnt_t a = cnt_make(total, base + (cs->last ? cs->last - 1u : 0u));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return a;
+}
+
+#define COUNT_SHARED(sh) (&(sh)->cnt)
+
+#if CLSCAN_SELECT_LEGACY
+
+/* The work-group's shared state. */
+typedef struct select_shared {
+  uint idx[TILE]; /* tile indices: selected from the front, rejected (partition) from the back */
+  uchar flag[TILE];
+  uint scan[CLSCAN_WG];
+  uint last; /* RUN_LENGTH_ENCODE: 1 + the tile index of the last head, 0 when none */
+  ulong tile;
+  long silent;
+  int command;
+  cnt_t prefix;
+  count_shared cnt;
+#if !CLSCAN_NV_PTX
+  lookback_state lb;
+#endif
+} select_shared;
+
+/* Exclusive sum of v over the work-group in local memory; *total receives the sum (barriers
+ * inside, s free again on return). */
+ALWAYS_INLINE uint wg_exclusive(uint v, __local uint *s, uint *total) {
+  const uint r = local_exclusive(v, s, total);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+/* The aggregate of a tile whose first element is `base`: count and, for runs, the last head. */
+ALWAYS_INLINE cnt_t tile_aggregate(ulong base, uint count, __local select_shared *sh) {
+#if SEL_RLE
+  return cnt_make(count, base + (sh->last ? sh->last - 1u : 0u));
+#else
+  return cnt_make(count, 0);
+#endif
+}
+
+#else
+
 /* The work-group's shared state. */
 typedef struct select_shared {
   val_t stage[TILE];    /* selected at their rank, rejected (partition) from the back */
@@ -173,7 +215,6 @@ typedef struct select_shared {
   lookback_state lb;
 #endif
 } select_shared;
-#define COUNT_SHARED(sh) (&(sh)->cnt)
 
 #if CLSCAN_NV_PTX
 ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
@@ -205,23 +246,6 @@ ALWAYS_INLINE uint group_exclusive(uint v, __local uint *part, uint *total) {
   return before + x - v;
 }
 
-/* Sum of v over the work-group, in every work-item (one barrier; the caller's next barrier frees
- * part). */
-ALWAYS_INLINE uint group_sum(uint v, __local uint *part) {
-  const uint lid = get_local_id(0);
-  uint x = v;
-#pragma unroll
-  for (uint d = 16; d > 0; d >>= 1)
-    x += shfl_down_u32(x, d);
-  if ((lid & 31u) == 0)
-    part[lid >> 5] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint s = 0;
-  for (uint g = 0; g < NG; g++)
-    s += part[g];
-  return s;
-}
-
 /* Records flag f of a lane of group g in the mask of entry e (every lane calls it). */
 ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
   const uint m = ballot((int)f);
@@ -231,31 +255,7 @@ ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
 #else
 /* Exclusive sum of v over the work-group in local memory; *total receives the sum. */
 ALWAYS_INLINE uint group_exclusive(uint v, __local uint *s, uint *total) {
-  const uint lid = get_local_id(0);
-  s[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
-    const uint t = lid >= d ? s[lid - d] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[lid] += t;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  *total = s[CLSCAN_WG - 1];
-  return s[lid] - v;
-}
-
-/* Sum of v over the work-group, in every work-item (a tree in local memory; the caller's next
- * barrier frees s). */
-ALWAYS_INLINE uint group_sum(uint v, __local uint *s) {
-  const uint lid = get_local_id(0);
-  s[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = CLSCAN_WG / 2; d > 0; d >>= 1) {
-    if (lid < d)
-      s[lid] += s[lid + d];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return s[0];
+  return local_exclusive(v, s, total);
 }
 
 /* Records flag f of a lane in the mask of entry e (zeroed before). */
@@ -264,31 +264,6 @@ ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
     atomic_or(&mask[e], 1u << lane);
 }
 #endif
-
-/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
-ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
-                               ulong t, __local count_shared *cs CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-  uint c = 0, last = 0;
-  if (lid == 0)
-    cs->last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
-      c++;
-      last = k + 1;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-#if SEL_RLE
-  atomic_max(&cs->last, last);
-#endif
-  const uint total = group_sum(c, cs->part);
-  const cnt_t a = cnt_make(total, base + (cs->last ? cs->last - 1u : 0u));
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return a;
-}
 
 /* Loads element i where the selection needs its value (into *v) and returns its flag. */
 ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flags, ulong i,
@@ -366,6 +341,27 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
 #endif
 }
 
+/* Returns 1 if tile t never publishes its status (CLSCAN_TEST_WITHHOLD, the fallback's tests). */
+ALWAYS_INLINE int tile_withheld(ulong t) {
+#if CLSCAN_TEST_WITHHOLD
+  return t % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  return 0;
+#endif
+}
+
+/* The last tile's work-item 0: writes the count and, for run-length encoding, closes the last
+ * run. */
+ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *count,
+                                __global len_t *lengths, ulong cap, ulong n CLSCAN_XP) {
+  const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
+  sel_write_count(count, CNT_COUNT(incl));
+#if SEL_RLE
+  if (incl.c - 1 < cap)
+    lengths[incl.c - 1] = (len_t)(n - incl.p);
+#endif
+}
+
 #if CLSCAN_SELECT_LEGACY
 
 /*
@@ -393,11 +389,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
   const uint valid = (uint)min((ulong)TILE, n - base);
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(tile);
 
   // Flags into local memory (coalesced), then each work-item counts ITEMS consecutive ones.
   if (lid == 0)
@@ -473,14 +465,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
 #endif
 
   // The last tile writes the count (and closes the last run).
-  if (tile == tiles - 1 && lid == 0) {
-    const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
-    sel_write_count(count + count_byte_off, CNT_COUNT(incl));
-#if SEL_RLE
-    if (incl.c - 1 < cap)
-      lengths[incl.c - 1] = (len_t)(n - incl.p);
-#endif
-  }
+  if (tile == tiles - 1 && lid == 0)
+    finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
 }
 
 #else
@@ -516,11 +502,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
   const uint valid = (uint)min((ulong)TILE, n - base);
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(tile);
 
   // Elements j * CLSCAN_WG + lid into registers (coalesced), their flags as bits, and each lane
   // group's flags of row j as the mask of entry j * NG + g.
@@ -620,14 +602,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
 #endif
 
   // The last tile writes the count (and closes the last run).
-  if (tile == tiles - 1 && lid == 0) {
-    const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
-    sel_write_count(count + count_byte_off, CNT_COUNT(incl));
-#if SEL_RLE
-    if (incl.c - 1 < cap)
-      lengths[incl.c - 1] = (len_t)(n - incl.p);
-#endif
-  }
+  if (tile == tiles - 1 && lid == 0)
+    finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
 }
 
 #endif /* CLSCAN_SELECT_LEGACY */
