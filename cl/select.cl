@@ -2,27 +2,39 @@
  * clscan kernels: the selections' single pass in its GPU shape (select, partition, unique,
  * run-length encoding), the flag count fused with the scatter.
  *
- * Each work-group takes a ticket (its tile), computes the flag of each of the tile's TILE
- * elements into local memory (coalesced reads), counts them, publishes the count as its
- * aggregate, looks back for its exclusive prefix with the scan's status words and look-back
+ * Each work-group takes a ticket (its tile of TILE = CLSCAN_WG x ITEMS elements). Work-item lid
+ * loads the tile's elements j * CLSCAN_WG + lid (j < ITEMS: every load coalesced), keeps them in
+ * registers and computes their flags. Work-items form lane groups of SEL_SG (a warp of 32 on
+ * NVIDIA, whose ballot gives a row's flags at once; elsewhere up to 32 work-items, whose flags
+ * are ORed into a local word), so that the flags of row j of lane group g are one 32-bit mask,
+ * entry j * NG + g; the entries are in tile order. One work-group scan of the entries' counts
+ * gives each entry's offset, and an element's tile-local rank is its entry's offset plus the
+ * selected lanes below it in the mask. The work-group publishes its count as its aggregate, writes
+ * every selected element into local memory at its rank (partition: every rejected one from the
+ * back, in order), looks back for its exclusive prefix with the scan's status words and look-back
  * (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced as a tree;
- * the state is the count of select_common.cl), publishes its
- * inclusive prefix, then compacts the selected elements' tile indices in local memory, so that
- * their stores to out[prefix + rank] are consecutive (coalesced). Only indices below out_capacity
- * are written. A predecessor that stays silent is counted from its input (and flags) by the
- * waiting work-group itself (the decoupled fallback), so the kernel terminates without
- * forward-progress guarantees; counts are integers, so the fallback's result is the owner's.
+ * the state is the count of select_common.cl), publishes its inclusive prefix, and then writes
+ * the tile's selected run to out[prefix, prefix + selected) from local memory, consecutive
+ * work-items to consecutive addresses (coalesced stores). Only indices below out_capacity are
+ * written. A predecessor that stays silent is counted from its input (and flags) by the waiting
+ * work-group itself (the decoupled fallback), so the kernel terminates without forward-progress
+ * guarantees; counts are integers, so the fallback's result is the owner's.
  *
  * Partition: the rejected elements go to total + (rejected before the tile) + rank, where total,
  * the number selected, comes from a count pre-pass (select_count_tiles, select_count_total) that
  * re-reads the flags (or, with a predicate, the input). Run-length encoding: the state carries
  * the index of the last run head, so the tile's first head closes the run entering the tile, the
- * other heads close the runs started within it, and the last tile closes the last run.
+ * other heads close the runs started within it, and the last tile closes the last run; the heads'
+ * tile indices are staged beside the values.
  *
- * The input element is read again in the scatter (from cache). Input and output never overlap
- * (the host refuses it). Needs common.cl, select_common.cl, status.cl and lookback_warp.cl first.
+ * CLSCAN_SELECT_LEGACY=1 (a build option, for measurements) builds the earlier kernel instead,
+ * with the same tiles and arguments: flags as bytes in local memory, a work-group scan of the
+ * work-items' counts in local memory, the selected elements' tile indices compacted in local
+ * memory, and the store re-reading each selected element from the input (cache).
+ *
+ * Input and output never overlap (the host refuses it). Needs common.cl, select_common.cl,
+ * status.cl and lookback_warp.cl first.
  */
-
 #ifndef CLSCAN_WG
 #define CLSCAN_WG 256
 #endif
@@ -35,10 +47,119 @@
 #ifndef CLSCAN_TEST_WITHHOLD
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
+#ifndef CLSCAN_SELECT_LEGACY
+#define CLSCAN_SELECT_LEGACY 0
+#endif
 
 /* Elements per work-item and per tile. */
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
+
+/* Lane groups: a warp on NVIDIA, else up to 32 work-items; NG of them per work-group. */
+#if CLSCAN_NV_PTX || CLSCAN_WG >= 32
+#define SEL_SG 32
+#else
+#define SEL_SG CLSCAN_WG
+#endif
+#define NG (CLSCAN_WG / SEL_SG)
+/* One 32-bit mask per row of a lane group, in tile order; each work-item scans CHUNK of them. */
+#define ENTRIES (ITEMS * NG)
+#define CHUNK ((ENTRIES + CLSCAN_WG - 1) / CLSCAN_WG)
+/* The work-group scan's local words: one per warp on NVIDIA, one per work-item elsewhere. */
+#if CLSCAN_NV_PTX
+#define PARTS NG
+#else
+#define PARTS CLSCAN_WG
+#endif
+#if ITEMS > 32
+#error "CLSCAN_VPT: a work-item keeps at most 32 elements (its flags are the bits of a uint)"
+#endif
+
+/* What counting a tile needs (the fallback and the partition pre-pass). */
+typedef struct count_shared {
+  uint last; /* RUN_LENGTH_ENCODE: 1 + the tile index of the last head, 0 when none */
+  uint part[PARTS];
+} count_shared;
+
+/* Exclusive sum of v over the work-group in s (CLSCAN_WG words; barriers inside); *total
+ * receives the sum. s is read after the last barrier: the caller's next barrier frees it. */
+ALWAYS_INLINE uint local_exclusive(uint v, __local uint *s, uint *total) {
+  const uint lid = get_local_id(0);
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
+    const uint t = lid >= d ? s[lid - d] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] += t;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *total = s[CLSCAN_WG - 1];
+  return s[lid] - v;
+}
+
+#if CLSCAN_NV_PTX
+/* Sum of v over the work-group, in every work-item (one barrier; the caller's next barrier frees
+ * part). */
+ALWAYS_INLINE uint group_sum(uint v, __local uint *part) {
+  const uint lid = get_local_id(0);
+  uint x = v;
+#pragma unroll
+  for (uint d = 16; d > 0; d >>= 1)
+    x += shfl_down_u32(x, d);
+  if ((lid & 31u) == 0)
+    part[lid >> 5] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint s = 0;
+  for (uint g = 0; g < NG; g++)
+    s += part[g];
+  return s;
+}
+
+#else
+/* Sum of v over the work-group, in every work-item (a tree in local memory; the caller's next
+ * barrier frees s). */
+ALWAYS_INLINE uint group_sum(uint v, __local uint *s) {
+  const uint lid = get_local_id(0);
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = CLSCAN_WG / 2; d > 0; d >>= 1) {
+    if (lid < d)
+      s[lid] += s[lid + d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return s[0];
+}
+
+#endif
+
+/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
+ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
+                               ulong t, __local count_shared *cs CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+  const ulong base = t * TILE;
+  uint c = 0, last = 0;
+  if (lid == 0)
+    cs->last = 0;
+  for (uint j = 0; j < ITEMS; j++) {
+    const uint k = j * CLSCAN_WG + lid;
+    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
+      c++;
+      last = k + 1;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if SEL_RLE
+  atomic_max(&cs->last, last);
+#endif
+  const uint total = group_sum(c, cs->part);
+  const cnt_t a = cnt_make(total, base + (cs->last ? cs->last - 1u : 0u));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return a;
+}
+
+#define COUNT_SHARED(sh) (&(sh)->cnt)
+
+#if CLSCAN_SELECT_LEGACY
 
 /* The work-group's shared state. */
 typedef struct select_shared {
@@ -50,24 +171,16 @@ typedef struct select_shared {
   long silent;
   int command;
   cnt_t prefix;
+  count_shared cnt;
 #if !CLSCAN_NV_PTX
   lookback_state lb;
 #endif
 } select_shared;
 
-/* Exclusive sum of v over the work-group; *total receives the sum (barriers inside). */
+/* Exclusive sum of v over the work-group in local memory; *total receives the sum (barriers
+ * inside, s free again on return). */
 ALWAYS_INLINE uint wg_exclusive(uint v, __local uint *s, uint *total) {
-  const uint lid = get_local_id(0);
-  s[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
-    const uint t = lid >= d ? s[lid - d] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[lid] += t;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  *total = s[CLSCAN_WG - 1];
-  const uint r = s[lid] - v;
+  const uint r = local_exclusive(v, s, total);
   barrier(CLK_LOCAL_MEM_FENCE);
   return r;
 }
@@ -81,31 +194,95 @@ ALWAYS_INLINE cnt_t tile_aggregate(ulong base, uint count, __local select_shared
 #endif
 }
 
-/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
-ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
-                               ulong t, __local select_shared *sh CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-  const ulong base = t * TILE;
-  uint c = 0, last = 0;
-  if (lid == 0)
-    sh->last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
-      c++;
-      last = k + 1;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+#else
+
+/* The work-group's shared state. */
+typedef struct select_shared {
+  val_t stage[TILE];    /* selected at their rank, rejected (partition) from the back */
 #if SEL_RLE
-  atomic_max(&sh->last, last);
+  uint head[TILE];      /* the tile index of the head of rank q */
 #endif
-  uint total;
-  wg_exclusive(c, sh->scan, &total);
-  const cnt_t a = tile_aggregate(base, total, sh);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return a;
+  uint mask[ENTRIES];   /* entry j * NG + g: the flags of row j of lane group g */
+  uint offset[ENTRIES]; /* selected elements in the tile before the entry */
+  uint part[PARTS];
+  count_shared cnt;
+  uint last;
+  ulong tile;
+  long silent;
+  int command;
+  cnt_t prefix;
+#if !CLSCAN_NV_PTX
+  lookback_state lb;
+#endif
+} select_shared;
+
+#if CLSCAN_NV_PTX
+ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
 }
+
+/* Exclusive sum of v over the work-group (warp scans, then the warps' totals through part: one
+ * barrier); *total receives the sum. part is not written again within the tile. */
+ALWAYS_INLINE uint group_exclusive(uint v, __local uint *part, uint *total) {
+  const uint lid = get_local_id(0), lane = lid & 31u, w = lid >> 5;
+  uint x = v;
+#pragma unroll
+  for (uint d = 1; d < 32; d <<= 1) {
+    const uint y = shfl_up_u32(x, d);
+    x += lane >= d ? y : 0u;
+  }
+  if (lane == 31)
+    part[w] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint before = 0, all = 0;
+  for (uint g = 0; g < NG; g++) {
+    const uint s = part[g];
+    before += g < w ? s : 0u;
+    all += s;
+  }
+  *total = all;
+  return before + x - v;
+}
+
+/* Records flag f of a lane of group g in the mask of entry e (every lane calls it). */
+ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
+  const uint m = ballot((int)f);
+  if (lane == 0)
+    mask[e] = m;
+}
+#else
+/* Exclusive sum of v over the work-group in local memory; *total receives the sum. */
+ALWAYS_INLINE uint group_exclusive(uint v, __local uint *s, uint *total) {
+  return local_exclusive(v, s, total);
+}
+
+/* Records flag f of a lane in the mask of entry e (zeroed before). */
+ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
+  if (f)
+    atomic_or(&mask[e], 1u << lane);
+}
+#endif
+
+/* Loads element i where the selection needs its value (into *v) and returns its flag. */
+ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flags, ulong i,
+                             val_t *v CLSCAN_XP) {
+#if SEL_RUNS
+  *v = sel_value(in, i CLSCAN_XA);
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v);
+#elif CLSCAN_SELECT_PRED
+  *v = sel_value(in, i CLSCAN_XA);
+  return clscan_user_pred(*v, i CLSCAN_XA) != 0;
+#else
+  const uint f = flags[i] != 0;
+  if (f || SEL_PARTITION)
+    *v = sel_value(in, i CLSCAN_XA);
+  return f;
+#endif
+}
+
+#endif /* CLSCAN_SELECT_LEGACY */
 
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
@@ -122,6 +299,9 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
   if (lid == 0)
     lookback_begin(&sh->lb, t);
 #endif
+  // The body ends with a barrier and the loop breaks right after the first one, as in
+  // single_pass.cl, so that every compiler sees its barriers in uniform control flow (POCL hung in
+  // the fallback with more than 2 work-items when the loop broke between two barriers).
   for (;;) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
@@ -138,12 +318,10 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int command = sh->command;
-    const ulong silent = (ulong)sh->silent;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (command == LOOKBACK_DONE)
+    if (sh->command == LOOKBACK_DONE)
       break;
-    const cnt_t fagg = tile_count(in, flags, n, silent, sh CLSCAN_XA);
+    const ulong silent = (ulong)sh->silent;
+    const cnt_t fagg = tile_count(in, flags, n, silent, COUNT_SHARED(sh) CLSCAN_XA);
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX
@@ -154,6 +332,7 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
     if (lid < 32)
       warp_take(&wl, fagg CLSCAN_XA);
 #endif
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 #if CLSCAN_NV_PTX
   return wl.acc;
@@ -161,6 +340,29 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
   return sh->lb.acc;
 #endif
 }
+
+/* Returns 1 if tile t never publishes its status (CLSCAN_TEST_WITHHOLD, the fallback's tests). */
+ALWAYS_INLINE int tile_withheld(ulong t) {
+#if CLSCAN_TEST_WITHHOLD
+  return t % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  return 0;
+#endif
+}
+
+/* The last tile's work-item 0: writes the count and, for run-length encoding, closes the last
+ * run. */
+ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *count,
+                                __global len_t *lengths, ulong cap, ulong n CLSCAN_XP) {
+  const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
+  sel_write_count(count, CNT_COUNT(incl));
+#if SEL_RLE
+  if (incl.c - 1 < cap)
+    lengths[incl.c - 1] = (len_t)(n - incl.p);
+#endif
+}
+
+#if CLSCAN_SELECT_LEGACY
 
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
@@ -187,11 +389,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
   const uint valid = (uint)min((ulong)TILE, n - base);
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(tile);
 
   // Flags into local memory (coalesced), then each work-item counts ITEMS consecutive ones.
   if (lid == 0)
@@ -267,23 +465,156 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
 #endif
 
   // The last tile writes the count (and closes the last run).
-  if (tile == tiles - 1 && lid == 0) {
-    const cnt_t incl = cnt_combine(prefix, aggregate CLSCAN_XA);
-    sel_write_count(count + count_byte_off, CNT_COUNT(incl));
+  if (tile == tiles - 1 && lid == 0)
+    finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
+}
+
+#else
+
+/*
+ * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
+ * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
+ * 0), the partition's total (a ulong at byte 8, from select_count_total), and from byte 64 the
+ * status words. lengths: run lengths (RUN_LENGTH_ENCODE). The last tile writes the count at byte
+ * count_byte_off of `count`.
+ */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_single_pass(
+    const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
+    __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
+    __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch CLSCAN_XP) {
+  __local select_shared sh;
+  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
+  in += in_off;
+  flags += flags_off;
+  out += out_off;
+  lengths += lengths_off;
+
+#if !CLSCAN_NV_PTX
+  for (uint e = lid; e < ENTRIES; e += CLSCAN_WG)
+    sh.mask[e] = 0;
+#endif
+  if (lid == 0) {
+    sh.tile = atomic_inc(temp) - ticket_base;
+    sh.last = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
+  const uint valid = (uint)min((ulong)TILE, n - base);
+  const int withheld = tile_withheld(tile);
+
+  // Elements j * CLSCAN_WG + lid into registers (coalesced), their flags as bits, and each lane
+  // group's flags of row j as the mask of entry j * NG + g.
+  val_t v[ITEMS];
+  uint bits = 0;
+  if (valid == TILE) {
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++)
+      bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
+  } else {
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+      if (j * CLSCAN_WG + lid < valid)
+        bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
+    }
+  }
+  uint last = 0;
+#pragma unroll
+  for (uint j = 0; j < ITEMS; j++) {
+    const uint f = (bits >> j) & 1u;
+    last = f ? j * CLSCAN_WG + lid + 1 : last;
+    record_flag(sh.mask, j * NG + g, lane, f);
+  }
 #if SEL_RLE
-    if (incl.c - 1 < cap)
-      lengths[incl.c - 1] = (len_t)(n - incl.p);
+  atomic_max(&sh.last, last);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // The entries' offsets: an exclusive scan of their counts, CHUNK consecutive entries each.
+  const uint e0 = min(lid * CHUNK, (uint)ENTRIES), e1 = min(e0 + CHUNK, (uint)ENTRIES);
+  uint own = 0;
+  for (uint e = e0; e < e1; e++)
+    own += popcount(sh.mask[e]);
+  uint selected;
+  uint run = group_exclusive(own, sh.part, &selected);
+  for (uint e = e0; e < e1; e++) {
+    sh.offset[e] = run;
+    run += popcount(sh.mask[e]);
+  }
+  const cnt_t aggregate = cnt_make(selected, base + (sh.last ? sh.last - 1u : 0u));
+  if (lid == 0 && !withheld)
+    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // Stage the tile in local memory: selected at their rank, rejected (partition) from the back.
+  const uint below = (1u << lane) - 1u;
+#pragma unroll
+  for (uint j = 0; j < ITEMS; j++) {
+    const uint k = j * CLSCAN_WG + lid, e = j * NG + g;
+    if (k < valid) {
+      const uint rank = sh.offset[e] + popcount(sh.mask[e] & below);
+      if ((bits >> j) & 1u) {
+        sh.stage[rank] = v[j];
+#if SEL_RLE
+        sh.head[rank] = k;
+#endif
+      } else if (SEL_PARTITION) {
+        sh.stage[TILE - 1u - (k - rank)] = v[j];
+      }
+    }
+  }
+
+  // Look back (its barriers also order the staging), publish the inclusive prefix.
+  cnt_t prefix = CNT_IDENTITY;
+  if (tile != 0)
+    prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh CLSCAN_XA);
+  if (lid == 0) {
+    if (tile != 0 && !withheld)
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
+    sh.prefix = prefix;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  prefix = sh.prefix;
+  const ulong before = CNT_COUNT(prefix);
+
+  // The tile's selected run, consecutive work-items to consecutive addresses.
+  for (uint q = lid; q < selected; q += CLSCAN_WG) {
+    const ulong dst = before + q;
+    if (dst < cap)
+      out[dst] = sh.stage[q];
+#if SEL_RLE
+    // Head q closes the run before it: the tile's previous head, or the run entering the tile.
+    if (dst > 0 && dst - 1 < cap) {
+      const ulong prev = q > 0 ? base + sh.head[q - 1] : prefix.p;
+      lengths[dst - 1] = (len_t)(base + sh.head[q] - prev);
+    }
 #endif
   }
+#if SEL_PARTITION
+  const ulong total = ((__global ulong *)temp)[1];
+  const ulong rejected_before = base - before;
+  for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
+    const ulong dst = total + rejected_before + q;
+    if (dst < cap)
+      out[dst] = sh.stage[TILE - 1u - q];
+  }
+#endif
+
+  // The last tile writes the count (and closes the last run).
+  if (tile == tiles - 1 && lid == 0)
+    finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
 }
+
+#endif /* CLSCAN_SELECT_LEGACY */
 
 /* Partition pre-pass: work-group t counts tile t into counts[t] (ceil(n / TILE) work-groups). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_count_tiles(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off, ulong n,
     __global ulong *temp, ulong counts_off CLSCAN_XP) {
   __global ulong *counts = temp + counts_off;
-  __local select_shared sh;
-  const cnt_t a = tile_count(in + in_off, flags + flags_off, n, get_group_id(0), &sh CLSCAN_XA);
+  __local count_shared cs;
+  const cnt_t a = tile_count(in + in_off, flags + flags_off, n, get_group_id(0), &cs CLSCAN_XA);
   if (get_local_id(0) == 0)
     counts[get_group_id(0)] = CNT_COUNT(a);
 }

@@ -210,6 +210,34 @@ static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm a) {
   return ctx->info.has_int64_atomics ? CLSCAN_ALGO_SINGLE_PASS : CLSCAN_ALGO_REDUCE_THEN_SCAN;
 }
 
+/* Local memory the GPU shape's tile may take: what the device has, at most 48 KiB (what
+ * NVIDIA's OpenCL gives a work-group), less 8 KiB for the rest of the work-group's state. */
+static size_t tile_local_budget(const clscan__device_info *info) {
+  cl_ulong local = info->local_mem < 49152 ? info->local_mem : 49152;
+  return (size_t)(local > 16384 ? local - 8192 : local / 2);
+}
+
+/* The GPU shape's tile (cl/select.cl): tile_wg work-items of `items` elements, tile_vpt 16-byte
+ * vectors of the wider element type each (one element of a user type), at most 32 (a work-item's
+ * flags are the bits of a word), fewer where the staged tile would not fit in local memory: per
+ * element its value (and, for run-length encoding, its head's index), at least the 5 bytes of the
+ * legacy kernel's index and flag (CLSCAN_SELECT_LEGACY). Large user types take fewer work-items. */
+static void gpu_tile(clscan_select_plan *plan, const clscan__device_info *info, int user) {
+  size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
+  size_t vec = user || io >= 16 ? 1 : 16 / io;
+  size_t items = plan->tuning.tile_vpt * vec;
+  items = items < 1 ? 1 : items > 32 ? 32 : items;
+  size_t per = plan->out_size + (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 4 : 0);
+  per = per < 5 ? 5 : per;
+  const size_t budget = tile_local_budget(info);
+  const unsigned min_wg = info->is_nvidia ? 32 : 1;
+  while (items > 1 && plan->tuning.tile_wg * items * per > budget)
+    items--;
+  while (plan->tuning.tile_wg > min_wg && plan->tuning.tile_wg * items * per > budget)
+    plan->tuning.tile_wg /= 2;
+  plan->items = (unsigned)items;
+}
+
 /* Sizes, algorithm and tuning of a new plan. */
 static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_desc *d,
                                 const clscan_scan_desc *elements) {
@@ -239,9 +267,7 @@ static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_de
                                   .in_size = plan->in_size,
                                   .state_size = 8};
   CLSCAN_RETURN_IF_ERROR(clscan__tuning_for(&plan->ctx->info, &key, NULL, &plan->tuning));
-  // GPU shape: tiles of at most 4096 elements (their indices and flags live in local memory).
-  unsigned items = 4096 / plan->tuning.tile_wg;
-  plan->items = items < 1 ? 1 : items > 16 ? 16 : items;
+  gpu_tile(plan, &plan->ctx->info, user);
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
   return CLSCAN_SUCCESS;
 }

@@ -12,7 +12,8 @@
  * Groups (one CTest test each): `sizes` (tile boundaries of both shapes), `types` (every built-in
  * type, flags and predicate), `runs` (unique and run-length encoding), `user` (user types, maps,
  * predicates, equalities), `algorithms` (multi-pass paths and shapes, the fallback), `edges`
- * (capacities, offsets, count size, n = 0, host variant), `large` (millions of elements, and the
+ * (capacities, offsets, count size, n = 0, host variant), `tiles` (the GPU shape at several tile
+ * geometries, around their tile sizes), `large` (millions of elements, and the
  * time of a sequential host loop against the device), `errors` (every bad-input status).
  */
 #include <inttypes.h>
@@ -58,8 +59,9 @@ typedef struct sel_case {
   sel_pattern pattern;
   unsigned pct, mean;
   clscan_algorithm algorithm;
-  int shape;         /* 0 default, 1 GPU (CLSCAN_SINGLE_PASS_CPU=0), 2 CPU */
-  unsigned withhold; /* CLSCAN_TEST_WITHHOLD */
+  int shape;                  /* 0 default, 1 GPU (CLSCAN_SINGLE_PASS_CPU=0), 2 CPU */
+  unsigned withhold;          /* CLSCAN_TEST_WITHHOLD */
+  unsigned tile_wg, tile_vpt; /* CLSCAN_TILE_WG, CLSCAN_TILE_VPT (the GPU shape's tile); 0: unset */
   size_t n, in_off, flags_off, out_off, len_off, count_off;
   long cap_delta; /* capacity = n + cap_delta (clamped at 0) */
   size_t count_size;
@@ -75,13 +77,14 @@ typedef struct pair {
 static const char *const pair_source = "typedef struct pair { int k; float w; } pair;";
 
 static void describe(const sel_case *c, char *buf, size_t cap) {
-  snprintf(buf, cap,
-           "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
-           "n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d seed %" PRIu64,
-           (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
-           c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->n, c->in_off,
-           c->flags_off, c->out_off, c->len_off, c->count_off, c->cap_delta, c->count_size, c->host,
-           c->seed);
+  snprintf(
+      buf, cap,
+      "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
+      "tile %ux%u n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d seed %" PRIu64,
+      (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
+      c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->tile_wg, c->tile_vpt,
+      c->n, c->in_off, c->flags_off, c->out_off, c->len_off, c->count_off, c->cap_delta,
+      c->count_size, c->host, c->seed);
 }
 
 /* The input element type of a case, and its size. */
@@ -307,12 +310,33 @@ static void case_data_free(case_data *d) {
   free(d->expect_len);
 }
 
+/* The environment switches a case sets. */
+#define CASE_ENV 4
+
 /* Sets the environment switches a case needs (read at plan creation). */
-static void case_env(const sel_case *c, tu_env_saved saved[2]) {
-  char w[32];
+static void case_env(const sel_case *c, tu_env_saved saved[CASE_ENV]) {
+  char w[32], wg[256] = "", vpt[256] = "";
+  const char *old_wg = getenv("CLSCAN_TILE_WG"), *old_vpt = getenv("CLSCAN_TILE_VPT");
   snprintf(w, sizeof w, "%u", c->withhold);
+  if (c->tile_wg)
+    snprintf(wg, sizeof wg, "%u", c->tile_wg);
+  else if (old_wg)
+    snprintf(wg, sizeof wg, "%s", old_wg);
+  if (c->tile_vpt)
+    snprintf(vpt, sizeof vpt, "%u", c->tile_vpt);
+  else if (old_vpt)
+    snprintf(vpt, sizeof vpt, "%s", old_vpt);
   tu_env_set("CLSCAN_TEST_WITHHOLD", c->withhold ? w : NULL, &saved[0]);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", c->shape == 0 ? NULL : c->shape == 1 ? "0" : "1", &saved[1]);
+  // Unset fields leave the variables as they are (test_select_oclgrind.c sets CLSCAN_TILE_WG).
+  tu_env_set("CLSCAN_TILE_WG", c->tile_wg || old_wg ? wg : NULL, &saved[2]);
+  tu_env_set("CLSCAN_TILE_VPT", c->tile_vpt || old_vpt ? vpt : NULL, &saved[3]);
+}
+
+/* Restores what case_env() set. */
+static void case_env_restore(tu_env_saved saved[CASE_ENV]) {
+  for (int i = CASE_ENV - 1; i >= 0; i--)
+    tu_env_restore(&saved[i]);
 }
 
 /* Compares results with the reference; returns 1 if they match, else 0 with msg. */
@@ -383,11 +407,10 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
     snprintf(msg, mcap, "write failed");
     goto done;
   }
-  tu_env_saved saved[2];
+  tu_env_saved saved[CASE_ENV];
   case_env(c, saved);
   clscan_status st = clscan_select_plan_create(ctx, desc, &plan);
-  tu_env_restore(&saved[1]);
-  tu_env_restore(&saved[0]);
+  case_env_restore(saved);
   if (st != CLSCAN_SUCCESS) {
     snprintf(msg, mcap, "plan: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
     goto done;
@@ -490,14 +513,13 @@ static int run_case(const sel_case *c, char *msg, size_t mcap) {
   make_desc(c, &desc);
   uint64_t count = 0;
   if (c->host) {
-    tu_env_saved saved[2];
+    tu_env_saved saved[CASE_ENV];
     case_env(c, saved);
     int by_flags = c->op <= CLSCAN_PARTITION && !c->by_pred;
     clscan_status st =
         clscan_select_host(ctx, &desc, d.in, by_flags ? d.flags : NULL, n, d.got,
                            c->op == CLSCAN_RUN_LENGTH_ENCODE ? d.got_len : NULL, cap, &count);
-    tu_env_restore(&saved[1]);
-    tu_env_restore(&saved[0]);
+    case_env_restore(saved);
     if (st != CLSCAN_SUCCESS) {
       snprintf(msg, mcap, "host: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
       goto done;
@@ -573,6 +595,44 @@ static void test_sizes(void **state) {
         sel_case c = base_case(all_ops[o], sizes[s]);
         c.shape = shape;
         check_case(&c);
+      }
+    }
+  }
+}
+
+/* The GPU shape's tiles at several geometries (CLSCAN_TILE_WG x CLSCAN_TILE_VPT; int32 keeps 4
+ * elements per vector, at most 32 per work-item): lane groups of fewer than 32 work-items, one
+ * warp, two and eight lane groups per work-group, elements per work-item not a power of two, at
+ * sizes around the tile (tile - 1, tile, tile + 1, 2 tiles + 3), with no, half and every element
+ * selected (a full tile staged entirely as selected, or as rejected for partition), runs of mean
+ * length 1 and 64, and the fallback forced for half selected. */
+static void test_tiles(void **state) {
+  (void)state;
+  const struct geometry { unsigned wg, vpt; } geo[] = {{8, 1}, {32, 3}, {64, 8}, {256, 2}};
+  for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
+    const size_t items = geo[g].vpt * 4 > 32 ? 32 : geo[g].vpt * 4, tile = geo[g].wg * items;
+    const size_t sizes[] = {tile - 1, tile, tile + 1, 2 * tile + 3};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      for (int op = 0; op < 5; op++) {
+        for (int level = 0; level < 3; level++) {
+          sel_case c = base_case(op == 4 ? CLSCAN_SELECT : all_ops[op], sizes[s]);
+          c.by_pred = op == 4;
+          c.shape = 1;
+          c.tile_wg = geo[g].wg;
+          c.tile_vpt = geo[g].vpt;
+          if (c.op >= CLSCAN_UNIQUE) {
+            if (level == 2)
+              continue;
+            c.mean = level == 0 ? 1 : 64;
+          } else {
+            c.pattern = level == 0 ? P_NONE : level == 1 ? P_RANDOM : P_ALL;
+          }
+          check_case(&c);
+          if (level == 1) {
+            c.withhold = 3;
+            check_case(&c);
+          }
+        }
       }
     }
   }
@@ -1253,12 +1313,11 @@ static void test_args(void **state) {
       const size_t o = c < 4 ? c : c - 2;
       const int equal = c >= 4;
       const sel_case env = {.shape = paths[p].shape, .withhold = paths[p].withhold};
-      tu_env_saved saved[2];
+      tu_env_saved saved[CASE_ENV];
       case_env(&env, saved);
       const clscan_select_desc d = args_desc(all_ops[o], paths[p].algorithm, equal);
       clscan_select_plan *plan = plan_of(&d);
-      tu_env_restore(&saved[1]);
-      tu_env_restore(&saved[0]);
+      case_env_restore(saved);
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s] + (paths[p].shape == 2 && s == 2 ? 40000 : 0);
         for (int round = 0; round < 2; round++) {
@@ -1439,6 +1498,7 @@ int main(int argc, char **argv) {
       {"user", {cmocka_unit_test(test_user)}, 1},
       {"algorithms", {cmocka_unit_test(test_algorithms)}, 1},
       {"edges", {cmocka_unit_test(test_edges)}, 1},
+      {"tiles", {cmocka_unit_test(test_tiles)}, 1},
       {"large", {cmocka_unit_test(test_large)}, 1},
       {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},
       {"errors", {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue)}, 2},

@@ -7,8 +7,9 @@
  *
  * Cases: every operation (select by flags and by predicate, partition, unique, run-length
  * encoding) through the single pass in both shapes, with and without the forced fallback
- * (CLSCAN_TEST_WITHHOLD=2), and the multi-pass path over each scan algorithm, at a few small sizes
- * that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 256 elements, CLSCAN_CPU_TILE=64),
+ * (CLSCAN_TEST_WITHHOLD=2), the GPU shape's fallback also with two lane groups of 32 (tiles of 64
+ * work-items x 4 elements), and the multi-pass path over each scan algorithm, at a few small
+ * sizes that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 128 int32, CLSCAN_CPU_TILE=64),
  * and n = 0 (select_empty alone), with offsets and a capacity below the count, each checked against
  * the host reference (test_select.c's cases).
  *
@@ -32,17 +33,19 @@ typedef struct og_config {
   clscan_algorithm algo;
   int shape;
   unsigned withhold;
+  unsigned tile_wg, tile_vpt; /* 0: CLSCAN_TILE_WG=16 and the table's vectors per work-item */
 } og_config;
 
 int main(void) {
   const og_config configs[] = {
-      {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, 1, 0},
-      {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, 2, 0},
-      {"single-pass gpu fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2},
-      {"single-pass cpu fallback", CLSCAN_ALGO_SINGLE_PASS, 2, 2},
-      {"blelloch", CLSCAN_ALGO_BLELLOCH, 0, 0},
-      {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0},
-      {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0},
+      {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, 1, 0, 0, 0},
+      {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, 2, 0, 0, 0},
+      {"single-pass gpu fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 0, 0},
+      {"single-pass cpu fallback", CLSCAN_ALGO_SINGLE_PASS, 2, 2, 0, 0},
+      {"single-pass gpu 64x1 fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 64, 1},
+      {"blelloch", CLSCAN_ALGO_BLELLOCH, 0, 0, 0, 0},
+      {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0, 0, 0},
+      {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, 0},
   };
   const size_t sizes[] = {1, 45, 700, 0};                          /* 0 last: select_empty alone */
   const int shared = getenv("CLSCAN_TEST_SHARED_CONTEXT") != NULL; /* see above */
@@ -66,6 +69,8 @@ int main(void) {
         c.algorithm = configs[g].algo;
         c.shape = configs[g].shape;
         c.withhold = configs[g].withhold;
+        c.tile_wg = configs[g].tile_wg;
+        c.tile_vpt = configs[g].tile_vpt;
         c.in_off = s;
         c.out_off = 1;
         c.cap_delta = c.op == CLSCAN_PARTITION || s != 1 ? 0 : -10;
