@@ -270,7 +270,7 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
                              val_t *v CLSCAN_XP) {
 #if SEL_RUNS
   *v = sel_value(in, i CLSCAN_XA);
-  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v);
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v CLSCAN_XA);
 #elif CLSCAN_SELECT_PRED
   *v = sel_value(in, i CLSCAN_XA);
   return clscan_user_pred(*v, i CLSCAN_XA) != 0;

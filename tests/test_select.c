@@ -605,11 +605,12 @@ static void test_sizes(void **state) {
  * warp, two and eight lane groups per work-group, elements per work-item not a power of two, at
  * sizes around the tile (tile - 1, tile, tile + 1, 2 tiles + 3), with no, half and every element
  * selected (a full tile staged entirely as selected, or as rejected for partition), runs of mean
- * length 1 and 64, and the fallback forced for half selected. */
+ * length 1 and 64, and the fallback forced for half selected. NVIDIA refuses work-groups below 32
+ * work-items, so GPUs skip the first geometry. */
 static void test_tiles(void **state) {
   (void)state;
   const struct geometry { unsigned wg, vpt; } geo[] = {{8, 1}, {32, 3}, {64, 8}, {256, 2}};
-  for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
+  for (size_t g = tu_device_is_cpu() ? 0 : 1; g < sizeof geo / sizeof geo[0]; g++) {
     const size_t items = geo[g].vpt * 4 > 32 ? 32 : geo[g].vpt * 4, tile = geo[g].wg * items;
     const size_t sizes[] = {tile - 1, tile, tile + 1, 2 * tile + 3};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -937,8 +938,12 @@ static void test_large(void **state) {
 static clscan_select_plan *plan_of(const clscan_select_desc *d) {
   clscan_select_plan *p = NULL;
   clscan_status st = clscan_select_plan_create(tu_context(), d, &p);
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("plan: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+  if (st != CLSCAN_SUCCESS) {
+    static char log[8192];
+    clscan_context_build_log(tu_context(), log, sizeof log, NULL);
+    fail_msg("plan: %s (%s)\nbuild log:\n%s", clscan_status_string(st), clscan_last_error_detail(),
+             log);
+  }
   return p;
 }
 
