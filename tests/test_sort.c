@@ -214,8 +214,12 @@ static void run_case(clscan_sort_plan *plan, const sort_case *c, uint64_t seed) 
 static void check(const sort_case *c, uint64_t seed) {
   clscan_sort_plan *plan = NULL;
   clscan_status st = clscan_sort_plan_create(tu_context(), &c->desc, &plan);
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("plan: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
+  if (st != CLSCAN_SUCCESS) {
+    static char log[8192];
+    clscan_context_build_log(tu_context(), log, sizeof log, NULL);
+    fail_msg("plan: %s (%s)\nbuild log:\n%s", clscan_status_string(st), clscan_last_error_detail(),
+             log);
+  }
   run_case(plan, c, seed);
   clscan_sort_plan_release(plan);
 }
@@ -420,17 +424,6 @@ static void gpu_shape_cases(size_t seed) {
   }
 }
 
-/* 1 if every case of gpu_shape_cases() fits the warp ranking on this device (work-groups of 256,
- * and less than 30 KB of local memory), so that its shape can be asserted. */
-static int warp_ranking_fits(void) {
-  cl_device_id dev = clscan_context_device(tu_context());
-  cl_ulong local = 0;
-  size_t wg = 0;
-  clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-  return local >= 32 * 1024 && wg >= 256;
-}
-
 /* Appends the assertion that plans are built with the warp ranking (warps 1) or without it (0)
  * to CLSCAN_BUILD_OPTIONS (cl/radix_sort.cl, CLSCAN_TEST_SORT_RANK_WARPS). */
 static void expect_shape(int warps, tu_env_saved *saved) {
@@ -439,6 +432,37 @@ static void expect_shape(int warps, tu_env_saved *saved) {
   snprintf(with_shape, sizeof with_shape, "%s -DCLSCAN_TEST_SORT_RANK_WARPS=%d",
            options ? options : "", warps);
   tu_env_set("CLSCAN_BUILD_OPTIONS", with_shape, saved);
+}
+
+/* 1 if gpu_shape_cases() can assert the warp ranking on this device: work-groups of 256 and 32 KB
+ * of local memory, and plans of its largest cases build in that shape (the library falls back to
+ * the per-work-item ranking where the kernels' own work-group limit is below 256, as on Mesa
+ * rusticl's llvmpipe). Call it with the GPU shape selected. */
+static int warp_ranking_fits(void) {
+  cl_device_id dev = clscan_context_device(tu_context());
+  cl_ulong local = 0;
+  size_t wg = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  if (local < 32 * 1024 || wg < 256)
+    return 0;
+  tu_env_saved options;
+  expect_shape(1, &options);
+  clscan_sort_algorithm algos[2];
+  const int na = algorithms(algos);
+  int fits = 1;
+  for (int a = 0; a < na && fits; a++) {
+    const clscan_sort_desc probes[] = {
+        {.key_type = CLSCAN_INT64, .value_size = 4, .algorithm = algos[a]},
+        {.key_type = CLSCAN_DOUBLE, .value_size = 12, .algorithm = algos[a]}};
+    for (size_t i = 0; i < 2 && fits; i++) {
+      clscan_sort_plan *plan = NULL;
+      fits = clscan_sort_plan_create(tu_context(), &probes[i], &plan) == CLSCAN_SUCCESS;
+      clscan_sort_plan_release(plan);
+    }
+  }
+  tu_env_restore(&options);
+  return fits;
 }
 
 /* Both GPU shapes on this device: the warp ranking (256 x 16 keys, 256 x 8 for 8-byte keys, and
