@@ -213,8 +213,9 @@ typedef enum clscan_op {
  *   published inclusive prefix is the left fold of the tile aggregates in tile order, whichever
  *   predecessor a look-back stops at, and a tile reduced by a fallback combines in its owner's
  *   order.
- * - AUTO: the library picks per device, type and n (docs/tuning.md): the single pass where the
- *   device has 64-bit atomics, else REDUCE_THEN_SCAN.
+ * - AUTO: the library picks per device (docs/tuning.md): the single pass where the device has
+ *   64-bit atomics, and on CPU devices without them (32-bit status words); REDUCE_THEN_SCAN on
+ *   other devices without 64-bit atomics.
  *
  * Determinism: every algorithm gives the same bits run to run on one device for a fixed n,
  * descriptor and tuning, whatever the timing (in place or not, under concurrency, with the
