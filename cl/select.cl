@@ -27,11 +27,6 @@
  * other heads close the runs started within it, and the last tile closes the last run; the heads'
  * tile indices are staged beside the values.
  *
- * CLSCAN_SELECT_LEGACY=1 (a build option, for measurements) builds the earlier kernel instead,
- * with the same tiles and arguments: flags as bytes in local memory, a work-group scan of the
- * work-items' counts in local memory, the selected elements' tile indices compacted in local
- * memory, and the store re-reading each selected element from the input (cache).
- *
  * Input and output never overlap (the host refuses it). Needs common.cl, select_common.cl,
  * status.cl and lookback_warp.cl first.
  */
@@ -46,9 +41,6 @@
 #endif
 #ifndef CLSCAN_TEST_WITHHOLD
 #define CLSCAN_TEST_WITHHOLD 0
-#endif
-#ifndef CLSCAN_SELECT_LEGACY
-#define CLSCAN_SELECT_LEGACY 0
 #endif
 
 /* Elements per work-item and per tile. */
@@ -159,42 +151,6 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
 
 #define COUNT_SHARED(sh) (&(sh)->cnt)
 
-#if CLSCAN_SELECT_LEGACY
-
-/* The work-group's shared state. */
-typedef struct select_shared {
-  uint idx[TILE]; /* tile indices: selected from the front, rejected (partition) from the back */
-  uchar flag[TILE];
-  uint scan[CLSCAN_WG];
-  uint last; /* RUN_LENGTH_ENCODE: 1 + the tile index of the last head, 0 when none */
-  ulong tile;
-  long silent;
-  int command;
-  cnt_t prefix;
-  count_shared cnt;
-#if !CLSCAN_NV_PTX
-  lookback_state lb;
-#endif
-} select_shared;
-
-/* Exclusive sum of v over the work-group in local memory; *total receives the sum (barriers
- * inside, s free again on return). */
-ALWAYS_INLINE uint wg_exclusive(uint v, __local uint *s, uint *total) {
-  const uint r = local_exclusive(v, s, total);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return r;
-}
-
-/* The aggregate of a tile whose first element is `base`: count and, for runs, the last head. */
-ALWAYS_INLINE cnt_t tile_aggregate(ulong base, uint count, __local select_shared *sh) {
-#if SEL_RLE
-  return cnt_make(count, base + (sh->last ? sh->last - 1u : 0u));
-#else
-  return cnt_make(count, 0);
-#endif
-}
-
-#else
 
 /* The work-group's shared state. */
 typedef struct select_shared {
@@ -282,7 +238,6 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
 #endif
 }
 
-#endif /* CLSCAN_SELECT_LEGACY */
 
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
@@ -362,114 +317,6 @@ ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *c
 #endif
 }
 
-#if CLSCAN_SELECT_LEGACY
-
-/*
- * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
- * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
- * 0), the partition's total (a ulong at byte 8, from select_count_total), and from byte 64 the
- * status words. lengths: run lengths (RUN_LENGTH_ENCODE). The last tile writes the count at byte
- * count_byte_off of `count`.
- */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_single_pass(
-    const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
-    __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
-    __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch CLSCAN_XP) {
-  __local select_shared sh;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
-  const uint lid = get_local_id(0);
-  in += in_off;
-  flags += flags_off;
-  out += out_off;
-  lengths += lengths_off;
-
-  if (lid == 0)
-    sh.tile = atomic_inc(temp) - ticket_base;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
-  const uint valid = (uint)min((ulong)TILE, n - base);
-  const int withheld = tile_withheld(tile);
-
-  // Flags into local memory (coalesced), then each work-item counts ITEMS consecutive ones.
-  if (lid == 0)
-    sh.last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    sh.flag[k] = k < valid ? (uchar)sel_flag(in, flags, base + k CLSCAN_XA) : (uchar)0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint c = 0, last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = lid * ITEMS + j;
-    if (sh.flag[k]) {
-      c++;
-      last = k + 1;
-    }
-  }
-#if SEL_RLE
-  atomic_max(&sh.last, last);
-#endif
-  uint selected;
-  const uint rank0 = wg_exclusive(c, sh.scan, &selected);
-  const cnt_t aggregate = tile_aggregate(base, selected, &sh);
-
-  // Publish, look back, publish the inclusive prefix.
-  if (lid == 0 && !withheld)
-    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
-  cnt_t prefix = CNT_IDENTITY;
-  if (tile != 0)
-    prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh CLSCAN_XA);
-  if (lid == 0) {
-    if (tile != 0 && !withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
-    sh.prefix = prefix;
-  }
-
-  // Compact the tile indices: selected at their rank, rejected (partition) from the back.
-  uint r = rank0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = lid * ITEMS + j;
-    if (sh.flag[k]) {
-      sh.idx[r++] = k;
-    } else if (SEL_PARTITION && k < valid) {
-      sh.idx[TILE - 1u - (k - r)] = k;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  prefix = sh.prefix;
-  const ulong before = CNT_COUNT(prefix);
-
-  // Scatter: consecutive ranks go to consecutive addresses.
-  for (uint q = lid; q < selected; q += CLSCAN_WG) {
-    const uint k = sh.idx[q];
-    const ulong dst = before + q;
-    if (dst < cap)
-      out[dst] = sel_value(in, base + k CLSCAN_XA);
-#if SEL_RLE
-    // Head q closes the run before it: the tile's previous head, or the run entering the tile.
-    if (dst > 0 && dst - 1 < cap) {
-      const ulong prev = q > 0 ? base + sh.idx[q - 1] : prefix.p;
-      lengths[dst - 1] = (len_t)(base + k - prev);
-    }
-#endif
-  }
-#if SEL_PARTITION
-  const ulong total = ((__global ulong *)temp)[1];
-  const ulong rejected_before = base - before;
-  for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
-    const ulong dst = total + rejected_before + q;
-    if (dst < cap)
-      out[dst] = sel_value(in, base + sh.idx[TILE - 1u - q] CLSCAN_XA);
-  }
-#endif
-
-  // The last tile writes the count (and closes the last run).
-  if (tile == tiles - 1 && lid == 0)
-    finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
-}
-
-#else
 
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
@@ -606,7 +453,6 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
 }
 
-#endif /* CLSCAN_SELECT_LEGACY */
 
 /* Partition pre-pass: work-group t counts tile t into counts[t] (ceil(n / TILE) work-groups). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_count_tiles(

@@ -220,8 +220,8 @@ static size_t tile_local_budget(const clscan__device_info *info) {
 /* The GPU shape's tile (cl/select.cl): tile_wg work-items of `items` elements, tile_vpt 16-byte
  * vectors of the wider element type each (one element of a user type), at most 32 (a work-item's
  * flags are the bits of a word), fewer where the staged tile would not fit in local memory: per
- * element its value (and, for run-length encoding, its head's index), at least the 5 bytes of the
- * legacy kernel's index and flag (CLSCAN_SELECT_LEGACY). Large user types take fewer work-items. */
+ * element its value (and, for run-length encoding, its head's index), counted as at least 5 bytes
+ * (the tiles of 1-byte types as measured). Large user types take fewer work-items. */
 static void gpu_tile(clscan_select_plan *plan, const clscan__device_info *info, int user) {
   size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
   size_t vec = user || io >= 16 ? 1 : 16 / io;
