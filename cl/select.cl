@@ -151,12 +151,11 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
 
 #define COUNT_SHARED(sh) (&(sh)->cnt)
 
-
 /* The work-group's shared state. */
 typedef struct select_shared {
-  val_t stage[TILE];    /* selected at their rank, rejected (partition) from the back */
+  val_t stage[TILE]; /* selected at their rank, rejected (partition) from the back */
 #if SEL_RLE
-  uint head[TILE];      /* the tile index of the head of rank q */
+  uint head[TILE]; /* the tile index of the head of rank q */
 #endif
   uint mask[ENTRIES];   /* entry j * NG + g: the flags of row j of lane group g */
   uint offset[ENTRIES]; /* selected elements in the tile before the entry */
@@ -238,7 +237,6 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
 #endif
 }
 
-
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
  * per round trip and reduces it as a tree (counts are exact); the whole group counts a silent
@@ -316,7 +314,6 @@ ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *c
     lengths[incl.c - 1] = (len_t)(n - incl.p);
 #endif
 }
-
 
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
@@ -452,7 +449,6 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   if (tile == tiles - 1 && lid == 0)
     finish_count(prefix, aggregate, count + count_byte_off, lengths, cap, n CLSCAN_XA);
 }
-
 
 /* Partition pre-pass: work-group t counts tile t into counts[t] (ceil(n / TILE) work-groups). */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_count_tiles(
