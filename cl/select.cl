@@ -43,13 +43,6 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-/* Selection by flags: 0 (the default) loads an element only when its flag is set, after the
- * flag; 1 loads every element beside its flag, so that the two loads are in flight together
- * (for comparisons: it reads the unselected elements too). */
-#ifndef CLSCAN_SELECT_LOAD_ALL
-#define CLSCAN_SELECT_LOAD_ALL 0
-#endif
-
 /* Elements per work-item and per tile. */
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
@@ -239,7 +232,7 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
   return clscan_user_pred(*v, i CLSCAN_XA) != 0;
 #else
   const uint f = flags[i] != 0;
-  if (CLSCAN_SELECT_LOAD_ALL || f || SEL_PARTITION)
+  if (f || SEL_PARTITION)
     *v = sel_value(in, i CLSCAN_XA);
   return f;
 #endif
