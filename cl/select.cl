@@ -157,9 +157,6 @@ typedef struct select_shared {
 #if SEL_RLE
   uint head[TILE]; /* the tile index of the head of rank q */
 #endif
-#if SEL_RUNS
-  val_t before; /* the element before the tile (tiles after the first) */
-#endif
   uint mask[ENTRIES];   /* entry j * NG + g: the flags of row j of lane group g */
   uint offset[ENTRIES]; /* selected elements in the tile before the entry */
   uint part[PARTS];
@@ -223,11 +220,13 @@ ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
 }
 #endif
 
-/* Loads element i where the selection needs its value (into *v) and returns its flag (not for
- * runs: load_run_heads()). */
+/* Loads element i where the selection needs its value (into *v) and returns its flag. */
 ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flags, ulong i,
                              val_t *v CLSCAN_XP) {
-#if CLSCAN_SELECT_PRED
+#if SEL_RUNS
+  *v = sel_value(in, i CLSCAN_XA);
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v CLSCAN_XA);
+#elif CLSCAN_SELECT_PRED
   *v = sel_value(in, i CLSCAN_XA);
   return clscan_user_pred(*v, i CLSCAN_XA) != 0;
 #else
@@ -237,48 +236,6 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
   return f;
 #endif
 }
-
-#if SEL_RUNS
-/* Loads the `valid` elements of the tile at base into v (element j * CLSCAN_WG + lid in v[j]) and
- * returns their run-head flags as bits (bit j: v[j] starts a run). Each element's predecessor
- * comes from local memory, where the tile sits at its index for the moment (and the element
- * before the tile in sh->before), so that every input element is read from global memory once:
- * reading in[i - 1] beside in[i] doubled the loads and held unique and run-length encoding to
- * about 0.6 of copy speed on the H200. Every work-item must call it; the stage is free again
- * after the caller's next barrier. */
-ALWAYS_INLINE uint load_run_heads(const __global in_t *in, ulong base, uint valid, val_t v[ITEMS],
-                                  __local select_shared *sh CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-  if (valid == TILE) {
-#pragma unroll
-    for (uint j = 0; j < ITEMS; j++)
-      v[j] = sel_value(in, base + j * CLSCAN_WG + lid CLSCAN_XA);
-  } else {
-#pragma unroll
-    for (uint j = 0; j < ITEMS; j++) {
-      if (j * CLSCAN_WG + lid < valid)
-        v[j] = sel_value(in, base + j * CLSCAN_WG + lid CLSCAN_XA);
-    }
-  }
-  if (lid == 0 && base > 0)
-    sh->before = sel_value(in, base - 1 CLSCAN_XA);
-#pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    if (j * CLSCAN_WG + lid < valid)
-      sh->stage[j * CLSCAN_WG + lid] = v[j];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint bits = 0;
-#pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    if (k < valid &&
-        (base + k == 0 || !sel_equal(k > 0 ? sh->stage[k - 1] : sh->before, v[j] CLSCAN_XA)))
-      bits |= 1u << j;
-  }
-  return bits;
-}
-#endif
 
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
@@ -395,9 +352,6 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   // group's flags of row j as the mask of entry j * NG + g.
   val_t v[ITEMS];
   uint bits = 0;
-#if SEL_RUNS
-  bits = load_run_heads(in, base, valid, v, &sh CLSCAN_XA);
-#else
   if (valid == TILE) {
 #pragma unroll
     for (uint j = 0; j < ITEMS; j++)
@@ -409,7 +363,6 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
         bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
     }
   }
-#endif
   uint last = 0;
 #pragma unroll
   for (uint j = 0; j < ITEMS; j++) {
