@@ -43,6 +43,13 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
+/* Unique and run-length encoding on NVIDIA: 1 (the default) takes a full tile's previous
+ * element from the previous lane by a shuffle (lane 0 reads it), 0 reads it beside each element
+ * (a second, mostly cached, load), as elsewhere and in the last tile. */
+#ifndef CLSCAN_SELECT_RUNS_SHFL
+#define CLSCAN_SELECT_RUNS_SHFL 1
+#endif
+
 /* Elements per work-item and per tile. */
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
@@ -237,6 +244,30 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
 #endif
 }
 
+#if SEL_RUNS && CLSCAN_NV_PTX && CLSCAN_SELECT_RUNS_SHFL
+/* A mapped element as 32-bit words, for shuffles. */
+typedef union val_words {
+  val_t v;
+  uint u[(sizeof(val_t) + 3) / 4];
+} val_words;
+
+/* Loads element i (into *v) of a full tile and returns whether it starts a run, lane `lane` of
+ * its warp: the previous element is the previous lane's (a shuffle), except in lane 0, which
+ * reads it. Every lane must call it. */
+ALWAYS_INLINE uint load_run_head_warp(const __global in_t *in, ulong i, uint lane,
+                                      val_t *v CLSCAN_XP) {
+  *v = sel_value(in, i CLSCAN_XA);
+  val_words a, prev;
+  a.v = *v;
+#pragma unroll
+  for (uint w = 0; w < sizeof(a.u) / 4; w++)
+    prev.u[w] = shfl_up_u32(a.u[w], 1);
+  if (lane == 0 && i > 0)
+    prev.v = sel_value(in, i - 1 CLSCAN_XA);
+  return i == 0 || !sel_equal(prev.v, *v CLSCAN_XA);
+}
+#endif
+
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
  * per round trip and reduces it as a tree (counts are exact); the whole group counts a silent
@@ -354,8 +385,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   uint bits = 0;
   if (valid == TILE) {
 #pragma unroll
-    for (uint j = 0; j < ITEMS; j++)
+    for (uint j = 0; j < ITEMS; j++) {
+#if SEL_RUNS && CLSCAN_NV_PTX && CLSCAN_SELECT_RUNS_SHFL
+      bits |= load_run_head_warp(in, base + j * CLSCAN_WG + lid, lane, &v[j] CLSCAN_XA) << j;
+#else
       bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
+#endif
+    }
   } else {
 #pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
