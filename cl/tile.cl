@@ -8,15 +8,14 @@
  * work-item keeps its loaded elements in a tile_items: segmented head flags as bits beside the
  * values. Segments by offsets take their head flags from a bit mask: in global memory, built by
  * a pre-pass (seg_offsets_mark), or in local memory, filled by the work-group once per tile from
- * the offsets (seg_mark_tile); rows of a fixed length from each vector's position in its row. tile_reduce() computes a
- * tile's total with the same combinations in the same order while holding one vector at a time
- * (the single pass's fallback). tile_load() and tile_reduce() take the work-group's scratch and
- * must be called by every work-item.
- * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
- * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
- * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
- * j * SG + l of that segment (j < VPT), so every load and store is fully coalesced and each
- * work-item issues all its loads before it computes.
+ * the offsets (seg_mark_tile); rows of a fixed length from each vector's position in its row.
+ * tile_reduce() computes a tile's total with the same combinations in the same order while holding
+ * one vector at a time (the single pass's fallback). tile_load() and tile_reduce() take the
+ * work-group's scratch and must be called by every work-item. Work-items are grouped in "lane
+ * groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX, scanned with inline-PTX shuffles),
+ * the whole work-group elsewhere (scanned in local memory). Lane group w owns a contiguous segment
+ * of SG * VPT vectors; its lane l holds vectors j * SG + l of that segment (j < VPT), so every load
+ * and store is fully coalesced and each work-item issues all its loads before it computes.
  *
  * Scan order inside a segment is vector-major: for each j, a serial scan inside each lane's
  * vector, a lane-group scan of the vector totals, and a carry from j to j + 1. Lane-group totals
@@ -1168,8 +1167,8 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
  * is one of them); equal offsets (empty segments) set one bit. Unsorted offsets set their bits
  * all the same, and no write leaves the mask's words.
  */
-__kernel void seg_offsets_mark(const __global seg_offset_t *off, ulong off_off,
-                               __global uint *mask, ulong mask_off, ulong n) {
+__kernel void seg_offsets_mark(const __global seg_offset_t *off, ulong off_off, __global uint *mask,
+                               ulong mask_off, ulong n) {
   const ulong q = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
   if (q >= SEG_PARAM())
     return;

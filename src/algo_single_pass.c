@@ -50,10 +50,11 @@ static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan",
                                                   [SCAN_IN_PLACE] = "single_pass_scan_in_place",
                                                   [FINISH] = "single_pass_finish"}};
 /* The GPU shape with the head mask of segments by offsets: the same kernels and the pre-pass. */
-static const clscan__kernel_names gpu_mask_kernels = {{[SCAN] = "single_pass_scan",
-                                                       [SCAN_IN_PLACE] = "single_pass_scan_in_place",
-                                                       [FINISH] = "single_pass_finish",
-                                                       [MARK] = "seg_offsets_mark"}};
+static const clscan__kernel_names gpu_mask_kernels = {
+    {[SCAN] = "single_pass_scan",
+     [SCAN_IN_PLACE] = "single_pass_scan_in_place",
+     [FINISH] = "single_pass_finish",
+     [MARK] = "seg_offsets_mark"}};
 static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu",
                                                   [SCAN_IN_PLACE] = "single_pass_scan_cpu",
                                                   [FINISH] = "single_pass_scan_cpu"}};

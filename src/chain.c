@@ -72,9 +72,9 @@ clscan_status clscan__chain_zero_at(clscan__chain *c, cl_mem buf, size_t offset,
   const cl_uint zero = 0;
   cl_event ev;
   bytes = (bytes + 3) & ~(size_t)3;
-  cl_int err =
-      CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
-                   clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, offset, bytes, nw, list, &ev));
+  cl_int err = CLSCAN_FAULT(
+      CL_OUT_OF_RESOURCES,
+      clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, offset, bytes, nw, list, &ev));
   if (err != CL_SUCCESS)
     return clscan__cl_fail(err, "clEnqueueFillBuffer");
   chain_push(c, ev);
