@@ -19,9 +19,17 @@
  *   random sizes, with empty segments (leading, repeated, trailing), every element a segment, one
  *   segment; patterns placed against the tiles (boundaries at tile boundaries, more empty
  *   segments in a tile than work-items, tiles with no head); one-shot and host calls.
+ * - offsets_gpu: the GPU-shaped single pass's head mask (built by a pre-pass) with every offset
+ *   type, its per-tile search (CLSCAN_SEG_OFFSETS_MASK=0), the mask under the decoupled fallback
+ *   (CLSCAN_TEST_WITHHOLD); later single passes on the temporary buffer the mask used; the
+ *   caller's wait list and the first and last events; unsorted and out-of-range device offsets
+ *   through every algorithm (they must finish and write only the output range).
  * - rows: rows without padding (the segmented path, every algorithm), rows with padding and
  *   columns (the simple kernel), in place and not, with init and exclusive; the host call; rows
- *   of lengths around the tiles' strides through the tile kernels, with a map of the index.
+ *   of lengths around the tiles' strides through the tile kernels, with a map of the index, by
+ *   each way the tile kernels find a row position (CLSCAN_SEG_ROWS_DIVIDE).
+ * - huge (not in the default run; needs 4.5 GiB of device memory): n > 2^32 int8 elements in
+ *   place, with uint64 offsets around 2^32, and batched rows longer than 2^31 and of 1000.
  * - errors: every bad-input status of the new entry points and descriptor fields, with the
  *   output untouched.
  * Seeds are printed with every failure, and the base seed at the start.
@@ -35,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -675,6 +684,83 @@ static void test_offsets_mask_reuse(void **state) {
   free(o);
 }
 
+/* The mask's pre-pass is the chain's first command: an offsets scan waiting on a user event runs
+ * nothing (the output stays as it was, the events stay pending) until the event completes; then
+ * the first event (the mask's fill) and the last (the whole scan) complete, and the result is
+ * right. */
+static void test_offsets_events(void **state) {
+  (void)state;
+  if (!run_ok(3))
+    return;
+  clscan_context *ctx = tu_context();
+  tu_progress("offsets events");
+  const size_t n = 3000;
+  uint64_t o[400];
+  size_t n_segments = 0;
+  const uint64_t s = tu_mix(tu_seed(), 14);
+  clscan_ref_fill_offsets(n, 10, s, o, 400, &n_segments);
+  uint32_t o32[400];
+  for (size_t k = 0; k <= n_segments; k++)
+    o32[k] = (uint32_t)o[k];
+  int32_t *in = malloc(n * 4), *got = malloc(n * 4);
+  uint8_t *flags = malloc(n);
+  assert_true(in && got && flags);
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, s, in, n);
+  clscan_ref_offsets_to_flags(o, n_segments, flags, n);
+  const clscan_scan_desc d = {.algorithm = CLSCAN_ALGO_SINGLE_PASS,
+                              .segments = CLSCAN_SEGMENTS_OFFSETS,
+                              .key_type = CLSCAN_UINT32};
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create_tuned(ctx, &d, run_tuning(3), &plan), CLSCAN_SUCCESS);
+  cl_mem ob = tu_buffer(ctx, CL_MEM_READ_ONLY, sizeof o32), ib = tu_buffer(ctx, 0, n * 4),
+         outb = tu_buffer(ctx, 0, n * 4);
+  memset(got, TU_POISON, n * 4);
+  assert_true(ob && ib && outb && tu_write(ctx, NULL, ob, 0, sizeof o32, o32) &&
+              tu_write(ctx, NULL, ib, 0, n * 4, in) && tu_write(ctx, NULL, outb, 0, n * 4, got));
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clscan_context_cl_context(ctx), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_event first = NULL, done = NULL;
+  assert_int_equal(clscan_plan_enqueue_offsets(plan, NULL, ob, 0, n_segments, ib, 0, outb, 0, n, 1,
+                                               &gate, &first, &done),
+                   CLSCAN_SUCCESS);
+  assert_true(first && done && first != done);
+  clFlush(clscan_context_queue(ctx));
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  cl_int status = CL_COMPLETE;
+  assert_int_equal(
+      clGetEventInfo(first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+      CL_SUCCESS);
+  if (status == CL_COMPLETE)
+    failf("offsets events", "the mask's fill ran before the caller's event completed");
+  assert_int_equal(
+      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+      CL_SUCCESS);
+  if (status == CL_COMPLETE)
+    failf("offsets events", "the scan completed before the caller's event");
+  assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  char msg[256];
+  if (!tu_event_complete(done, "done", msg, sizeof msg) ||
+      !tu_event_complete(first, "first", msg, sizeof msg))
+    failf("offsets events", "%s", msg);
+  assert_true(tu_read(ctx, NULL, outb, 0, n * 4, got));
+  clscan_scan_desc ref = {.segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
+  clscan_ref_mismatch m = {0};
+  if (!clscan_ref_check_segmented(&ref, flags, in, got, n, &m))
+    failf("offsets events", "element %" PRId64 ": %s", m.index, m.detail);
+  clReleaseEvent(first);
+  clReleaseEvent(done);
+  clReleaseEvent(gate);
+  clReleaseMemObject(ob);
+  clReleaseMemObject(ib);
+  clReleaseMemObject(outb);
+  clscan_plan_release(plan);
+  free(in);
+  free(got);
+  free(flags);
+}
+
 /* Device offsets that break the rule (not sorted, offsets[0] not 0, repeated, past n, negative
  * int32, uint64 beyond 2^32) give unspecified results, but every algorithm must finish, read
  * only the offsets and write only the output range. */
@@ -1309,9 +1395,9 @@ int main(int argc, char **argv) {
   const struct CMUnitTest offsets[] = {
       cmocka_unit_test(test_offsets_random), cmocka_unit_test(test_offsets_patterns),
       cmocka_unit_test(test_offsets_tiles), cmocka_unit_test(test_offsets_one_shot)};
-  const struct CMUnitTest offsets_gpu[] = {cmocka_unit_test(test_offsets_gpu_paths),
-                                           cmocka_unit_test(test_offsets_mask_reuse),
-                                           cmocka_unit_test(test_offsets_unsorted)};
+  const struct CMUnitTest offsets_gpu[] = {
+      cmocka_unit_test(test_offsets_gpu_paths), cmocka_unit_test(test_offsets_mask_reuse),
+      cmocka_unit_test(test_offsets_events), cmocka_unit_test(test_offsets_unsorted)};
   const struct CMUnitTest rows[] = {cmocka_unit_test(test_rows), cmocka_unit_test(test_rows_tiles)};
   const struct CMUnitTest huge[] = {cmocka_unit_test(test_huge_offsets),
                                     cmocka_unit_test(test_huge_rows)};
