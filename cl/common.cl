@@ -500,7 +500,17 @@ typedef uint seg_offset_t; /* int32 offsets are read as uint: valid ones are not
 #else
 typedef ulong seg_offset_t;
 #endif
+/* CLSCAN_SEG_OFFSETS_MASK 1 (set by the host for the GPU-shaped single pass): the scan kernels'
+ * aux is not the offsets but a head mask that a pre-pass built from them (tile.cl,
+ * seg_offsets_mark): uint words, bit p of word w set when element 32 w + p starts a segment. */
+#ifndef CLSCAN_SEG_OFFSETS_MASK
+#define CLSCAN_SEG_OFFSETS_MASK 0
+#endif
+#if CLSCAN_SEG_OFFSETS_MASK
+#define AUX_SIZE sizeof(uint)
+#else
 #define AUX_SIZE sizeof(seg_offset_t)
+#endif
 #else
 #define AUX_SIZE 1
 #endif
@@ -510,7 +520,24 @@ typedef ulong seg_offset_t;
 #define SEG_PARAM() ((ulong)get_global_offset(0))
 #endif
 
-#if CLSCAN_SEGMENTS == 3
+#if CLSCAN_SEGMENTS == 4
+/* The position of element i in its row: a 32-bit remainder where the index and the row length
+ * fit in 32 bits (a 64-bit one is emulated on GPUs, several times the instructions), else a
+ * 64-bit one. */
+ALWAYS_INLINE ulong seg_row_pos(ulong i) {
+  const ulong len = SEG_PARAM();
+  if (((i | len) >> 32) == 0)
+    return (uint)i % (uint)len;
+  return i % len;
+}
+#endif
+
+#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+/* Returns 1 when the head mask (see CLSCAN_SEG_OFFSETS_MASK) marks element i. */
+ALWAYS_INLINE uint seg_mask_bit(const __global uchar *aux, ulong i) {
+  return (((const __global uint *)aux)[i / 32] >> (i % 32)) & 1u;
+}
+#elif CLSCAN_SEGMENTS == 3
 /* Returns the first index q in [lo, count) with off[q] >= v, or count: a galloping search from lo
  * (cheap when the answer is near lo), then a binary search. It reads off[lo .. count) only and
  * always ends, also when the offsets are not sorted (the result is then some index). */
@@ -554,11 +581,13 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 #elif CLSCAN_SEGMENTS == 2
   const __global key_t *keys = (const __global key_t *)aux;
   return i == 0 || !KEY_EQUAL(keys[i], keys[i - 1]);
+#elif CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+  return i == 0 || seg_mask_bit(aux, i);
 #elif CLSCAN_SEGMENTS == 3
   ulong at = 0;
   return i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, &at);
 #elif CLSCAN_SEGMENTS == 4
-  return i % SEG_PARAM() == 0;
+  return seg_row_pos(i) == 0;
 #else
   return 0;
 #endif
@@ -566,7 +595,7 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 
 /* The index the map sees for element i: from the range's start, or for rows from the row's. */
 #if CLSCAN_SEGMENTS == 4
-#define MAP_INDEX(i) ((i) % SEG_PARAM())
+#define MAP_INDEX(i) seg_row_pos(i)
 #else
 #define MAP_INDEX(i) (i)
 #endif
@@ -589,7 +618,7 @@ ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulon
  * bound of the first offset index not below i (0 at the start, then what the previous, smaller
  * i left there), which keeps the search short for a work-item's increasing indices. */
 ALWAYS_INLINE elem_t make_elem_at(in_t x, const __global uchar *aux CLSCAN_XP, ulong i, ulong *at) {
-#if CLSCAN_SEGMENTS == 3
+#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_MASK
   const uint head = i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, at);
   return seg_make(MAP(x, i), head);
 #else

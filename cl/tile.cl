@@ -6,17 +6,16 @@
  * scan states (elem_t, see common.cl), loaded through make_elem() (or, for whole vectors, one
  * vector load of the input and one of the flags or keys) and written through out_value(). A
  * work-item keeps its loaded elements in a tile_items: segmented head flags as bits beside the
- * values. Segments by offsets take their head flags from a bit mask in local memory that the
- * work-group fills once per tile from the offsets (seg_mark_tile), rows of a fixed length from a
- * row position each work-item computes once per tile (tile_hint_first). tile_reduce() computes a
- * tile's total with the same combinations in the same order while holding one vector at a time
- * (the single pass's fallback). tile_load() and tile_reduce() take the work-group's scratch and
- * must be called by every work-item.
- * Work-items are grouped in "lane groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX,
- * scanned with inline-PTX shuffles), the whole work-group elsewhere (scanned in local memory).
- * Lane group w owns a contiguous segment of SG * VPT vectors; its lane l holds vectors
- * j * SG + l of that segment (j < VPT), so every load and store is fully coalesced and each
- * work-item issues all its loads before it computes.
+ * values. Segments by offsets take their head flags from a bit mask: in global memory, built by
+ * a pre-pass (seg_offsets_mark), or in local memory, filled by the work-group once per tile from
+ * the offsets (seg_mark_tile); rows of a fixed length from each vector's position in its row.
+ * tile_reduce() computes a tile's total with the same combinations in the same order while holding
+ * one vector at a time (the single pass's fallback). tile_load() and tile_reduce() take the
+ * work-group's scratch and must be called by every work-item. Work-items are grouped in "lane
+ * groups" of SG lanes: a warp of 32 on NVIDIA (CLSCAN_NV_PTX, scanned with inline-PTX shuffles),
+ * the whole work-group elsewhere (scanned in local memory). Lane group w owns a contiguous segment
+ * of SG * VPT vectors; its lane l holds vectors j * SG + l of that segment (j < VPT), so every load
+ * and store is fully coalesced and each work-item issues all its loads before it computes.
  *
  * Scan order inside a segment is vector-major: for each j, a serial scan inside each lane's
  * vector, a lane-group scan of the vector totals, and a carry from j to j + 1. Lane-group totals
@@ -59,11 +58,15 @@
 #define SEGMENT (SG * CLSCAN_VPT)
 #define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
 
-/* How a tile finds its heads for segments by offsets (CLSCAN_SEGMENTS 3). 0 (the default): the
- * work-group finds the tile's first offset with a wide search and marks the tile's heads in a
- * bit mask in local memory (seg_mark_tile), which each work-item then reads; 1: each work-item
- * searches the offsets for each of its elements (seg_is_offset in common.cl), as a fallback and
- * for comparisons. */
+/* How a tile finds its heads for segments by offsets (CLSCAN_SEGMENTS 3). With
+ * CLSCAN_SEG_OFFSETS_MASK 1 (common.cl; the host's choice for the GPU-shaped single pass), aux is
+ * a head mask in global memory that a pre-pass built (seg_offsets_mark, below): each work-item
+ * reads one mask word per vector beside its value load, with no search and no barrier. Without
+ * it, aux is the offsets, and CLSCAN_SEG_OFFSETS_SEARCH picks: 0 (the default) the work-group
+ * finds the tile's first offset with a wide search and marks the tile's heads in a bit mask in
+ * local memory (seg_mark_tile), which each work-item then reads; 1: each work-item searches the
+ * offsets for each of its elements (seg_is_offset in common.cl), as a fallback and for
+ * comparisons. */
 #ifndef CLSCAN_SEG_OFFSETS_SEARCH
 #define CLSCAN_SEG_OFFSETS_SEARCH 0
 #endif
@@ -72,19 +75,25 @@
 #ifndef CLSCAN_SEG_MARK_FIRST
 #define CLSCAN_SEG_MARK_FIRST 0
 #endif
-#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_SEARCH
+#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_MASK && !CLSCAN_SEG_OFFSETS_SEARCH
 #define TILE_HEAD_MASK 1
 #define TILE_MASK_WORDS ((CLSCAN_WG * CLSCAN_VPT * VEC + 31) / 32)
 #else
 #define TILE_HEAD_MASK 0
 #endif
-/* Rows (CLSCAN_SEGMENTS 4): 1 (the default): one division per vector; 0: a work-item computes its
- * first vector's position in its row once per tile and advances it by the constant distance to
- * its next vector. On the H200 the division was faster (rows of 1024 int32, 2^28: 0.835 of copy
- * against 0.764, same call), though it looks like more work. */
+/* Rows (CLSCAN_SEGMENTS 4): how a vector finds its heads. 2 (the default): one division per
+ * vector gives its first element's position in its row, in 32 bits where the index and the row
+ * length fit (seg_row_pos in common.cl), and the vector's head bits follow from that position
+ * with a few operations (seg_row_heads), not one comparison and increment per element; 3: as 2,
+ * but the position is computed once per tile and work-item and advanced by the constant distance
+ * to the work-item's next vector (tile_hint_next). 1 and 0 (the earlier paths, for comparisons)
+ * count the position up element by element from one division per vector (1) or from the advanced
+ * position (0). On the H200, 1 ran faster than 0 (rows of 1024 int32, 2^28: 0.835 of copy
+ * against 0.764, same call); 2 and 3 have not been measured on the H200. */
 #ifndef CLSCAN_SEG_ROWS_DIVIDE
-#define CLSCAN_SEG_ROWS_DIVIDE 1
+#define CLSCAN_SEG_ROWS_DIVIDE 2
 #endif
+#define SEG_ROWS_ADVANCE (CLSCAN_SEG_ROWS_DIVIDE == 0 || CLSCAN_SEG_ROWS_DIVIDE == 3)
 
 /* The packed path (see above). */
 #if CLSCAN_NARROW && CLSCAN_VECTOR_IO
@@ -740,8 +749,8 @@ typedef union key_elems {
  * first vector in a tile: for rows the position of e in its row (one division per tile), else 0
  * (the offset search starts at the first offset). */
 ALWAYS_INLINE ulong tile_hint_first(ulong e) {
-#if CLSCAN_SEGMENTS == 4
-  return e % SEG_PARAM();
+#if CLSCAN_SEGMENTS == 4 && SEG_ROWS_ADVANCE
+  return seg_row_pos(e);
 #else
   (void)e;
   return 0;
@@ -752,7 +761,7 @@ ALWAYS_INLINE ulong tile_hint_first(ulong e) {
  * rows the row position advances by that distance modulo the row length (a 32-bit remainder,
  * and only for rows shorter than the distance); else the hint stays what the search left. */
 ALWAYS_INLINE ulong tile_hint_next(ulong at) {
-#if CLSCAN_SEGMENTS == 4
+#if CLSCAN_SEGMENTS == 4 && SEG_ROWS_ADVANCE
   const ulong len = SEG_PARAM();
   const uint dist = SG * VEC;
   const ulong d = len > dist ? dist : dist % (uint)len;
@@ -762,6 +771,40 @@ ALWAYS_INLINE ulong tile_hint_next(ulong at) {
   return at;
 #endif
 }
+
+#if CLSCAN_SEGMENTS == 4
+/* The head bits of the VEC consecutive elements whose first is at position r of its row of len
+ * elements. A row of at least VEC elements starts at most once inside them, where the next row
+ * begins; shorter rows are counted element by element. */
+ALWAYS_INLINE uint seg_row_heads(ulong r, ulong len) {
+  if (len >= VEC) {
+    const ulong next = len - r; /* in [1, len]: len when r is 0 */
+    return (uint)(r == 0) | (next < VEC ? 1u << (uint)next : 0u);
+  }
+  uint bits = 0;
+#pragma unroll
+  for (uint k = 0; k < VEC; k++) {
+    bits |= (uint)(r == 0) << k;
+    r = r + 1 == len ? 0 : r + 1;
+  }
+  return bits;
+}
+
+/* The position in its row of the element k after one at position r (k < VEC; for maps). */
+ALWAYS_INLINE ulong seg_row_step(ulong r, uint k, ulong len) {
+  const ulong p = r + k;
+  return p < len ? p : len >= VEC ? p - len : p % len;
+}
+#endif
+
+#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+/* The head bits of the VEC elements from index e (a multiple of VEC) in the head mask aux;
+ * element 0 is always a head. */
+ALWAYS_INLINE uint seg_vector_mask(const __global uchar *aux, ulong e) {
+  const uint w = ((const __global uint *)aux)[e / 32];
+  return ((w >> (e % 32)) & (uint)((1ul << VEC) - 1)) | (uint)(e == 0);
+}
+#endif
 
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
  * one vector load for the input and one for the flags or keys (*at: see make_elem_at; for rows
@@ -786,10 +829,30 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
     xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | !KEY_EQUAL(kv.e[k], prev));
     prev = kv.e[k];
   }
+#elif CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+  // The vector's heads are VEC bits of one mask word (VEC divides 32, and e is a multiple of it).
+  const uint heads = seg_vector_mask(aux, e);
+#pragma unroll
+  for (uint k = 0; k < VEC; k++)
+    xs[k] = seg_make(MAP(u.e[k], e + k), (heads >> k) & 1u);
+  (void)at;
+#elif CLSCAN_SEGMENTS == 4 && CLSCAN_SEG_ROWS_DIVIDE >= 2
+  // Rows of a fixed length: the heads from the position of the vector's first element.
+  const ulong len = SEG_PARAM();
+#if CLSCAN_SEG_ROWS_DIVIDE == 2
+  const ulong r = seg_row_pos(e);
+  (void)at;
+#else
+  const ulong r = *at;
+#endif
+  const uint heads = seg_row_heads(r, len);
+#pragma unroll
+  for (uint k = 0; k < VEC; k++)
+    xs[k] = seg_make(MAP(u.e[k], seg_row_step(r, k, len)), (heads >> k) & 1u);
 #elif CLSCAN_SEGMENTS == 4
   // Rows of a fixed length: the position within the row counts up from the vector's first.
   const ulong len = SEG_PARAM();
-#if CLSCAN_SEG_ROWS_DIVIDE
+#if CLSCAN_SEG_ROWS_DIVIDE == 1
   ulong r = e % len;
 #else
   ulong r = *at;
@@ -1094,6 +1157,26 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 }
 
 #endif /* TILE_PACKED */
+
+#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+/*
+ * The pre-pass of segments by offsets: sets the head-mask bit of each offset, one work-item per
+ * offset (q, from group and local ids: the launch's global offset is the number of offsets,
+ * SEG_PARAM()). mask (from word mask_off) holds (n + 31) / 32 words, zeroed before; bit p of word
+ * w is element 32 w + p of the range. Offsets at or past n set nothing (offsets[n_segments] == n
+ * is one of them); equal offsets (empty segments) set one bit. Unsorted offsets set their bits
+ * all the same, and no write leaves the mask's words.
+ */
+__kernel void seg_offsets_mark(const __global seg_offset_t *off, ulong off_off, __global uint *mask,
+                               ulong mask_off, ulong n) {
+  const ulong q = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
+  if (q >= SEG_PARAM())
+    return;
+  const ulong o = off[off_off + q];
+  if (o < n)
+    atomic_or(&mask[mask_off + o / 32], 1u << (uint)(o % 32));
+}
+#endif
 
 #if CLSCAN_NV_PTX
 /* A kernel that only exercises the inline PTX, so the host can test-compile it (built only with

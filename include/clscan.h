@@ -251,8 +251,9 @@ typedef enum clscan_algorithm {
  *   (clscan_segmented_scan_offsets_host()) check the offsets and return CLSCAN_INVALID_VALUE;
  *   device buffers are not read back to be checked: there, offsets that break the rule give
  *   unspecified results, but the kernels still read only offsets[0 .. n_segments] and write only
- *   the output range, and they terminate. The kernels find the segment starts by searching the
- *   offsets within each tile as they load it: one pass, no temporary head flags.
+ *   the output range, and they terminate. The GPU-shaped single pass first turns the offsets into
+ *   a bit mask of segment starts in its temporary memory (n / 8 bytes), then scans reading it;
+ *   the other kernels find the segment starts by searching the offsets as they load each tile.
  */
 typedef enum clscan_segments {
   CLSCAN_SEGMENTS_NONE = 0,

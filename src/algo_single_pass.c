@@ -11,15 +11,28 @@
  * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile, then one 8-byte in-place
  * gate per tile (cl/single_pass.cl, "In place"); on devices without 64-bit atomics, 4-byte words,
  * two per 4 bytes of state (cl/status.cl, CLSCAN_STATUS32).
+ *
+ * Segments by offsets in the GPU shape (unless CLSCAN_SEG_OFFSETS_MASK=0): a pre-pass turns the
+ * offsets into a head mask of (n + 31) / 32 words in the temporary buffer, after the gates at
+ * MASK_ALIGN: a zero fill, then one work-item per offset setting its bit (cl/tile.cl,
+ * seg_offsets_mark). The scan then reads its heads from the mask, one word per vector, instead
+ * of searching the offsets in every tile. A last zero fill leaves the mask's bytes zero again: a
+ * later single pass on the same buffer with more tiles reads them as status words, which must
+ * hold zeros or older epochs (temp.c). The pre-pass is the chain's first commands, so it waits
+ * for the caller's events, and the last fill's event ends the whole.
  */
 #include "internal.h"
 
 /* Kernel indices: the scan out of place and in place, and the finishing launch of an in-place
  * scan (the CPU shape's one kernel does all three, told apart by its in_place argument). */
-enum { SCAN, SCAN_IN_PLACE, FINISH };
+enum { SCAN, SCAN_IN_PLACE, FINISH, MARK };
 
 /* Byte offset of the status words in the temporary buffer (after the ticket counter). */
 #define STATUS_OFFSET 64
+
+/* Alignment of the head mask in the temporary buffer (a multiple of the fill pattern's 4 bytes
+ * and of every device's base address alignment in the words' kernel argument offset). */
+#define MASK_ALIGN 256
 
 static const clscan__program gpu_program = {
     .name = "single_pass",
@@ -36,6 +49,12 @@ static const clscan__program cpu_program = {
 static const clscan__kernel_names gpu_kernels = {{[SCAN] = "single_pass_scan",
                                                   [SCAN_IN_PLACE] = "single_pass_scan_in_place",
                                                   [FINISH] = "single_pass_finish"}};
+/* The GPU shape with the head mask of segments by offsets: the same kernels and the pre-pass. */
+static const clscan__kernel_names gpu_mask_kernels = {
+    {[SCAN] = "single_pass_scan",
+     [SCAN_IN_PLACE] = "single_pass_scan_in_place",
+     [FINISH] = "single_pass_finish",
+     [MARK] = "seg_offsets_mark"}};
 static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu",
                                                   [SCAN_IN_PLACE] = "single_pass_scan_cpu",
                                                   [FINISH] = "single_pass_scan_cpu"}};
@@ -46,6 +65,12 @@ static const clscan__program *const programs[] = {&gpu_program, &cpu_program, NU
 static size_t tile_elems(const clscan_plan *plan) {
   const clscan__tuning *t = &plan->tuning;
   return t->single_pass_cpu ? t->cpu_tile : (size_t)t->tile_wg * t->tile_vpt * plan->vec;
+}
+
+/* 1 when the plan's scans build a head mask of their offsets first (GPU shape only). */
+static int uses_mask(const clscan_plan *plan) {
+  return plan->seg_mask && plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS &&
+         !plan->tuning.single_pass_cpu;
 }
 
 static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kernel_config *cfg) {
@@ -60,19 +85,48 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
     return CLSCAN_SUCCESS;
   }
   cfg->program = &gpu_program;
-  cfg->kernels = &gpu_kernels;
+  cfg->kernels = uses_mask(plan) ? &gpu_mask_kernels : &gpu_kernels;
+  cfg->seg_mask = uses_mask(plan);
   cfg->wg = t->tile_wg;
   cfg->vpt = t->tile_vpt;
   cfg->vector_io = vector_io;
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
-/* Per tile: one 8-byte word per 4 bytes of state, or one 4-byte word per 2 bytes (32-bit status
- * words), and a gate word. */
-static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+/* Bytes up to the end of the gates: per tile one 8-byte word per 4 bytes of state, or one 4-byte
+ * word per 2 bytes (32-bit status words), and a gate word. */
+static size_t status_bytes(const clscan_plan *plan, size_t n) {
   const size_t pieces = (plan->state_size + 3) / 4 * (plan->status32 ? 2 : 1);
   const size_t word = plan->status32 ? 4 : 8;
   return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * word * (pieces + 1);
+}
+
+/* Byte offset of the head mask, and its size. */
+static size_t mask_offset(const clscan_plan *plan, size_t n) {
+  return clscan__div_up(status_bytes(plan, n), MASK_ALIGN) * MASK_ALIGN;
+}
+static size_t mask_bytes(size_t n) {
+  return clscan__div_up(n, 32) * sizeof(cl_uint);
+}
+
+/* The status words and gates, then with a head mask the mask. */
+static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+  return uses_mask(plan) ? mask_offset(plan, n) + mask_bytes(n) : status_bytes(plan, n);
+}
+
+/* The pre-pass of a head mask (see the top): the mask's zero fill and its marking kernel, one
+ * work-item per offset (the request's seg_param, also the chain's global offset). */
+static clscan_status enqueue_mask(const clscan__launch *l) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  const size_t local = plan->tuning.tile_wg, at = mask_offset(plan, r->n);
+  cl_mem off = l->aux, mask = l->temp;
+  cl_ulong off_off = l->aux_off, mask_off = at / sizeof(cl_uint), n = r->n;
+  const clscan__karg args[] = {CLSCAN__ARG(off), CLSCAN__ARG(off_off), CLSCAN__ARG(mask),
+                               CLSCAN__ARG(mask_off), CLSCAN__ARG(n)};
+  CLSCAN_RETURN_IF_ERROR(clscan__chain_zero_at(l->chain, mask, at, mask_bytes(r->n)));
+  return clscan__chain_call(l->chain, l->kernels->k[MARK], args, 5,
+                            clscan__div_up(r->seg_param, local), local);
 }
 
 static cl_uint tickets(const clscan_plan *plan, size_t n) {
@@ -91,6 +145,12 @@ static clscan_status enqueue(const clscan__launch *l) {
   cl_mem aux = l->aux, temp = l->temp;
   cl_ulong n = r->n, in_off = r->buf[CLSCAN__BUF_IN].off, out_off = r->buf[CLSCAN__BUF_OUT].off;
   cl_ulong aux_off = l->aux_off, epoch = l->epoch;
+  if (l->kernels->cfg.seg_mask) {
+    // The scan reads the head mask instead of the offsets.
+    CLSCAN_RETURN_IF_ERROR(enqueue_mask(l));
+    aux = temp;
+    aux_off = mask_offset(plan, r->n) / sizeof(cl_uint);
+  }
   cl_uint ticket_base = l->ticket_base;
   cl_int excl = plan->desc.exclusive != 0, in_place = r->in_place;
   const clscan__karg args[] = {CLSCAN__ARG(in),      CLSCAN__ARG(in_off), CLSCAN__ARG(aux),
@@ -101,12 +161,15 @@ static clscan_status enqueue(const clscan__launch *l) {
   cl_kernel scan = l->kernels->k[in_place ? SCAN_IN_PLACE : SCAN];
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(scan, 13, l->extra, 1));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, scan, args, 13, tiles, local));
-  if (!in_place)
+  if (in_place) {
+    in_place = 2;
+    CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINISH], 13, l->extra, 1));
+    CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13,
+                                              clscan__div_up(tiles, local), local));
+  }
+  if (!l->kernels->cfg.seg_mask)
     return CLSCAN_SUCCESS;
-  in_place = 2;
-  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINISH], 13, l->extra, 1));
-  return clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13, clscan__div_up(tiles, local),
-                            local);
+  return clscan__chain_zero_at(l->chain, temp, mask_offset(plan, r->n), mask_bytes(r->n));
 }
 
 const clscan__algorithm clscan__algo_single_pass = {

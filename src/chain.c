@@ -63,14 +63,18 @@ clscan_status clscan__chain_kernel(clscan__chain *c, cl_kernel k, size_t groups,
 }
 
 clscan_status clscan__chain_zero(clscan__chain *c, cl_mem buf, size_t bytes) {
+  return clscan__chain_zero_at(c, buf, 0, bytes);
+}
+
+clscan_status clscan__chain_zero_at(clscan__chain *c, cl_mem buf, size_t offset, size_t bytes) {
   const cl_event *list;
   cl_uint nw = chain_waits(c, &list);
   const cl_uint zero = 0;
   cl_event ev;
   bytes = (bytes + 3) & ~(size_t)3;
-  cl_int err =
-      CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
-                   clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, 0, bytes, nw, list, &ev));
+  cl_int err = CLSCAN_FAULT(
+      CL_OUT_OF_RESOURCES,
+      clEnqueueFillBuffer(c->queue, buf, &zero, sizeof zero, offset, bytes, nw, list, &ev));
   if (err != CL_SUCCESS)
     return clscan__cl_fail(err, "clEnqueueFillBuffer");
   chain_push(c, ev);

@@ -26,6 +26,9 @@
  *                          of 256 x 16 or 256 x 8 (comparisons and tests).
  *   CLSCAN_SORT_ITEMS      1 to 16: keys per work-item of the radix sort's warp ranking (tiles of
  *                          256 x K; default 16, 8 for 8-byte keys); other values are ignored.
+ *   CLSCAN_SEG_OFFSETS_MASK 0: the GPU-shaped single pass of segments by offsets searches the
+ *                          offsets in each tile instead of building a head mask in a pre-pass
+ *                          (comparisons); other values or unset: the mask.
  */
 #include <stdlib.h>
 
@@ -44,6 +47,7 @@ static const char *const names[CLSCAN__ENV_COUNT] = {
     [CLSCAN__ENV_TEST_STATUS32] = "CLSCAN_TEST_STATUS32",
     [CLSCAN__ENV_SORT_CLASSIC] = "CLSCAN_SORT_CLASSIC",
     [CLSCAN__ENV_SORT_ITEMS] = "CLSCAN_SORT_ITEMS",
+    [CLSCAN__ENV_SEG_OFFSETS_MASK] = "CLSCAN_SEG_OFFSETS_MASK",
 };
 
 const char *clscan__env_string(clscan__env_var var) {

@@ -162,6 +162,7 @@ typedef enum clscan__env_var {
   CLSCAN__ENV_TEST_STATUS32,
   CLSCAN__ENV_SORT_CLASSIC,
   CLSCAN__ENV_SORT_ITEMS,
+  CLSCAN__ENV_SEG_OFFSETS_MASK,
   CLSCAN__ENV_COUNT
 } clscan__env_var;
 
@@ -258,6 +259,7 @@ struct clscan__kernel_config {
   int nv_ptx;              /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
   int status32;            /* 1: 32-bit status words (cl/status.cl, CLSCAN_STATUS32) */
+  int seg_mask;            /* 1: segments by offsets read a head mask (CLSCAN_SEG_OFFSETS_MASK) */
 };
 
 /* Composes the build options for a configuration into buf. */
@@ -423,6 +425,9 @@ clscan_status clscan__chain_kernel(clscan__chain *c, cl_kernel k, size_t groups,
 
 /* Enqueues a zero fill of a buffer's first `bytes`. */
 clscan_status clscan__chain_zero(clscan__chain *c, cl_mem buf, size_t bytes);
+
+/* Enqueues a zero fill of `bytes` of a buffer from byte `offset` (both multiples of 4). */
+clscan_status clscan__chain_zero_at(clscan__chain *c, cl_mem buf, size_t offset, size_t bytes);
 
 /* Enqueues a marker (for n == 0, so that the caller still gets an event). */
 clscan_status clscan__chain_marker(clscan__chain *c);
@@ -630,6 +635,8 @@ struct clscan_plan {
   clscan__tuning tuning;
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
   int status32;         /* 1: the single pass uses 32-bit status words (no 64-bit atomics) */
+  int seg_mask;         /* 1: segments by offsets through a head mask where the algorithm has one
+                           (CLSCAN_SEG_OFFSETS_MASK, default on) */
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];

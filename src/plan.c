@@ -187,6 +187,8 @@ static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
   plan->status32 = !plan->ctx->info.has_int64_atomics ||
                    clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0;
+  plan->seg_mask = desc->segments == CLSCAN_SEGMENTS_OFFSETS &&
+                   clscan__env_unsigned(CLSCAN__ENV_SEG_OFFSETS_MASK, 1, NULL) != 0;
   return CLSCAN_SUCCESS;
 }
 

@@ -19,9 +19,17 @@
  *   random sizes, with empty segments (leading, repeated, trailing), every element a segment, one
  *   segment; patterns placed against the tiles (boundaries at tile boundaries, more empty
  *   segments in a tile than work-items, tiles with no head); one-shot and host calls.
+ * - offsets_gpu: the GPU-shaped single pass's head mask (built by a pre-pass) with every offset
+ *   type, its per-tile search (CLSCAN_SEG_OFFSETS_MASK=0), the mask under the decoupled fallback
+ *   (CLSCAN_TEST_WITHHOLD); later single passes on the temporary buffer the mask used; the
+ *   caller's wait list and the first and last events; unsorted and out-of-range device offsets
+ *   through every algorithm (they must finish and write only the output range).
  * - rows: rows without padding (the segmented path, every algorithm), rows with padding and
  *   columns (the simple kernel), in place and not, with init and exclusive; the host call; rows
- *   of lengths around the tiles' strides through the tile kernels, with a map of the index.
+ *   of lengths around the tiles' strides through the tile kernels, with a map of the index, by
+ *   each way the tile kernels find a row position (CLSCAN_SEG_ROWS_DIVIDE).
+ * - huge (not in the default run; needs 4.5 GiB of device memory): n > 2^32 int8 elements in
+ *   place, with uint64 offsets around 2^32, and batched rows longer than 2^31 and of 1000.
  * - errors: every bad-input status of the new entry points and descriptor fields, with the
  *   output untouched.
  * Seeds are printed with every failure, and the base seed at the start.
@@ -35,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -534,50 +543,280 @@ static size_t run_tile(int r) {
  * last tile's offsets equal n, past which nothing is marked), and a tile that ends the range
  * part way. Variants 0, 9 and 3 (in place) keep the buffers aligned, so that full tiles take the
  * vector loads; variant 2 does not. */
+static void offsets_tiles_run(int r, clscan_type ot, uint64_t *o) {
+  const size_t t = run_tile(r), n = 6 * t + 7;
+  uint64_t s = tu_mix(tu_seed(), (uint64_t)(700 + r));
+  size_t c = 0;
+  o[c++] = 0;
+  for (size_t b = t; b < n; b += t) {
+    o[c++] = b - 1;
+    o[c++] = b;
+    o[c++] = b + 1;
+  }
+  o[c++] = n;
+  offsets_case("tile-bounds", o, c - 1, n, ot, r, 0, s);
+  // 300 empty segments inside tile 1, 300 at the start of tile 3, heads in between.
+  c = 0;
+  o[c++] = 0;
+  for (int e = 0; e < 300; e++)
+    o[c++] = t + 3;
+  o[c++] = t + 4;
+  o[c++] = 2 * t + t / 2;
+  for (int e = 0; e < 300; e++)
+    o[c++] = 3 * t;
+  o[c++] = 3 * t + 2;
+  o[c++] = n;
+  offsets_case("tile-empty", o, c - 1, n, ot, r, 9, s);
+  // Heads only at 1 and n - 1: tiles 1 to 5 have none; then 2000 empty segments at n.
+  c = 0;
+  o[c++] = 0;
+  o[c++] = 1;
+  o[c++] = n - 1;
+  for (int e = 0; e < 2000; e++)
+    o[c++] = n;
+  offsets_case("tile-none", o, c - 1, n, ot, r, 3, s);
+  // Every element a segment across tiles, ending part way into the last tile.
+  for (size_t i = 0; i <= n; i++)
+    o[i] = i;
+  offsets_case("tile-every", o, n, n, ot, r, 2, s);
+}
+
 static void test_offsets_tiles(void **state) {
   (void)state;
   uint64_t *o = malloc(4000 * sizeof *o);
   assert_non_null(o);
   for (int r = 0; r < NUM_RUNS; r++) {
-    if (!run_ok(r))
-      continue;
-    const size_t t = run_tile(r), n = 6 * t + 7;
-    uint64_t s = tu_mix(tu_seed(), (uint64_t)(700 + r));
-    size_t c = 0;
-    o[c++] = 0;
-    for (size_t b = t; b < n; b += t) {
-      o[c++] = b - 1;
-      o[c++] = b;
-      o[c++] = b + 1;
-    }
-    o[c++] = n;
-    offsets_case("tile-bounds", o, c - 1, n, offset_types[r % 4], r, 0, s);
-    // 300 empty segments inside tile 1, 300 at the start of tile 3, heads in between.
-    c = 0;
-    o[c++] = 0;
-    for (int e = 0; e < 300; e++)
-      o[c++] = t + 3;
-    o[c++] = t + 4;
-    o[c++] = 2 * t + t / 2;
-    for (int e = 0; e < 300; e++)
-      o[c++] = 3 * t;
-    o[c++] = 3 * t + 2;
-    o[c++] = n;
-    offsets_case("tile-empty", o, c - 1, n, offset_types[r % 4], r, 9, s);
-    // Heads only at 1 and n - 1: tiles 1 to 5 have none; then 2000 empty segments at n.
-    c = 0;
-    o[c++] = 0;
-    o[c++] = 1;
-    o[c++] = n - 1;
-    for (int e = 0; e < 2000; e++)
-      o[c++] = n;
-    offsets_case("tile-none", o, c - 1, n, offset_types[r % 4], r, 3, s);
-    // Every element a segment across tiles, ending part way into the last tile.
-    for (size_t i = 0; i <= n; i++)
-      o[i] = i;
-    offsets_case("tile-every", o, n, n, offset_types[r % 4], r, 2, s);
+    if (run_ok(r))
+      offsets_tiles_run(r, offset_types[r % 4], o);
   }
   free(o);
+}
+
+/* The GPU-shaped single pass (run 3) builds a head mask from the offsets in a pre-pass by default
+ * (CLSCAN_SEG_OFFSETS_MASK=0 selects the per-tile search instead): the tile patterns with every
+ * offset type through the mask, through the search, and through the mask with every other tile
+ * silent (CLSCAN_TEST_WITHHOLD=2), so that successors take the decoupled fallback, which reads a
+ * silent tile's heads from the mask too; random partitions at sizes around the tiles with int32
+ * offsets through the mask. */
+static void test_offsets_gpu_paths(void **state) {
+  (void)state;
+  const int r = 3;
+  if (!run_ok(r))
+    return;
+  uint64_t *o = malloc(5000 * sizeof *o);
+  assert_non_null(o);
+  static const clscan_type mask_types[] = {CLSCAN_INT32, CLSCAN_UINT32, CLSCAN_INT64,
+                                           CLSCAN_UINT64};
+  for (size_t k = 0; k < sizeof mask_types / sizeof mask_types[0]; k++)
+    offsets_tiles_run(r, mask_types[k], o);
+  uint64_t seed = tu_mix(tu_seed(), 11);
+  for (size_t k = 0; k < NUM_SIZES; k++) {
+    uint64_t s = tu_mix(seed, (uint64_t)k);
+    size_t n = sizes[k] * 3, n_segments = 0;
+    clscan_ref_fill_offsets(n, 1 + k % 5, s, o, 5000, &n_segments);
+    offsets_case("mask-random", o, n_segments, n, CLSCAN_INT32, r, (int)k, s);
+  }
+  static const struct {
+    const char *name, *value;
+  } envs[] = {{"CLSCAN_SEG_OFFSETS_MASK", "0"}, {"CLSCAN_TEST_WITHHOLD", "2"}};
+  for (size_t e = 0; e < sizeof envs / sizeof envs[0]; e++) {
+    tu_env_saved saved;
+    tu_env_set(envs[e].name, envs[e].value, &saved);
+    offsets_tiles_run(r, CLSCAN_INT32, o);
+    offsets_tiles_run(r, CLSCAN_UINT64, o);
+    tu_env_restore(&saved);
+  }
+  free(o);
+}
+
+/* Runs a plain int32 add scan of n elements in place on a plan of tuning t and checks it. */
+static void plain_case(const char *what, const clscan_tuning *t, size_t n, uint64_t s) {
+  clscan_context *ctx = tu_context();
+  tu_progress(what);
+  const clscan_scan_desc d = {.algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  int32_t *in = malloc(n * sizeof *in), *got = malloc(n * sizeof *got);
+  assert_true(in && got);
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, s, in, n);
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create_tuned(ctx, &d, t, &plan), CLSCAN_SUCCESS);
+  cl_mem b = tu_buffer(ctx, 0, n * 4);
+  assert_true(b && tu_write(ctx, NULL, b, 0, n * 4, in));
+  cl_event done = NULL;
+  assert_int_equal(clscan_plan_enqueue(plan, NULL, b, 0, b, 0, n, 0, NULL, &done), CLSCAN_SUCCESS);
+  assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+  clReleaseEvent(done);
+  assert_true(tu_read(ctx, NULL, b, 0, n * 4, got));
+  clscan_ref_mismatch m = {0};
+  if (!clscan_ref_check(&d, in, got, n, &m))
+    failf(what, "n %zu seed %" PRIu64 ": element %" PRId64 ": %s", n, s, m.index, m.detail);
+  clReleaseMemObject(b);
+  clscan_plan_release(plan);
+  free(in);
+  free(got);
+}
+
+/* The head mask lives in the temporary buffer past the scan's status words, where a later single
+ * pass with more tiles keeps its own status words, which must read as zeros or older epochs: an
+ * offsets scan with every element a segment (every mask bit set) is followed on the same queue
+ * by plain single passes in place (their gates are status words too) of many more tiles in both
+ * shapes, which must be right and must end. */
+static void test_offsets_mask_reuse(void **state) {
+  (void)state;
+  if (!run_ok(3))
+    return;
+  const size_t n = 1000;
+  uint64_t *o = malloc((n + 1) * sizeof *o);
+  assert_non_null(o);
+  for (size_t i = 0; i <= n; i++)
+    o[i] = i;
+  // Follow-up sizes in tiles, so that the mask's bytes fall among their status words or gates.
+  static const size_t tiles[] = {10, 20, 40, 90, 200, 1000};
+  for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+    for (int shape = 0; shape < 2; shape++) {
+      const uint64_t s = tu_mix(tu_seed(), 1200 + 2 * k + (size_t)shape);
+      offsets_case("mask-reuse", o, n, n, CLSCAN_INT32, 3, 0, s);
+      const size_t tile = shape ? run_tuning(4)->cpu_tile : run_tile(3);
+      char what[96];
+      snprintf(what, sizeof what, "after the mask: %s, %zu tiles", shape ? "CPU" : "GPU", tiles[k]);
+      plain_case(what, run_tuning(3 + shape), tiles[k] * tile + 3, s);
+    }
+  }
+  free(o);
+}
+
+/* The mask's pre-pass is the chain's first command: an offsets scan waiting on a user event runs
+ * nothing (the output stays as it was, the events stay pending) until the event completes; then
+ * the first event (the mask's fill) and the last (the whole scan) complete, and the result is
+ * right. */
+static void test_offsets_events(void **state) {
+  (void)state;
+  if (!run_ok(3))
+    return;
+  clscan_context *ctx = tu_context();
+  tu_progress("offsets events");
+  const size_t n = 3000;
+  uint64_t o[400];
+  size_t n_segments = 0;
+  const uint64_t s = tu_mix(tu_seed(), 14);
+  clscan_ref_fill_offsets(n, 10, s, o, 400, &n_segments);
+  uint32_t o32[400];
+  for (size_t k = 0; k <= n_segments; k++)
+    o32[k] = (uint32_t)o[k];
+  int32_t *in = malloc(n * 4), *got = malloc(n * 4);
+  uint8_t *flags = malloc(n);
+  assert_true(in && got && flags);
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, s, in, n);
+  clscan_ref_offsets_to_flags(o, n_segments, flags, n);
+  const clscan_scan_desc d = {.algorithm = CLSCAN_ALGO_SINGLE_PASS,
+                              .segments = CLSCAN_SEGMENTS_OFFSETS,
+                              .key_type = CLSCAN_UINT32};
+  clscan_plan *plan = NULL;
+  assert_int_equal(clscan_plan_create_tuned(ctx, &d, run_tuning(3), &plan), CLSCAN_SUCCESS);
+  cl_mem ob = tu_buffer(ctx, CL_MEM_READ_ONLY, sizeof o32), ib = tu_buffer(ctx, 0, n * 4),
+         outb = tu_buffer(ctx, 0, n * 4);
+  memset(got, TU_POISON, n * 4);
+  assert_true(ob && ib && outb && tu_write(ctx, NULL, ob, 0, sizeof o32, o32) &&
+              tu_write(ctx, NULL, ib, 0, n * 4, in) && tu_write(ctx, NULL, outb, 0, n * 4, got));
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clscan_context_cl_context(ctx), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_event first = NULL, done = NULL;
+  assert_int_equal(clscan_plan_enqueue_offsets(plan, NULL, ob, 0, n_segments, ib, 0, outb, 0, n, 1,
+                                               &gate, &first, &done),
+                   CLSCAN_SUCCESS);
+  assert_true(first && done && first != done);
+  clFlush(clscan_context_queue(ctx));
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  cl_int status = CL_COMPLETE;
+  assert_int_equal(
+      clGetEventInfo(first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+      CL_SUCCESS);
+  if (status == CL_COMPLETE)
+    failf("offsets events", "the mask's fill ran before the caller's event completed");
+  assert_int_equal(
+      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+      CL_SUCCESS);
+  if (status == CL_COMPLETE)
+    failf("offsets events", "the scan completed before the caller's event");
+  assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  char msg[256];
+  if (!tu_event_complete(done, "done", msg, sizeof msg) ||
+      !tu_event_complete(first, "first", msg, sizeof msg))
+    failf("offsets events", "%s", msg);
+  assert_true(tu_read(ctx, NULL, outb, 0, n * 4, got));
+  clscan_scan_desc ref = {.segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
+  clscan_ref_mismatch m = {0};
+  if (!clscan_ref_check_segmented(&ref, flags, in, got, n, &m))
+    failf("offsets events", "element %" PRId64 ": %s", m.index, m.detail);
+  clReleaseEvent(first);
+  clReleaseEvent(done);
+  clReleaseEvent(gate);
+  clReleaseMemObject(ob);
+  clReleaseMemObject(ib);
+  clReleaseMemObject(outb);
+  clscan_plan_release(plan);
+  free(in);
+  free(got);
+  free(flags);
+}
+
+/* Device offsets that break the rule (not sorted, offsets[0] not 0, repeated, past n, negative
+ * int32, uint64 beyond 2^32) give unspecified results, but every algorithm must finish, read
+ * only the offsets and write only the output range. */
+static void test_offsets_unsorted(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = 300, count = 12, eo = 4, out_elems = n + 2 * TU_GUARD;
+  const uint64_t bad[12] = {5,          0,  299, 17, 17, 300, 1000, 40, 3, (uint64_t)1 << 33,
+                            UINT64_MAX, 150};
+  int32_t in[300];
+  clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, tu_mix(tu_seed(), 13), in, n);
+  for (int r = 0; r < NUM_RUNS; r++) {
+    if (!run_ok(r))
+      continue;
+    for (int wide = 0; wide < 2; wide++) {
+      char what[96];
+      snprintf(what, sizeof what, "unsorted offsets %s %s", wide ? "uint64" : "int32",
+               run_names[r]);
+      tu_progress(what);
+      const clscan_scan_desc d = {.algorithm = algos[r],
+                                  .segments = CLSCAN_SEGMENTS_OFFSETS,
+                                  .key_type = wide ? CLSCAN_UINT64 : CLSCAN_INT32};
+      void *off = offsets_as(d.key_type, bad, count);
+      assert_non_null(off);
+      if (!wide)
+        ((int32_t *)off)[10] = -1;
+      unsigned char poison[(300 + 2 * TU_GUARD) * 4], got[sizeof poison];
+      memset(poison, TU_POISON, sizeof poison);
+      clscan_plan *plan = NULL;
+      assert_int_equal(clscan_plan_create_tuned(ctx, &d, run_tuning(r), &plan), CLSCAN_SUCCESS);
+      const size_t osize = clscan_type_size(d.key_type);
+      cl_mem ob = tu_buffer(ctx, CL_MEM_READ_ONLY, count * osize), ib = tu_buffer(ctx, 0, n * 4),
+             outb = tu_buffer(ctx, 0, out_elems * eo);
+      assert_true(ob && ib && outb && tu_write(ctx, NULL, ob, 0, count * osize, off) &&
+                  tu_write(ctx, NULL, ib, 0, n * 4, in) &&
+                  tu_write(ctx, NULL, outb, 0, sizeof poison, poison));
+      cl_event done = NULL;
+      const clscan_status st = clscan_plan_enqueue_offsets(plan, NULL, ob, 0, count - 1, ib, 0,
+                                                           outb, TU_GUARD, n, 0, NULL, NULL, &done);
+      if (st != CLSCAN_SUCCESS) {
+        failf(what, "%s (%s)", clscan_status_string(st), clscan_last_error_detail());
+      } else {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+        assert_true(tu_read(ctx, NULL, outb, 0, sizeof got, got));
+        if (!tu_all_bytes(got, TU_GUARD * eo, TU_POISON) ||
+            !tu_all_bytes(got + (TU_GUARD + n) * eo, TU_GUARD * eo, TU_POISON))
+          failf(what, "a guard around the output was written");
+      }
+      clReleaseMemObject(ob);
+      clReleaseMemObject(ib);
+      clReleaseMemObject(outb);
+      clscan_plan_release(plan);
+      free(off);
+    }
+  }
 }
 
 /* The one-shot and host calls, and n == 0. */
@@ -795,23 +1034,192 @@ static void test_rows_tiles(void **state) {
   tu_env_set("CLSCAN_TILE_VPT", "2", &saved[1]);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved[2]);
   static const size_t lengths[] = {1, 3, 5, 15, 16, 17, 33, 255, 256, 257, 1000};
+  // The tile kernels' ways to find a vector's row position (cl/tile.cl, CLSCAN_SEG_ROWS_DIVIDE),
+  // the default first, each through the single pass; each map differs, so that each gets its
+  // own plan and program.
+  static const struct {
+    const char *options, *map;
+  } paths[] = {{NULL, "x + (int)(i % 7)"},
+               {"-DCLSCAN_SEG_ROWS_DIVIDE=3", "x + (int)(i % 7) + 0"},
+               {"-DCLSCAN_SEG_ROWS_DIVIDE=1", "x + (int)(i % 7) + 0 + 0"},
+               {"-DCLSCAN_SEG_ROWS_DIVIDE=0", "x + (int)(i % 7) + 0 + 0 + 0"}};
   const int32_t init = -5;
-  for (int r = 2; r <= 3; r++) {
-    if (!run_ok(r))
-      continue;
-    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
-      const clscan_batch b = {.rows = (3 * tile + 5) / lengths[k] + 1, .row_length = lengths[k]};
-      const clscan_scan_desc d = {.exclusive = (int)k % 2,
-                                  .init = k % 3 == 1 ? &init : NULL,
-                                  .algorithm = algos[r],
-                                  .map_source = "x + (int)(i % 7)"};
-      char what[128];
-      snprintf(what, sizeof what, "rows-tiles %zux%zu %s", b.rows, b.row_length, run_names[r]);
-      rows_tile_case(what, &d, &b, tu_mix(tu_seed(), 900 + k * 4 + (size_t)r));
+  for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+    tu_env_saved opts;
+    tu_env_set("CLSCAN_BUILD_OPTIONS", paths[p].options, &opts);
+    for (int r = p ? 3 : 2; r <= 3; r++) {
+      if (!run_ok(r))
+        continue;
+      for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        const clscan_batch b = {.rows = (3 * tile + 5) / lengths[k] + 1, .row_length = lengths[k]};
+        const clscan_scan_desc d = {.exclusive = (int)k % 2,
+                                    .init = k % 3 == 1 ? &init : NULL,
+                                    .algorithm = algos[r],
+                                    .map_source = paths[p].map};
+        char what[160];
+        snprintf(what, sizeof what, "rows-tiles %zux%zu %s %s", b.rows, b.row_length, run_names[r],
+                 paths[p].options ? paths[p].options : "default");
+        rows_tile_case(what, &d, &b, tu_mix(tu_seed(), 900 + k * 4 + (size_t)r));
+      }
     }
+    tu_env_restore(&opts);
   }
   for (int i = 2; i >= 0; i--)
     tu_env_restore(&saved[i]);
+}
+
+/* ============================================================================================== */
+/* More than 2^32 elements (the group "huge", not in the default run: it needs a GPU's memory)    */
+/* ============================================================================================== */
+
+/* Elements of the huge cases, and bytes per read-back chunk. */
+#define HUGE_N (((size_t)1 << 32) + 4099)
+#define HUGE_CHUNK ((size_t)1 << 26)
+
+/* Returns 1 when the device holds one buffer of `bytes` and twice that in all, else prints why
+ * the case is skipped. */
+static int huge_fits(const char *what, size_t bytes) {
+  cl_ulong max_alloc = 0, global = 0;
+  cl_device_id dev = clscan_context_device(tu_context());
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+  if (bytes <= max_alloc && 2 * (cl_ulong)bytes <= global)
+    return 1;
+  printf("  skip %s: %zu bytes (the device allows %" PRIu64 " per buffer, %" PRIu64 " in all)\n",
+         what, bytes, (uint64_t)max_alloc, (uint64_t)global);
+  return 0;
+}
+
+/* An int8 buffer of HUGE_N ones. */
+static cl_mem huge_ones(void) {
+  clscan_context *ctx = tu_context();
+  cl_mem b = tu_buffer(ctx, 0, HUGE_N);
+  assert_non_null(b);
+  const cl_uchar one = 1;
+  assert_int_equal(
+      clEnqueueFillBuffer(clscan_context_queue(ctx), b, &one, 1, 0, HUGE_N, 0, NULL, NULL),
+      CL_SUCCESS);
+  return b;
+}
+
+/* Checks the first n elements of an inclusive int8 add scan of ones in place: element i holds
+ * (i - start + 1) mod 256, start the first element of i's segment, which start_of(i, data) gives
+ * for increasing i. */
+typedef size_t (*huge_start_fn)(size_t i, const void *data);
+static void huge_check(const char *what, cl_mem b, size_t n, huge_start_fn start_of,
+                       const void *data) {
+  unsigned char *got = malloc(HUGE_CHUNK);
+  assert_non_null(got);
+  for (size_t at = 0; at < n; at += HUGE_CHUNK) {
+    const size_t len = n - at < HUGE_CHUNK ? n - at : HUGE_CHUNK;
+    assert_true(tu_read(tu_context(), NULL, b, at, len, got));
+    for (size_t k = 0; k < len; k++) {
+      const size_t i = at + k;
+      const unsigned char want = (unsigned char)(i - start_of(i, data) + 1);
+      if (got[k] != want) {
+        failf(what, "element %zu: got %u, want %u", i, got[k], want);
+        free(got);
+        return;
+      }
+    }
+  }
+  free(got);
+}
+
+/* The huge offsets: a segment every 100003 elements, and around 2^32 an empty segment and
+ * segments of one element; the last offset is HUGE_N. */
+typedef struct huge_offsets {
+  uint64_t *o;
+  size_t count;
+} huge_offsets;
+
+static size_t huge_offsets_start(size_t i, const void *data) {
+  const huge_offsets *h = data;
+  static size_t q = 0; /* the last answer's index, as i increases */
+  if (i == 0)
+    q = 0;
+  while (q + 1 < h->count && h->o[q + 1] <= i)
+    q++;
+  return (size_t)h->o[q];
+}
+
+static void test_huge_offsets(void **state) {
+  (void)state;
+  const char *what = "huge offsets uint64 single-pass";
+  if (!huge_fits(what, HUGE_N))
+    return;
+  tu_progress(what);
+  huge_offsets h = {malloc((HUGE_N / 100003 + 16) * sizeof(uint64_t)), 0};
+  assert_non_null(h.o);
+  const uint64_t two32 = (uint64_t)1 << 32;
+  for (uint64_t v = 0; v < two32 - 1; v += 100003)
+    h.o[h.count++] = v;
+  const uint64_t around[] = {two32 - 1, two32, two32, two32 + 1, two32 + 2, two32 + 4000};
+  for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
+    h.o[h.count++] = around[k];
+  h.o[h.count++] = HUGE_N;
+  clscan_context *ctx = tu_context();
+  cl_mem b = huge_ones();
+  cl_mem ob = tu_buffer(ctx, CL_MEM_READ_ONLY, h.count * sizeof(uint64_t));
+  assert_true(ob && tu_write(ctx, NULL, ob, 0, h.count * sizeof(uint64_t), h.o));
+  const clscan_scan_desc d = {.type = CLSCAN_INT8,
+                              .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+                              .segments = CLSCAN_SEGMENTS_OFFSETS,
+                              .key_type = CLSCAN_UINT64};
+  cl_event done = NULL;
+  clscan_status st = clscan_segmented_scan_offsets(ctx, NULL, &d, ob, 0, h.count - 1, b, 0, b, 0,
+                                                   HUGE_N, 0, NULL, &done);
+  if (st != CLSCAN_SUCCESS) {
+    failf(what, "%s (%s)", clscan_status_string(st), clscan_last_error_detail());
+  } else {
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    huge_check(what, b, HUGE_N, huge_offsets_start, &h);
+  }
+  clReleaseMemObject(ob);
+  clReleaseMemObject(b);
+  free(h.o);
+}
+
+/* Rows of a batch of two, each longer than 2^31, and rows of 1000 elements. */
+static size_t huge_rows_start(size_t i, const void *data) {
+  const size_t len = *(const size_t *)data;
+  return i - i % len;
+}
+
+static void test_huge_rows(void **state) {
+  (void)state;
+  static const size_t lengths[] = {HUGE_N / 2, 1000};
+  for (size_t k = 0; k < 2; k++) {
+    char what[64];
+    snprintf(what, sizeof what, "huge rows of %zu", lengths[k]);
+    if (!huge_fits(what, HUGE_N))
+      return;
+    tu_progress(what);
+    cl_mem b = huge_ones();
+    const clscan_scan_desc d = {.type = CLSCAN_INT8, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+    const clscan_batch bt = {.rows = HUGE_N / lengths[k], .row_length = lengths[k]};
+    cl_event done = NULL;
+    clscan_status st = clscan_scan_batched(tu_context(), NULL, &d, &bt, b, 0, b, 0, 0, NULL, &done);
+    if (st != CLSCAN_SUCCESS) {
+      failf(what, "%s (%s)", clscan_status_string(st), clscan_last_error_detail());
+    } else {
+      assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+      clReleaseEvent(done);
+      // Elements past the batch's span keep their ones.
+      const size_t span = bt.rows * bt.row_length;
+      unsigned char tail[4099];
+      const size_t rest = HUGE_N - span;
+      assert_true(rest <= sizeof tail);
+      if (rest) {
+        assert_true(tu_read(tu_context(), NULL, b, span, rest, tail));
+        if (!tu_all_bytes(tail, rest, 1))
+          failf(what, "an element past the batch was written");
+      }
+      huge_check(what, b, span, huge_rows_start, &lengths[k]);
+    }
+    clReleaseMemObject(b);
+  }
 }
 
 /* ============================================================================================== */
@@ -987,7 +1395,12 @@ int main(int argc, char **argv) {
   const struct CMUnitTest offsets[] = {
       cmocka_unit_test(test_offsets_random), cmocka_unit_test(test_offsets_patterns),
       cmocka_unit_test(test_offsets_tiles), cmocka_unit_test(test_offsets_one_shot)};
+  const struct CMUnitTest offsets_gpu[] = {
+      cmocka_unit_test(test_offsets_gpu_paths), cmocka_unit_test(test_offsets_mask_reuse),
+      cmocka_unit_test(test_offsets_events), cmocka_unit_test(test_offsets_unsorted)};
   const struct CMUnitTest rows[] = {cmocka_unit_test(test_rows), cmocka_unit_test(test_rows_tiles)};
+  const struct CMUnitTest huge[] = {cmocka_unit_test(test_huge_offsets),
+                                    cmocka_unit_test(test_huge_rows)};
   const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
                                       cmocka_unit_test(test_call_errors)};
   if (!tu_context())
@@ -1005,11 +1418,20 @@ int main(int argc, char **argv) {
   }
     GROUP("keys", keys)
     GROUP("offsets", offsets)
+    GROUP("offsets_gpu", offsets_gpu)
     GROUP("rows", rows)
     GROUP("errors", errors)
 #undef GROUP
+    // Not part of "all": it needs more than 4 GiB of device memory.
+    if (strcmp(g, "huge") == 0) {
+      known = 1;
+      failed +=
+          cmocka_run_group_tests_name("segments.huge", huge, tu_group_setup, tu_group_teardown);
+    }
     if (!known) {
-      fprintf(stderr, "test_segments: unknown group %s (keys, offsets, rows, errors)\n", g);
+      fprintf(stderr,
+              "test_segments: unknown group %s (keys, offsets, offsets_gpu, rows, errors, huge)\n",
+              g);
       return 2;
     }
   }
