@@ -57,6 +57,7 @@ typedef uint status_t;
 #define status_atomic_load(p) atomic_or((volatile __global uint *)(p), 0u)
 #define status_atomic_cas(p, c, v) \
   atomic_cmpxchg((volatile __global uint *)(p), (uint)(c), (uint)(v))
+#define status_atomic_xchg(p, v) atomic_xchg((volatile __global uint *)(p), (uint)(v))
 #else
 typedef ulong status_t;
 #define STATUS_EPOCH_SHIFT 35
@@ -67,6 +68,7 @@ typedef ulong status_t;
 #define status_atomic_load(p) atom_add((volatile __global ulong *)(p), 0ul)
 #define status_atomic_cas(p, c, v) \
   atom_cmpxchg((volatile __global ulong *)(p), (ulong)(c), (ulong)(v))
+#define status_atomic_xchg(p, v) atom_xchg((volatile __global ulong *)(p), (ulong)(v))
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -126,7 +128,7 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
  *
  * A state of two 64-bit words (8-byte values: int64, uint64, double, 8-byte user states) is
  * accessed in one of three ways on NVIDIA (CLSCAN_NV_PTX); elsewhere, and for every other number of
- * words, always as 0.
+ * words, as 0 (except that elsewhere 1 can be asked for as a test, see status_publish_own()).
  *   0: every publisher raises each word by an atomic max; a reader loads both words with one
  *      16-byte load (ld.relaxed.gpu.v2.u64) and checks them one by one.
  *   1 (the default): as 0, except that the owner of a tile writes both words of its own
@@ -184,15 +186,19 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
  * Epochs and determinism are those of 0 in both: the words carry the launch's epoch, and every
  * publisher of one state writes the same bits.
  * ------------------------------------------------------------------------------------------- */
+/* The mode in effect, a constant expression (STATUS_WORDS is not a preprocessor number); the code
+ * of the other modes folds away. STATUS_NV_WORDS: the NVIDIA accesses compile at all. Elsewhere
+ * -DCLSCAN_STATUS_PAIR=1 is a test of 1's protocol (status_publish_own()). */
+#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
 #ifndef CLSCAN_STATUS_PAIR
 #define CLSCAN_STATUS_PAIR 1
 #endif
-/* The mode in effect, a constant expression (STATUS_WORDS is not a preprocessor number); the code
- * of the other modes folds away. STATUS_NV_WORDS: the NVIDIA accesses compile at all. */
-#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
 #define STATUS_NV_WORDS 1
 #define STATUS_PAIR (STATUS_WORDS == 2 ? CLSCAN_STATUS_PAIR : 0)
 #else
+#ifndef CLSCAN_STATUS_PAIR
+#define CLSCAN_STATUS_PAIR 0
+#endif
 #define STATUS_NV_WORDS 0
 #define STATUS_PAIR 0
 #endif
@@ -302,6 +308,18 @@ ALWAYS_INLINE void status_publish_own(__global status_t *status, ulong t, ulong 
     else
       asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(w0), "l"(w1)
                    : "memory");
+    return;
+  }
+#else
+  if (STATUS_WORDS == 2 && CLSCAN_STATUS_PAIR == 1) {
+    // Test only (the default elsewhere is 0): the protocol of 1 where no 16-byte store exists, an
+    // atomic exchange per word, which is as little monotone and may tear, so that POCL, rusticl
+    // and Oclgrind run its look-back, fallback and in-place cases.
+    ulong p[STATUS_WORDS];
+    state_to_payloads(value, p);
+    const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
+    for (uint i = 0; i < STATUS_WORDS; i++)
+      status_atomic_xchg(&status[t * STATUS_WORDS + i], head | p[i]);
     return;
   }
 #endif
