@@ -81,17 +81,18 @@
 #else
 #define TILE_HEAD_MASK 0
 #endif
-/* Rows (CLSCAN_SEGMENTS 4): how a vector finds its heads. 2 (the default): one division per
- * vector gives its first element's position in its row, in 32 bits where the index and the row
- * length fit (seg_row_pos in common.cl), and the vector's head bits follow from that position
- * with a few operations (seg_row_heads), not one comparison and increment per element; 3: as 2,
- * but the position is computed once per tile and work-item and advanced by the constant distance
- * to the work-item's next vector (tile_hint_next). 1 and 0 (the earlier paths, for comparisons)
- * count the position up element by element from one division per vector (1) or from the advanced
- * position (0). On the H200, 1 ran faster than 0 (rows of 1024 int32, 2^28: 0.835 of copy
- * against 0.764, same call); 2 and 3 have not been measured on the H200. */
+/* Rows (CLSCAN_SEGMENTS 4): how a vector finds its heads. 1 (the default): one division per
+ * vector gives its first element's position in its row, and the position is counted up element
+ * by element; 0: the position is computed once per tile and work-item and advanced by the
+ * constant distance to the work-item's next vector (tile_hint_next), then counted up likewise;
+ * 2: the division per vector is in 32 bits where the index and the row length fit (seg_row_pos
+ * in common.cl) and the vector's head bits follow from the position with a few operations
+ * (seg_row_heads), not one comparison and increment per element; 3: as 2, from the advanced
+ * position. On the H200 (rows of 1024 int32, 2^28, ratio to copy, one call) 1 ran at 0.839, 3 at
+ * 0.755 and 2 at 0.695 (and 0 at 0.764 against 0.835 for 1 in another call), though 2 and 3 look
+ * like less work; why was not found. */
 #ifndef CLSCAN_SEG_ROWS_DIVIDE
-#define CLSCAN_SEG_ROWS_DIVIDE 2
+#define CLSCAN_SEG_ROWS_DIVIDE 1
 #endif
 #define SEG_ROWS_ADVANCE (CLSCAN_SEG_ROWS_DIVIDE == 0 || CLSCAN_SEG_ROWS_DIVIDE == 3)
 
