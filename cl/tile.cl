@@ -100,9 +100,9 @@
 #define CLSCAN_NARROW_PRMT CLSCAN_NV_PTX
 #endif
 
-/* Byte permutation, as PTX prmt.b32 in its default mode with selector nibbles 0..7: byte i of
- * the result is byte s_i of the eight bytes of a then b (a's bytes are 0..3), where s_i is
- * nibble i of s. */
+/* Byte permutation, as PTX prmt.b32 in its default mode: byte i of the result is byte s_i & 7 of
+ * the eight bytes of a then b (a's bytes are 0..3), where s_i is nibble i of s; where s_i & 8,
+ * that byte's top bit replicated instead (sign extension). */
 #if CLSCAN_NARROW_PRMT == 1
 ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
   uint r;
@@ -114,10 +114,63 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
   const ulong x = (ulong)b << 32 | a;
   uint r = 0;
 #pragma unroll
-  for (uint i = 0; i < 4; i++)
-    r |= (uint)(x >> (8 * ((s >> (4 * i)) & 7u)) & 0xFFu) << (8 * i);
+  for (uint i = 0; i < 4; i++) {
+    const uint n = s >> (4 * i), byte = (uint)(x >> (8 * (n & 7u))) & 0xFFu;
+    r |= ((n & 8u) ? (byte >> 7) * 0xFFu : byte) << (8 * i);
+  }
   return r;
 }
+#endif
+
+/* Min and max of narrow types in 16-bit halves, two elements per operation (NARROW_SCHEME 3 of
+ * the packed path): CLSCAN_NARROW_SIMD 1 takes it, with PTX min/max.{s,u}16x2 under
+ * CLSCAN_NV_PTX (PTX ISA 8.0, sm_90) and simd16_op()'s C version of the same operation elsewhere
+ * (so that tests check the scheme on any device); 0 (the default): the lane scheme. */
+#ifndef CLSCAN_NARROW_SIMD
+#define CLSCAN_NARROW_SIMD 0
+#endif
+#if TILE_PACKED && CLSCAN_NARROW_SIMD && NARROW_EXACT
+#define NARROW_HALVES 1
+#define NARROW_SIGNED (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
+#else
+#define NARROW_HALVES 0
+#endif
+
+#if NARROW_HALVES
+/* The operator on each 16-bit half of two words: signed halves for signed types. */
+#if CLSCAN_NV_PTX
+#if CLSCAN_OP == 2 && NARROW_SIGNED
+#define NARROW_SIMD_INSN "min.s16x2"
+#elif CLSCAN_OP == 2
+#define NARROW_SIMD_INSN "min.u16x2"
+#elif NARROW_SIGNED
+#define NARROW_SIMD_INSN "max.s16x2"
+#else
+#define NARROW_SIMD_INSN "max.u16x2"
+#endif
+ALWAYS_INLINE uint simd16_op(uint a, uint b) {
+  uint r;
+  asm(NARROW_SIMD_INSN " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#else
+ALWAYS_INLINE uint simd16_op(uint a, uint b) {
+  uint r = 0;
+#pragma unroll
+  for (uint i = 0; i < 32; i += 16) {
+#if NARROW_SIGNED
+    const int x = as_int(a << (16 - i)) >> 16, y = as_int(b << (16 - i)) >> 16;
+#else
+    const uint x = (a >> i) & 0xFFFFu, y = (b >> i) & 0xFFFFu;
+#endif
+    r |= ((uint)(CLSCAN_OP == 2 ? min(x, y) : max(x, y)) & 0xFFFFu) << i;
+  }
+  return r;
+}
+#endif
+#define NARROW_FIELD_OP(a, b) simd16_op(a, b)
+#elif TILE_PACKED
+#define NARROW_FIELD_OP(a, b) narrow_op(a, b)
 #endif
 
 /* An input vector and an output vector seen as their elements. */
@@ -244,15 +297,15 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #endif
 
 #if TILE_PACKED && CLSCAN_NV_PTX
-/* group_scan() on narrow lanes (common.cl), or on words of several lanes of bitwise operators or
- * of 16-bit sums (see tile_scan_local); identity is the word's. */
+/* group_scan() on narrow lanes (common.cl), or (fields) on words of several fields (see
+ * tile_scan_local) combined with NARROW_FIELD_OP; identity is the word's. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
-                                     uint *excl, uint *total) {
+                                     const int fields, uint *excl, uint *total) {
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
     if (lane >= d)
-      x = narrow_op(y, x);
+      x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
   }
   const uint up = shfl_up_u32(x, 1);
   *excl = lane > 0 ? up : identity;
@@ -261,7 +314,7 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
 #elif TILE_PACKED
 /* As above, in local memory. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
-                                     uint *excl, uint *total) {
+                                     const int fields, uint *excl, uint *total) {
   s->words[lane] = x;
 #pragma unroll
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
@@ -269,7 +322,7 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
     const uint y = lane >= d ? s->words[lane - d] : identity;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lane >= d)
-      x = narrow_op(y, x);
+      x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
     s->words[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -349,12 +402,15 @@ ALWAYS_INLINE uint narrow_pack(const uint *p) {
  * exclusive results of one word and advances the state past it, and a vector total (a lane).
  *   0  lanes: element by element in 32-bit lanes (mul, min, max, and add of 16-bit types);
  *   1  add of bytes in the 16-bit halves of a word, two elements per addition;
- *   2  bitwise operators on whole words, with the word's in-word prefix in two steps.
+ *   2  bitwise operators on whole words, with the word's in-word prefix in two steps;
+ *   3  min and max in 16-bit halves (CLSCAN_NARROW_SIMD), two elements per operation.
  */
 #if CLSCAN_OP == 0 && VAL_SIZE == 1
 #define NARROW_SCHEME 1
 #elif CLSCAN_OP >= 4
 #define NARROW_SCHEME 2
+#elif NARROW_HALVES
+#define NARROW_SCHEME 3
 #else
 #define NARROW_SCHEME 0
 #endif
@@ -485,6 +541,116 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   return halves + (halves >> 16);
 }
 
+#elif NARROW_SCHEME == 3
+
+/*
+ * Words of 16-bit halves: a 16-bit element is its half; bytes b0..b3 of a word become two words
+ * of halves, [b0, b2] and [b1, b3] (low half first), each byte sign-extended for signed types, so
+ * that simd16_op() orders them as their type does. The state is the running prefix R in both
+ * halves, [R, R].
+ */
+
+/* The half of lane r (its element, sign-extended for signed types), and the lane of half h. */
+ALWAYS_INLINE uint narrow_half(uint r) {
+#if VAL_SIZE == 2
+  return (r ^ NARROW_BIAS) & 0xFFFFu;
+#else
+  return (uint)(ushort)(short)narrow_value(r);
+#endif
+}
+ALWAYS_INLINE uint narrow_half_lane(uint h) {
+  return (h ^ NARROW_BIAS) & NARROW_MASK;
+}
+#define NARROW_HALVES_IDENTITY (narrow_half(NARROW_IDENTITY) * 0x00010001u)
+
+ALWAYS_INLINE uint narrow_state(uint r) {
+  return narrow_half(r) * 0x00010001u;
+}
+
+/* [b.lo, a.lo]: a's low half moved up, b's low half below it. */
+ALWAYS_INLINE uint narrow_up_half(uint a, uint b) {
+#if CLSCAN_NARROW_PRMT
+  return prmt(a, b, 0x1054u);
+#else
+  return a << 16 | (b & 0xFFFFu);
+#endif
+}
+
+/* [x.hi, x.hi]. */
+ALWAYS_INLINE uint narrow_top_half(uint x) {
+#if CLSCAN_NARROW_PRMT
+  return prmt(x, 0u, 0x3232u);
+#else
+  return (x >> 16) * 0x00010001u;
+#endif
+}
+
+#if VAL_SIZE == 1
+/* The halves of word w's even bytes, [b0, b2], and of its odd bytes, [b1, b3]. */
+#if NARROW_SIGNED
+#define NARROW_EVEN_SEL 0xA280u
+#define NARROW_ODD_SEL 0xB391u
+#else
+#define NARROW_EVEN_SEL 0x4240u
+#define NARROW_ODD_SEL 0x4341u
+#endif
+ALWAYS_INLINE uint narrow_even_halves(uint w) {
+  return prmt(w, 0u, NARROW_EVEN_SEL);
+}
+ALWAYS_INLINE uint narrow_odd_halves(uint w) {
+  return prmt(w, 0u, NARROW_ODD_SEL);
+}
+
+/* Scans word w seeded with *state: with P_k = R op b0 op ... op bk, the odd results [P1, P3] are
+ * the pairs [b0 op b1, b2 op b3] scanned across the halves, R first; the even ones [P0, P2] are
+ * [R, P1] op [b0, b2]. Exclusive results are [R, P0, P1, P2]. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint r = *state;
+  const uint even_bytes = narrow_even_halves(w);
+  uint pairs = simd16_op(even_bytes, narrow_odd_halves(w));
+  pairs = simd16_op(narrow_up_half(pairs, NARROW_HALVES_IDENTITY), pairs);
+  const uint odd = simd16_op(r, pairs);
+  const uint before_even = narrow_up_half(odd, r);
+  const uint even = simd16_op(before_even, even_bytes);
+  *state = narrow_top_half(odd);
+  return exclusive ? prmt(before_even, even, 0x6240u) : prmt(even, odd, 0x6240u);
+}
+
+/* The total of a vector's bytes (a lane), from the halves of each word's low bytes, [b0, b1], and
+ * of its high bytes, [b2, b3]: not the even and odd bytes of narrow_word_scan(), which the
+ * compiler would otherwise keep alive from the totals to the stores (registers). */
+#if NARROW_SIGNED
+#define NARROW_LOW_SEL 0x9180u
+#define NARROW_HIGH_SEL 0xB3A2u
+#else
+#define NARROW_LOW_SEL 0x4140u
+#define NARROW_HIGH_SEL 0x4342u
+#endif
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  uint h[4];
+#pragma unroll
+  for (uint i = 0; i < 4; i++)
+    h[i] = simd16_op(prmt(x.u[i], 0u, NARROW_LOW_SEL), prmt(x.u[i], 0u, NARROW_HIGH_SEL));
+  const uint t = simd16_op(simd16_op(h[0], h[1]), simd16_op(h[2], h[3]));
+  return narrow_half_lane(simd16_op(t, t >> 16));
+}
+#else
+/* Scans word w seeded with *state: each half combined with the one below, then the state; the
+ * exclusive results are the inclusive ones a half up, with the state's half below them. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint before = *state;
+  const uint x = simd16_op(before, simd16_op(narrow_up_half(w, NARROW_HALVES_IDENTITY), w));
+  *state = narrow_top_half(x);
+  return exclusive ? narrow_up_half(x, before) : x;
+}
+
+/* The total of a vector's elements (a lane): the words combined, then their halves. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint t = simd16_op(simd16_op(x.u[0], x.u[1]), simd16_op(x.u[2], x.u[3]));
+  return narrow_half_lane(simd16_op(t, t >> 16));
+}
+#endif
+
 #else /* NARROW_SCHEME == 2 */
 
 /* What a shift fills in: the identity's bits (all ones for and). */
@@ -538,11 +704,16 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
  * Lane-group scans take several vector totals per word where the operator keeps fields apart:
  * bitwise operators a total per lane; add of bytes two totals of 8 bits in 16-bit fields, whose
  * sums over a lane group (at most 32 * 255 on NVIDIA, CLSCAN_WG * 255 elsewhere) stay below
- * 2^16. Fewer shuffles per vector (or local-memory rounds) is what this buys.
+ * 2^16; min and max in halves two totals as halves. Fewer shuffles per vector (or local-memory
+ * rounds) is what this buys. NARROW_FIELD makes a field from a total's lane, NARROW_FIELD_LANE a
+ * lane from a field (in a word's low bits).
  */
 #if NARROW_SCHEME == 2
 #define NARROW_TOTALS_PER_SCAN NARROW_PER_WORD
 #define NARROW_FIELD_BITS NARROW_BITS
+#elif NARROW_SCHEME == 3
+#define NARROW_TOTALS_PER_SCAN 2
+#define NARROW_FIELD_BITS 16
 #elif NARROW_SCHEME == 1 && SG <= 256
 #define NARROW_TOTALS_PER_SCAN 2
 #define NARROW_FIELD_BITS 16
@@ -550,7 +721,16 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #define NARROW_TOTALS_PER_SCAN 1
 #define NARROW_FIELD_BITS 32
 #endif
-#if NARROW_TOTALS_PER_SCAN > 1
+#if NARROW_SCHEME == 3
+#define NARROW_FIELD(v) narrow_half(v)
+#define NARROW_FIELD_LANE(f) narrow_half_lane(f)
+#else
+#define NARROW_FIELD(v) ((v)&NARROW_MASK)
+#define NARROW_FIELD_LANE(f) (f)
+#endif
+#if NARROW_SCHEME == 3
+#define NARROW_FIELD_IDENTITY NARROW_HALVES_IDENTITY
+#elif NARROW_TOTALS_PER_SCAN > 1
 #if CLSCAN_OP == 4
 #define NARROW_FIELD_IDENTITY 0xFFFFFFFFu
 #else
@@ -652,13 +832,15 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
 #pragma unroll
     for (uint g = 0; g < NARROW_TOTALS_PER_SCAN; g++) {
       const uint v = j + g < CLSCAN_VPT ? vt[j + g] : NARROW_IDENTITY;
-      word |= NARROW_TOTALS_PER_SCAN > 1 ? (v & NARROW_MASK) << (NARROW_FIELD_BITS * g) : v;
+      word |= NARROW_TOTALS_PER_SCAN > 1 ? NARROW_FIELD(v) << (NARROW_FIELD_BITS * g) : v;
     }
-    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, &excl, &total);
+    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, NARROW_TOTALS_PER_SCAN > 1, &excl,
+                      &total);
 #pragma unroll
     for (uint g = 0; g < NARROW_TOTALS_PER_SCAN && j + g < CLSCAN_VPT; g++) {
-      pre[j + g] = narrow_value(narrow_op(carry, excl >> (NARROW_FIELD_BITS * g)));
-      carry = narrow_op(carry, total >> (NARROW_FIELD_BITS * g));
+      const uint shift = NARROW_FIELD_BITS * g;
+      pre[j + g] = narrow_value(narrow_op(carry, NARROW_FIELD_LANE(excl >> shift)));
+      carry = narrow_op(carry, NARROW_FIELD_LANE(total >> shift));
     }
   }
   return tile_totals(narrow_value(carry), group_prefix, s CLSCAN_XA);
@@ -681,7 +863,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     narrow_words u;
     uint excl, total;
     u.v = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
-    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, &excl, &total);
+    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, 0, &excl, &total);
     carry = narrow_op(carry, total);
   }
   elem_t group_prefix;

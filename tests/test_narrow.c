@@ -15,7 +15,10 @@
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
  * hundred elements). Every other cell builds with -DCLSCAN_NARROW_PRMT=2, which runs the byte
  * permutations of the NVIDIA path through their C version, so that their selectors are checked
- * on any device. Half the single-pass cells withhold every third tile's publications
+ * on any device. Extra cells run min and max of every type and algorithm with
+ * -DCLSCAN_NARROW_SIMD=1, in 16-bit halves through simd16_op()'s C version (the NVIDIA path's
+ * min/max.{s,u}16x2), half of them with the C byte permutations too. Half the single-pass cells
+ * withhold every third tile's publications
  * (CLSCAN_TEST_WITHHOLD=3), so that successors reduce those tiles themselves (tile_reduce). A
  * first test checks that the builds compile the packed path where it applies.
  *
@@ -51,7 +54,11 @@ static const unsigned vpts[] = {1, 2, 4, 8, 16};
  * needs at least 32, and several warps exercise the scan of the warps' totals). */
 static const unsigned cpu_wgs[] = {1, 4, 32}, gpu_wgs[] = {32, 64, 256};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define CELL_COUNT (COUNT(types) * COUNT(ops) * COUNT(algorithms))
+/* The operators of the cells in 16-bit halves (-DCLSCAN_NARROW_SIMD=1). */
+static const clscan_op simd_ops[] = {CLSCAN_MIN, CLSCAN_MAX};
+#define CELL_COUNT                                 \
+  (COUNT(types) * COUNT(ops) * COUNT(algorithms) + \
+   COUNT(types) * COUNT(simd_ops) * COUNT(algorithms))
 
 /* One type x operator x algorithm, with its tile shape. */
 typedef struct cell {
@@ -60,9 +67,11 @@ typedef struct cell {
   clscan_op op;
   clscan_algorithm algo;
   unsigned wg, vpt;
-  int prmt;        /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
-  int odd_offsets; /* 1: some cases have odd offsets (the generic path) */
-  int withhold;    /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
+  int prmt;         /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
+  int simd;         /* 1: built with -DCLSCAN_NARROW_SIMD=1 */
+  char options[96]; /* the build options that prmt and simd ask for ("" for none) */
+  int odd_offsets;  /* 1: some cases have odd offsets (the generic path) */
+  int withhold;     /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
 } cell;
 
 static cell cells[CELL_COUNT];
@@ -239,7 +248,41 @@ static int run_scan(clscan_plan *plan, const clscan_scan_desc *desc, const place
 /* Cells                                                                                          */
 /* ============================================================================================== */
 
-/* Fills the cell table: every type x operator x algorithm, the tile shapes in turn. */
+/* Names a cell and sets its build options from its fields. */
+static void name_cell(cell *x) {
+  snprintf(x->options, sizeof x->options, "%s%s", x->prmt ? "-DCLSCAN_NARROW_PRMT=2 " : "",
+           x->simd ? "-DCLSCAN_NARROW_SIMD=1" : "");
+  snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s%s", clscan_type_name(x->type),
+           clscan_op_name(x->op), x->algo == CLSCAN_ALGO_SINGLE_PASS ? "sp" : "rts", x->wg, x->vpt,
+           x->simd ? ".simd" : "", x->prmt ? ".prmt" : "", x->odd_offsets ? ".odd" : "",
+           x->withhold ? ".withhold" : "");
+}
+
+/* Adds the cells in 16-bit halves from c on: every type x min, max x algorithm, with shapes,
+ * byte permutations and withheld tiles in turn (their odd offsets would only run the generic
+ * path again). */
+static void build_simd_cells(size_t c) {
+  for (size_t t = 0; t < COUNT(types); t++) {
+    for (size_t o = 0; o < COUNT(simd_ops); o++) {
+      for (size_t a = 0; a < COUNT(algorithms); a++, c++) {
+        cell *x = &cells[c];
+        x->type = types[t];
+        x->op = simd_ops[o];
+        x->algo = algorithms[a];
+        x->vpt = vpts[(o + 3 * a + 2 * t + 1) % COUNT(vpts)];
+        x->wg = (tu_device_is_cpu() ? cpu_wgs : gpu_wgs)[(o + 2 * a + t + 1) % COUNT(cpu_wgs)];
+        x->prmt = (int)((t + o) % 2);
+        x->simd = 1;
+        x->odd_offsets = 0;
+        x->withhold = a == 1 && (o + t) % 2 == 1;
+        name_cell(x);
+      }
+    }
+  }
+}
+
+/* Fills the cell table: every type x operator x algorithm, the tile shapes in turn, then the
+ * cells in 16-bit halves. */
 static void build_cells(void) {
   size_t c = 0;
   for (size_t t = 0; t < COUNT(types); t++) {
@@ -258,12 +301,12 @@ static void build_cells(void) {
           x->prmt = atoi(prmt) != 0;
         x->odd_offsets = (o + t) % 4 == a;
         x->withhold = a == 1 && (o + t) % 2 == 0;
-        snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s", clscan_type_name(x->type),
-                 clscan_op_name(x->op), a ? "sp" : "rts", x->wg, x->vpt, x->prmt ? ".prmt" : "",
-                 x->odd_offsets ? ".odd" : "", x->withhold ? ".withhold" : "");
+        x->simd = 0;
+        name_cell(x);
       }
     }
   }
+  build_simd_cells(c);
 }
 
 /* The environment a cell's plans and builds are made under. */
@@ -278,7 +321,7 @@ static void cell_env_set(const cell *x, cell_env *env) {
   tu_env_set("CLSCAN_TILE_WG", wg, &env->wg);
   tu_env_set("CLSCAN_TILE_VPT", vpt, &env->vpt);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &env->shape);
-  tu_env_set("CLSCAN_BUILD_OPTIONS", x->prmt ? "-DCLSCAN_NARROW_PRMT=2" : NULL, &env->options);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", *x->options ? x->options : NULL, &env->options);
   tu_env_set("CLSCAN_TEST_WITHHOLD", x->withhold ? "3" : NULL, &env->withhold);
 }
 
