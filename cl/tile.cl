@@ -136,6 +136,37 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 #define NARROW_HALVES 0
 #endif
 
+/* Add of narrow types: CLSCAN_NARROW_DOT 1 computes a vector's total with dot products of its
+ * words and ones (narrow_dot), PTX dp4a (bytes) and dp2a (16-bit elements) under CLSCAN_NV_PTX
+ * and their C version elsewhere; 0 (the default): with shifts, masks and additions. */
+#ifndef CLSCAN_NARROW_DOT
+#define CLSCAN_NARROW_DOT 0
+#endif
+
+#if TILE_PACKED && CLSCAN_NARROW_DOT && CLSCAN_OP == 0
+/* acc plus the sum of word w's elements (unsigned, exact). */
+#if CLSCAN_NV_PTX && VAL_SIZE == 1
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+  uint r;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x01010101u), "r"(acc));
+  return r;
+}
+#elif CLSCAN_NV_PTX
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+  uint r;
+  asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x0101u), "r"(acc));
+  return r;
+}
+#else
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+#pragma unroll
+  for (uint k = 0; k < NARROW_PER_WORD; k++)
+    acc += (w >> (NARROW_BITS * k)) & NARROW_MASK;
+  return acc;
+}
+#endif
+#endif
+
 #if NARROW_HALVES
 /* The operator on each 16-bit half of two words: signed halves for signed types. */
 #if CLSCAN_NV_PTX
@@ -462,6 +493,11 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
     t = narrow_op(t, narrow_get(w, k));
   return t;
 }
+#elif CLSCAN_OP == 0 && CLSCAN_NARROW_DOT
+/* Add of 16-bit elements: the words' dot products with ones, one after another. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
+}
 #elif CLSCAN_OP == 0
 /* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
  * halves' sum is (W - L) >> 16. */
@@ -530,6 +566,12 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   return exclusive ? narrow_interleave(r + (pairs << 16), even) : narrow_interleave(even, odd);
 }
 
+#if CLSCAN_NARROW_DOT
+/* The total of a vector's bytes (its low byte): the words' dot products with ones. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
+}
+#else
 /* The total of a vector's bytes (its low byte). With W the words' sum and O the sum of their odd
  * bytes' halves, W - 255 O is the sum of the even and odd halves, exact in each half. (Not the
  * halves added directly: see the lane scheme's totals.) */
@@ -540,14 +582,19 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   const uint halves = w - 255u * o;
   return halves + (halves >> 16);
 }
+#endif
 
 #elif NARROW_SCHEME == 3
 
 /*
  * Words of 16-bit halves: a 16-bit element is its half; bytes b0..b3 of a word become two words
  * of halves, [b0, b2] and [b1, b3] (low half first), each byte sign-extended for signed types, so
- * that simd16_op() orders them as their type does. The state is the running prefix R in both
- * halves, [R, R].
+ * that simd16_op() orders them as their type does. The state is the last word of inclusive
+ * results (of 16-bit elements, or of the odd bytes), [P', R]: R, the running prefix, in its high
+ * half, and P', an earlier prefix, in its low half (at first [R, R]). The operators are
+ * idempotent and every prefix is an earlier one combined with more elements, so R op P' = R:
+ * combining a half with both of the state's halves combines it with R, which saves broadcasting
+ * R to both halves.
  */
 
 /* The half of lane r (its element, sign-extended for signed types), and the lane of half h. */
@@ -567,21 +614,12 @@ ALWAYS_INLINE uint narrow_state(uint r) {
   return narrow_half(r) * 0x00010001u;
 }
 
-/* [b.lo, a.lo]: a's low half moved up, b's low half below it. */
-ALWAYS_INLINE uint narrow_up_half(uint a, uint b) {
+/* [b.hi, a.lo]: a's low half moved up, b's high half below it. */
+ALWAYS_INLINE uint narrow_after_top(uint a, uint b) {
 #if CLSCAN_NARROW_PRMT
-  return prmt(a, b, 0x1054u);
+  return prmt(a, b, 0x1076u);
 #else
-  return a << 16 | (b & 0xFFFFu);
-#endif
-}
-
-/* [x.hi, x.hi]. */
-ALWAYS_INLINE uint narrow_top_half(uint x) {
-#if CLSCAN_NARROW_PRMT
-  return prmt(x, 0u, 0x3232u);
-#else
-  return (x >> 16) * 0x00010001u;
+  return a << 16 | b >> 16;
 #endif
 }
 
@@ -601,18 +639,18 @@ ALWAYS_INLINE uint narrow_odd_halves(uint w) {
   return prmt(w, 0u, NARROW_ODD_SEL);
 }
 
-/* Scans word w seeded with *state: with P_k = R op b0 op ... op bk, the odd results [P1, P3] are
- * the pairs [b0 op b1, b2 op b3] scanned across the halves, R first; the even ones [P0, P2] are
- * [R, P1] op [b0, b2]. Exclusive results are [R, P0, P1, P2]. */
+/* Scans word w seeded with *state = [P', R]: with P_k = R op b0 op ... op bk, the odd results
+ * [P1, P3] are the pairs p = [b0 op b1, b2 op b3] combined with [R, p.lo] and the state; the even
+ * ones [P0, P2] are [R, P1] op [b0, b2]. Exclusive results are [R, P0, P1, P2]; the new state is
+ * [P1, P3]. */
 ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   const uint r = *state;
   const uint even_bytes = narrow_even_halves(w);
-  uint pairs = simd16_op(even_bytes, narrow_odd_halves(w));
-  pairs = simd16_op(narrow_up_half(pairs, NARROW_HALVES_IDENTITY), pairs);
-  const uint odd = simd16_op(r, pairs);
-  const uint before_even = narrow_up_half(odd, r);
+  const uint pairs = simd16_op(even_bytes, narrow_odd_halves(w));
+  const uint odd = simd16_op(simd16_op(pairs, narrow_after_top(pairs, r)), r);
+  const uint before_even = narrow_after_top(odd, r);
   const uint even = simd16_op(before_even, even_bytes);
-  *state = narrow_top_half(odd);
+  *state = odd;
   return exclusive ? prmt(before_even, even, 0x6240u) : prmt(even, odd, 0x6240u);
 }
 
@@ -635,13 +673,13 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   return narrow_half_lane(simd16_op(t, t >> 16));
 }
 #else
-/* Scans word w seeded with *state: each half combined with the one below, then the state; the
- * exclusive results are the inclusive ones a half up, with the state's half below them. */
+/* Scans word w seeded with *state = [P', R]: w combined with [R, w.lo] and the state; the
+ * exclusive results are [R, x.lo] of the inclusive ones x, the new state x. */
 ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   const uint before = *state;
-  const uint x = simd16_op(before, simd16_op(narrow_up_half(w, NARROW_HALVES_IDENTITY), w));
-  *state = narrow_top_half(x);
-  return exclusive ? narrow_up_half(x, before) : x;
+  const uint x = simd16_op(simd16_op(w, narrow_after_top(w, before)), before);
+  *state = x;
+  return exclusive ? narrow_after_top(x, before) : x;
 }
 
 /* The total of a vector's elements (a lane): the words combined, then their halves. */
@@ -705,8 +743,10 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
  * bitwise operators a total per lane; add of bytes two totals of 8 bits in 16-bit fields, whose
  * sums over a lane group (at most 32 * 255 on NVIDIA, CLSCAN_WG * 255 elsewhere) stay below
  * 2^16; min and max in halves two totals as halves. Fewer shuffles per vector (or local-memory
- * rounds) is what this buys. NARROW_FIELD makes a field from a total's lane, NARROW_FIELD_LANE a
- * lane from a field (in a word's low bits).
+ * rounds) is what this buys. NARROW_FIELD makes a field from a total's lane. The scans' results
+ * are carried from j to j + 1 in a word (NARROW_CARRY_OP combines it with a field in a word's low
+ * bits, NARROW_CARRY_VALUE makes a value of it): a lane, or in halves a half, so that no field is
+ * turned back into a lane.
  */
 #if NARROW_SCHEME == 2
 #define NARROW_TOTALS_PER_SCAN NARROW_PER_WORD
@@ -723,10 +763,14 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #endif
 #if NARROW_SCHEME == 3
 #define NARROW_FIELD(v) narrow_half(v)
-#define NARROW_FIELD_LANE(f) narrow_half_lane(f)
+#define NARROW_CARRY_IDENTITY NARROW_HALVES_IDENTITY
+#define NARROW_CARRY_OP(c, f) simd16_op(c, f)
+#define NARROW_CARRY_VALUE(c) narrow_value(narrow_half_lane(c))
 #else
 #define NARROW_FIELD(v) ((v)&NARROW_MASK)
-#define NARROW_FIELD_LANE(f) (f)
+#define NARROW_CARRY_IDENTITY NARROW_IDENTITY
+#define NARROW_CARRY_OP(c, f) narrow_op(c, f)
+#define NARROW_CARRY_VALUE(c) narrow_value(c)
 #endif
 #if NARROW_SCHEME == 3
 #define NARROW_FIELD_IDENTITY NARROW_HALVES_IDENTITY
@@ -825,7 +869,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
   }
   // Lane-group scans of the vector totals, NARROW_TOTALS_PER_SCAN vector indices at a time (in
   // the fields of a word), carried from j to j + 1.
-  uint carry = NARROW_IDENTITY;
+  uint carry = NARROW_CARRY_IDENTITY;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j += NARROW_TOTALS_PER_SCAN) {
     uint word = 0, excl, total;
@@ -839,11 +883,11 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
 #pragma unroll
     for (uint g = 0; g < NARROW_TOTALS_PER_SCAN && j + g < CLSCAN_VPT; g++) {
       const uint shift = NARROW_FIELD_BITS * g;
-      pre[j + g] = narrow_value(narrow_op(carry, NARROW_FIELD_LANE(excl >> shift)));
-      carry = narrow_op(carry, NARROW_FIELD_LANE(total >> shift));
+      pre[j + g] = NARROW_CARRY_VALUE(NARROW_CARRY_OP(carry, excl >> shift));
+      carry = NARROW_CARRY_OP(carry, total >> shift);
     }
   }
-  return tile_totals(narrow_value(carry), group_prefix, s CLSCAN_XA);
+  return tile_totals(NARROW_CARRY_VALUE(carry), group_prefix, s CLSCAN_XA);
 }
 
 /*

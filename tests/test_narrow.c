@@ -15,12 +15,13 @@
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
  * hundred elements). Every other cell builds with -DCLSCAN_NARROW_PRMT=2, which runs the byte
  * permutations of the NVIDIA path through their C version, so that their selectors are checked
- * on any device. Extra cells run min and max of every type and algorithm with
- * -DCLSCAN_NARROW_SIMD=1, in 16-bit halves through simd16_op()'s C version (the NVIDIA path's
- * min/max.{s,u}16x2), half of them with the C byte permutations too. Half the single-pass cells
- * withhold every third tile's publications
- * (CLSCAN_TEST_WITHHOLD=3), so that successors reduce those tiles themselves (tile_reduce). A
- * first test checks that the builds compile the packed path where it applies.
+ * on any device. Extra cells run the packed path's optional schemes for every type and algorithm,
+ * half of them with the C byte permutations too: min and max with -DCLSCAN_NARROW_SIMD=1, in
+ * 16-bit halves through simd16_op()'s C version (the NVIDIA path's min/max.{s,u}16x2), and add
+ * with -DCLSCAN_NARROW_DOT=1, the vector totals through narrow_dot()'s C version (dp4a, dp2a). Half
+ * the single-pass cells withhold every third tile's publications (CLSCAN_TEST_WITHHOLD=3), so that
+ * successors reduce those tiles themselves (tile_reduce). A first test checks that the builds
+ * compile the packed path where it applies.
  *
  *   test_narrow            all cells
  *   test_narrow rts|sp     one algorithm's cells (CTest runs the two as narrow.rts and narrow.sp)
@@ -54,11 +55,16 @@ static const unsigned vpts[] = {1, 2, 4, 8, 16};
  * needs at least 32, and several warps exercise the scan of the warps' totals). */
 static const unsigned cpu_wgs[] = {1, 4, 32}, gpu_wgs[] = {32, 64, 256};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-/* The operators of the cells in 16-bit halves (-DCLSCAN_NARROW_SIMD=1). */
-static const clscan_op simd_ops[] = {CLSCAN_MIN, CLSCAN_MAX};
+/* The optional schemes of the packed path: an operator and the option that selects its scheme. */
+static const struct {
+  clscan_op op;
+  const char *option, *tag;
+} schemes[] = {{CLSCAN_MIN, "-DCLSCAN_NARROW_SIMD=1", "simd"},
+               {CLSCAN_MAX, "-DCLSCAN_NARROW_SIMD=1", "simd"},
+               {CLSCAN_ADD, "-DCLSCAN_NARROW_DOT=1", "dot"}};
 #define CELL_COUNT                                 \
   (COUNT(types) * COUNT(ops) * COUNT(algorithms) + \
-   COUNT(types) * COUNT(simd_ops) * COUNT(algorithms))
+   COUNT(types) * COUNT(schemes) * COUNT(algorithms))
 
 /* One type x operator x algorithm, with its tile shape. */
 typedef struct cell {
@@ -68,8 +74,8 @@ typedef struct cell {
   clscan_algorithm algo;
   unsigned wg, vpt;
   int prmt;         /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
-  int simd;         /* 1: built with -DCLSCAN_NARROW_SIMD=1 */
-  char options[96]; /* the build options that prmt and simd ask for ("" for none) */
+  int scheme;       /* 1 + the index in schemes[] of its optional scheme, or 0 */
+  char options[96]; /* the build options that prmt and scheme ask for ("" for none) */
   int odd_offsets;  /* 1: some cases have odd offsets (the generic path) */
   int withhold;     /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
 } cell;
@@ -251,28 +257,28 @@ static int run_scan(clscan_plan *plan, const clscan_scan_desc *desc, const place
 /* Names a cell and sets its build options from its fields. */
 static void name_cell(cell *x) {
   snprintf(x->options, sizeof x->options, "%s%s", x->prmt ? "-DCLSCAN_NARROW_PRMT=2 " : "",
-           x->simd ? "-DCLSCAN_NARROW_SIMD=1" : "");
-  snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s%s", clscan_type_name(x->type),
+           x->scheme ? schemes[x->scheme - 1].option : "");
+  snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s%s%s", clscan_type_name(x->type),
            clscan_op_name(x->op), x->algo == CLSCAN_ALGO_SINGLE_PASS ? "sp" : "rts", x->wg, x->vpt,
-           x->simd ? ".simd" : "", x->prmt ? ".prmt" : "", x->odd_offsets ? ".odd" : "",
-           x->withhold ? ".withhold" : "");
+           x->scheme ? "." : "", x->scheme ? schemes[x->scheme - 1].tag : "",
+           x->prmt ? ".prmt" : "", x->odd_offsets ? ".odd" : "", x->withhold ? ".withhold" : "");
 }
 
-/* Adds the cells in 16-bit halves from c on: every type x min, max x algorithm, with shapes,
- * byte permutations and withheld tiles in turn (their odd offsets would only run the generic
+/* Adds the cells of the optional schemes from c on: every type x scheme x algorithm, with
+ * shapes, byte permutations and withheld tiles in turn (odd offsets would only run the generic
  * path again). */
-static void build_simd_cells(size_t c) {
+static void build_scheme_cells(size_t c) {
   for (size_t t = 0; t < COUNT(types); t++) {
-    for (size_t o = 0; o < COUNT(simd_ops); o++) {
+    for (size_t o = 0; o < COUNT(schemes); o++) {
       for (size_t a = 0; a < COUNT(algorithms); a++, c++) {
         cell *x = &cells[c];
         x->type = types[t];
-        x->op = simd_ops[o];
+        x->op = schemes[o].op;
         x->algo = algorithms[a];
         x->vpt = vpts[(o + 3 * a + 2 * t + 1) % COUNT(vpts)];
         x->wg = (tu_device_is_cpu() ? cpu_wgs : gpu_wgs)[(o + 2 * a + t + 1) % COUNT(cpu_wgs)];
         x->prmt = (int)((t + o) % 2);
-        x->simd = 1;
+        x->scheme = (int)o + 1;
         x->odd_offsets = 0;
         x->withhold = a == 1 && (o + t) % 2 == 1;
         name_cell(x);
@@ -282,7 +288,7 @@ static void build_simd_cells(size_t c) {
 }
 
 /* Fills the cell table: every type x operator x algorithm, the tile shapes in turn, then the
- * cells in 16-bit halves. */
+ * cells of the optional schemes. */
 static void build_cells(void) {
   size_t c = 0;
   for (size_t t = 0; t < COUNT(types); t++) {
@@ -301,12 +307,12 @@ static void build_cells(void) {
           x->prmt = atoi(prmt) != 0;
         x->odd_offsets = (o + t) % 4 == a;
         x->withhold = a == 1 && (o + t) % 2 == 0;
-        x->simd = 0;
+        x->scheme = 0;
         name_cell(x);
       }
     }
   }
-  build_simd_cells(c);
+  build_scheme_cells(c);
 }
 
 /* The environment a cell's plans and builds are made under. */
