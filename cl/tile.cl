@@ -328,6 +328,43 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #endif
 
 #if TILE_PACKED && CLSCAN_NV_PTX
+/* CLSCAN_NARROW_SCAN_STEP 1: a step of narrow_group_scan() combines without a select where it
+ * can (narrow_scan_step); 0 (the default): x = op(y, x) on the lanes at or above d. */
+#ifndef CLSCAN_NARROW_SCAN_STEP
+#define CLSCAN_NARROW_SCAN_STEP 0
+#endif
+
+#if CLSCAN_NARROW_SCAN_STEP
+/* 1 where lane >= d, else 0, as a value the compiler does not know to be 0 or 1 (which it would
+ * turn back into a select). */
+ALWAYS_INLINE uint narrow_step_mask(uint lane, uint d) {
+  uint r;
+  asm("mov.b32 %0, %1;" : "=r"(r) : "r"((uint)(lane >= d)));
+  return r;
+}
+
+/* A lane-group scan step: y (lane - d's x, or for lanes below d their own x, as shfl.up gives)
+ * combined with x on the lanes at or above d. Add multiplies y by 0 or 1 and xor masks it (one
+ * operation each); the idempotent operators (and, or, min, max) combine the lanes below d with
+ * their own x, which leaves it as it is. */
+ALWAYS_INLINE uint narrow_scan_step(uint y, uint x, uint lane, uint d, const int fields) {
+#if CLSCAN_OP == 0
+  (void)fields;
+  return x + y * narrow_step_mask(lane, d);
+#elif CLSCAN_OP == 6
+  (void)fields;
+  return x ^ (y & (0u - narrow_step_mask(lane, d)));
+#elif CLSCAN_OP == 1
+  (void)fields;
+  return lane >= d ? y * x : x;
+#else
+  (void)lane;
+  (void)d;
+  return fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
+#endif
+}
+#endif
+
 /* group_scan() on narrow lanes (common.cl), or (fields) on words of several fields (see
  * tile_scan_local) combined with NARROW_FIELD_OP; identity is the word's. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
@@ -335,8 +372,12 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
+#if CLSCAN_NARROW_SCAN_STEP
+    x = narrow_scan_step(y, x, lane, d, fields);
+#else
     if (lane >= d)
       x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
+#endif
   }
   const uint up = shfl_up_u32(x, 1);
   *excl = lane > 0 ? up : identity;

@@ -26,6 +26,8 @@
  *   test_narrow            all cells
  *   test_narrow rts|sp     one algorithm's cells (CTest runs the two as narrow.rts and narrow.sp)
  *   test_narrow FILTER     the cells whose names match a cmocka filter (e.g. "int8*")
+ * CLSCAN_TEST_NARROW_OPTIONS adds build options to every cell (on NVIDIA, e.g.
+ * "-DCLSCAN_NARROW_SCAN_STEP=1", which only the inline-PTX path has).
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -73,11 +75,11 @@ typedef struct cell {
   clscan_op op;
   clscan_algorithm algo;
   unsigned wg, vpt;
-  int prmt;         /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
-  int scheme;       /* 1 + the index in schemes[] of its optional scheme, or 0 */
-  char options[96]; /* the build options that prmt and scheme ask for ("" for none) */
-  int odd_offsets;  /* 1: some cases have odd offsets (the generic path) */
-  int withhold;     /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
+  int prmt;          /* 1: built with -DCLSCAN_NARROW_PRMT=2 */
+  int scheme;        /* 1 + the index in schemes[] of its optional scheme, or 0 */
+  char options[256]; /* the build options that prmt and scheme ask for ("" for none) */
+  int odd_offsets;   /* 1: some cases have odd offsets (the generic path) */
+  int withhold;      /* single pass: 1 with CLSCAN_TEST_WITHHOLD=3 (tile_reduce runs) */
 } cell;
 
 static cell cells[CELL_COUNT];
@@ -256,8 +258,11 @@ static int run_scan(clscan_plan *plan, const clscan_scan_desc *desc, const place
 
 /* Names a cell and sets its build options from its fields. */
 static void name_cell(cell *x) {
-  snprintf(x->options, sizeof x->options, "%s%s", x->prmt ? "-DCLSCAN_NARROW_PRMT=2 " : "",
-           x->scheme ? schemes[x->scheme - 1].option : "");
+  // CLSCAN_TEST_NARROW_OPTIONS is added to every cell's options (for options that only a GPU
+  // compiles, such as -DCLSCAN_NARROW_SCAN_STEP=1 on NVIDIA).
+  const char *extra = getenv("CLSCAN_TEST_NARROW_OPTIONS");
+  snprintf(x->options, sizeof x->options, "%s%s %s", x->prmt ? "-DCLSCAN_NARROW_PRMT=2 " : "",
+           x->scheme ? schemes[x->scheme - 1].option : "", extra ? extra : "");
   snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s%s%s", clscan_type_name(x->type),
            clscan_op_name(x->op), x->algo == CLSCAN_ALGO_SINGLE_PASS ? "sp" : "rts", x->wg, x->vpt,
            x->scheme ? "." : "", x->scheme ? schemes[x->scheme - 1].tag : "",
@@ -327,7 +332,7 @@ static void cell_env_set(const cell *x, cell_env *env) {
   tu_env_set("CLSCAN_TILE_WG", wg, &env->wg);
   tu_env_set("CLSCAN_TILE_VPT", vpt, &env->vpt);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &env->shape);
-  tu_env_set("CLSCAN_BUILD_OPTIONS", *x->options ? x->options : NULL, &env->options);
+  tu_env_set("CLSCAN_BUILD_OPTIONS", x->options, &env->options);
   tu_env_set("CLSCAN_TEST_WITHHOLD", x->withhold ? "3" : NULL, &env->withhold);
 }
 
