@@ -652,7 +652,12 @@ ALWAYS_INLINE uint narrow_half_lane(uint h) {
 #define NARROW_HALVES_IDENTITY (narrow_half(NARROW_IDENTITY) * 0x00010001u)
 
 ALWAYS_INLINE uint narrow_state(uint r) {
+#if CLSCAN_NARROW_PRMT
+  // The element's bits (its half's low byte or bytes), copied or sign-extended to both halves.
+  return prmt(r ^ NARROW_BIAS, 0u, VAL_SIZE == 2 ? 0x1010u : NARROW_SIGNED ? 0x8080u : 0x4040u);
+#else
   return narrow_half(r) * 0x00010001u;
+#endif
 }
 
 /* [b.hi, a.lo]: a's low half moved up, b's high half below it. */
