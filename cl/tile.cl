@@ -27,14 +27,17 @@
  * loaded and stored with one 16-byte access) and computes on the words: a vector's total, then
  * after the lane-group scan its serial scan seeded with its prefix, in 32-bit lanes (common.cl)
  * or several elements per operation (add of bytes in 16-bit halves, bitwise operators on whole
- * words). Lane-group scans then combine lanes (uint) too, for add of bytes and bitwise operators
- * several vectors' totals per word. The combinations are the generic path's, in its order: each
+ * words, min and max in 16-bit halves with CLSCAN_NARROW_SIMD). Lane-group scans then combine
+ * lanes (uint) too, for add of bytes, bitwise operators and min and max in halves several
+ * vectors' totals per word. The combinations are the generic path's, in its order: each
  * vector's total, the lane-group scans, each vector's prefix; for integers any order gives the
  * same bits, and the results are those of val_t arithmetic (integers wrap).
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
- * CLSCAN_NARROW_PRMT (see prmt()). Needs common.cl first.
+ * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD, CLSCAN_NARROW_DOT and
+ * CLSCAN_NARROW_SCAN_STEP (the packed path's optional schemes, off by default). Needs common.cl
+ * first.
  */
 
 #ifndef CLSCAN_WG
