@@ -446,6 +446,45 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
 #endif
 }
 
+/*
+ * uint8 inputs added into int32 or uint32 (CLSCAN_WIDE_PAIRS 1, off by default; the generic
+ * path): a vector's total is at most VEC * 255, so a lane group's sum of them stays below 2^16
+ * where SG * VEC * 255 < 2^16 (a warp on NVIDIA, work-groups up to 64 elsewhere), and one
+ * lane-group scan takes two vectors' totals in the 16-bit halves of a word: half the scans of a
+ * vector each.
+ */
+#ifndef CLSCAN_WIDE_PAIRS
+#define CLSCAN_WIDE_PAIRS 0
+#endif
+#if CLSCAN_WIDE_PAIRS && !TILE_PACKED && CLSCAN_IN_TYPE == 7 &&                                    \
+    (CLSCAN_TYPE == 0 || CLSCAN_TYPE == 1) && CLSCAN_OP == 0 && !CLSCAN_MAP && !CLSCAN_SEGMENTS && \
+    SG * VEC * 255 < 65536
+#define TILE_TOTAL_PAIRS 1
+#else
+#define TILE_TOTAL_PAIRS 0
+#endif
+
+#if TILE_TOTAL_PAIRS
+/* The lane-group scans of tile_scan_local() for vector totals vt, two at a time: pre[j] gets
+ * vector j's exclusive prefix within the segment, *carry (the identity at first) the segment's
+ * total. */
+ALWAYS_INLINE void tile_pair_scans(const elem_t vt[CLSCAN_VPT], elem_t pre[CLSCAN_VPT],
+                                   elem_t *carry, uint lane, __local tile_scratch *s CLSCAN_XP) {
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j += 2) {
+    const uint high = j + 1 < CLSCAN_VPT ? (uint)vt[j + 1] << 16 : 0u;
+    elem_t excl, total;
+    group_scan((elem_t)((uint)vt[j] | high), lane, s, &excl, &total CLSCAN_XA);
+    pre[j] = combine(*carry, (elem_t)((uint)excl & 0xFFFFu) CLSCAN_XA);
+    *carry = combine(*carry, (elem_t)((uint)total & 0xFFFFu) CLSCAN_XA);
+    if (j + 1 < CLSCAN_VPT) {
+      pre[j + 1] = combine(*carry, (elem_t)((uint)excl >> 16) CLSCAN_XA);
+      *carry = combine(*carry, (elem_t)((uint)total >> 16) CLSCAN_XA);
+    }
+  }
+}
+#endif
+
 #if TILE_PACKED
 
 /* ---------------------------------------------------------------------------------------------
@@ -1287,8 +1326,11 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     for (uint k = 1; k < VEC; k++)
       vt[j] = combine(vt[j], item_state(x, j, k) CLSCAN_XA);
   }
-  // One lane-group scan per vector index, carried from j to j + 1.
+  // One lane-group scan per vector index (or pair of them), carried from j to j + 1.
   elem_t carry = IDENTITY;
+#if TILE_TOTAL_PAIRS
+  tile_pair_scans(vt, pre, &carry, lane, s CLSCAN_XA);
+#else
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t excl, total;
@@ -1296,6 +1338,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     pre[j] = combine(carry, excl CLSCAN_XA);
     carry = combine(carry, total CLSCAN_XA);
   }
+#endif
   return tile_totals(carry, group_prefix, s CLSCAN_XA);
 }
 

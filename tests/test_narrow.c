@@ -521,6 +521,77 @@ static void test_packed_path_selected(void **state) {
   free(tile);
 }
 
+/* ============================================================================================== */
+/* uint8 counts into 32 bits, two vector totals per lane-group scan                              */
+/* ============================================================================================== */
+
+/* The widening scans that -DCLSCAN_WIDE_PAIRS=1 applies to (the generic path of cl/tile.cl). */
+static const tu_spec wide_specs[] = {
+    {.name = "uint8-to-uint32-add",
+     .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32, .op = CLSCAN_ADD}},
+    {.name = "uint8-to-int32-add",
+     .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_INT32, .op = CLSCAN_ADD}},
+};
+
+/* Runs spec s under one algorithm and tile shape: sizes around the tile, inclusive and exclusive,
+ * with and without an initial value, at offsets of whole vectors and (one case) odd ones. */
+static int run_wide_shape(size_t s, clscan_algorithm algo, unsigned wg, unsigned vpt, uint64_t seed,
+                          char *msg, size_t cap) {
+  const size_t tile = (size_t)wg * vpt * 4; /* 4 elements per vector: 16 bytes of 32 bits */
+  const size_t sizes[] = {1, tile - 1, tile, tile + 1, 5 * tile + 7};
+  int ok = 1;
+  for (size_t i = 0; ok && i < COUNT(sizes); i++) {
+    for (unsigned combo = 0; ok && combo < 4; combo++) {
+      tu_case c = {.spec = &wide_specs[s],
+                   .algorithm = algo,
+                   .exclusive = (int)(combo & 1),
+                   .n = sizes[i],
+                   .in_off = i == 3 && combo == 0 ? 1 : 4 * (i % 3),
+                   .out_off = 4 * ((i + combo) % 2),
+                   .path = TU_PATH_PLAN,
+                   .seed = tu_mix(seed, 10 * i + combo)};
+      if (combo & 2)
+        tu_case_set_init(&c, tu_mix(seed, 77 + i));
+      char what[256];
+      tu_case_describe(&c, what, sizeof what);
+      tu_progress(what);
+      ok = tu_run_case(tu_context(), &c, msg, cap);
+    }
+  }
+  return ok;
+}
+
+static void test_wide_pairs(void **state) {
+  (void)state;
+  static const unsigned wide_wgs[] = {32, 64}, wide_vpts[] = {1, 3, 8};
+  const char *extra = getenv("CLSCAN_TEST_NARROW_OPTIONS");
+  char options[256];
+  snprintf(options, sizeof options, "-DCLSCAN_WIDE_PAIRS=1 %s", extra ? extra : "");
+  for (size_t s = 0; s < COUNT(wide_specs); s++) {
+    for (size_t a = 0; a < COUNT(algorithms); a++) {
+      for (size_t w = 0; w < COUNT(wide_wgs); w++) {
+        const unsigned wg = wide_wgs[w], vpt = wide_vpts[(s + a + w) % COUNT(wide_vpts)];
+        char wg_text[16], vpt_text[16], msg[1024] = "";
+        snprintf(wg_text, sizeof wg_text, "%u", wg);
+        snprintf(vpt_text, sizeof vpt_text, "%u", vpt);
+        cell_env env;
+        tu_env_set("CLSCAN_TILE_WG", wg_text, &env.wg);
+        tu_env_set("CLSCAN_TILE_VPT", vpt_text, &env.vpt);
+        tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &env.shape);
+        tu_env_set("CLSCAN_BUILD_OPTIONS", options, &env.options);
+        tu_env_set("CLSCAN_TEST_WITHHOLD", a == 1 && w == 1 ? "3" : NULL, &env.withhold);
+        const int ok = run_wide_shape(s, algorithms[a], wg, vpt,
+                                      tu_mix(tu_seed(), 31 * s + 7 * a + w), msg, sizeof msg);
+        cell_env_restore(&env);
+        if (!ok)
+          fail_msg("%s (%s, %u x %u)", msg, a ? "single pass" : "reduce-then-scan", wg, vpt);
+        printf("  %s, %s, %u x %u: passed\n", wide_specs[s].name,
+               a ? "single pass" : "reduce-then-scan", wg, vpt);
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (!tu_context())
     return 1;
@@ -529,10 +600,12 @@ int main(int argc, char **argv) {
   // argument is a cmocka filter.
   const char *group = argc > 1 ? argv[1] : "";
   const int rts = strcmp(group, "rts") == 0, sp = strcmp(group, "sp") == 0;
-  struct CMUnitTest tests[CELL_COUNT + 1];
+  struct CMUnitTest tests[CELL_COUNT + 2];
   size_t count = 0;
   if (!sp)
     tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_packed_path_selected);
+  if (!rts)
+    tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_wide_pairs);
   for (size_t i = 0; i < CELL_COUNT; i++) {
     const int is_sp = cells[i].algo == CLSCAN_ALGO_SINGLE_PASS;
     if ((rts && is_sp) || (sp && !is_sp))
