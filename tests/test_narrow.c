@@ -21,7 +21,9 @@
  * with -DCLSCAN_NARROW_DOT=1, the vector totals through narrow_dot()'s C version (dp4a, dp2a). Half
  * the single-pass cells withhold every third tile's publications (CLSCAN_TEST_WITHHOLD=3), so that
  * successors reduce those tiles themselves (tile_reduce). A first test checks that the builds
- * compile the packed path where it applies.
+ * compile the packed path where it applies. test_wide_pairs (with the single-pass cells) runs
+ * uint8 counts added into uint32 and int32 with -DCLSCAN_WIDE_PAIRS=1, whose generic tiles scan
+ * two vector totals per lane-group scan, under both algorithms at work-group sizes 32 and 64.
  *
  *   test_narrow            all cells
  *   test_narrow rts|sp     one algorithm's cells (CTest runs the two as narrow.rts and narrow.sp)
