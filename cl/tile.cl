@@ -26,14 +26,17 @@
  * loaded and stored with one 16-byte access) and computes on the words: a vector's total, then
  * after the lane-group scan its serial scan seeded with its prefix, in 32-bit lanes (common.cl)
  * or several elements per operation (add of bytes in 16-bit halves, bitwise operators on whole
- * words). Lane-group scans then combine lanes (uint) too, for add of bytes and bitwise operators
- * several vectors' totals per word. The combinations are the generic path's, in its order: each
+ * words, min and max in 16-bit halves with CLSCAN_NARROW_SIMD). Lane-group scans then combine
+ * lanes (uint) too, for add of bytes, bitwise operators and min and max in halves several
+ * vectors' totals per word. The combinations are the generic path's, in its order: each
  * vector's total, the lane-group scans, each vector's prefix; for integers any order gives the
  * same bits, and the results are those of val_t arithmetic (integers wrap).
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
- * CLSCAN_NARROW_PRMT (see prmt()). Needs common.cl first.
+ * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD, CLSCAN_NARROW_DOT and
+ * CLSCAN_NARROW_SCAN_STEP (the packed path's optional schemes, off by default). Needs common.cl
+ * first.
  */
 
 #ifndef CLSCAN_WG
@@ -110,9 +113,9 @@
 #define CLSCAN_NARROW_PRMT CLSCAN_NV_PTX
 #endif
 
-/* Byte permutation, as PTX prmt.b32 in its default mode with selector nibbles 0..7: byte i of
- * the result is byte s_i of the eight bytes of a then b (a's bytes are 0..3), where s_i is
- * nibble i of s. */
+/* Byte permutation, as PTX prmt.b32 in its default mode: byte i of the result is byte s_i & 7 of
+ * the eight bytes of a then b (a's bytes are 0..3), where s_i is nibble i of s; where s_i & 8,
+ * that byte's top bit replicated instead (sign extension). */
 #if CLSCAN_NARROW_PRMT == 1
 ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
   uint r;
@@ -124,10 +127,94 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
   const ulong x = (ulong)b << 32 | a;
   uint r = 0;
 #pragma unroll
-  for (uint i = 0; i < 4; i++)
-    r |= (uint)(x >> (8 * ((s >> (4 * i)) & 7u)) & 0xFFu) << (8 * i);
+  for (uint i = 0; i < 4; i++) {
+    const uint n = s >> (4 * i), byte = (uint)(x >> (8 * (n & 7u))) & 0xFFu;
+    r |= ((n & 8u) ? (byte >> 7) * 0xFFu : byte) << (8 * i);
+  }
   return r;
 }
+#endif
+
+/* Min and max of narrow types in 16-bit halves, two elements per operation (NARROW_SCHEME 3 of
+ * the packed path): CLSCAN_NARROW_SIMD 1 takes it, with PTX min/max.{s,u}16x2 under
+ * CLSCAN_NV_PTX (PTX ISA 8.0, sm_90) and simd16_op()'s C version of the same operation elsewhere
+ * (so that tests check the scheme on any device); 0 (the default): the lane scheme. */
+#ifndef CLSCAN_NARROW_SIMD
+#define CLSCAN_NARROW_SIMD 0
+#endif
+#if TILE_PACKED && CLSCAN_NARROW_SIMD && NARROW_EXACT
+#define NARROW_HALVES 1
+#define NARROW_SIGNED (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
+#else
+#define NARROW_HALVES 0
+#endif
+
+/* Add of narrow types: CLSCAN_NARROW_DOT 1 computes a vector's total with dot products of its
+ * words and ones (narrow_dot), PTX dp4a (bytes) and dp2a (16-bit elements) under CLSCAN_NV_PTX
+ * and their C version elsewhere; 0 (the default): with shifts, masks and additions. */
+#ifndef CLSCAN_NARROW_DOT
+#define CLSCAN_NARROW_DOT 0
+#endif
+
+#if TILE_PACKED && CLSCAN_NARROW_DOT && CLSCAN_OP == 0
+/* acc plus the sum of word w's elements (unsigned, exact). */
+#if CLSCAN_NV_PTX && VAL_SIZE == 1
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+  uint r;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x01010101u), "r"(acc));
+  return r;
+}
+#elif CLSCAN_NV_PTX
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+  uint r;
+  asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x0101u), "r"(acc));
+  return r;
+}
+#else
+ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
+#pragma unroll
+  for (uint k = 0; k < NARROW_PER_WORD; k++)
+    acc += (w >> (NARROW_BITS * k)) & NARROW_MASK;
+  return acc;
+}
+#endif
+#endif
+
+#if NARROW_HALVES
+/* The operator on each 16-bit half of two words: signed halves for signed types. */
+#if CLSCAN_NV_PTX
+#if CLSCAN_OP == 2 && NARROW_SIGNED
+#define NARROW_SIMD_INSN "min.s16x2"
+#elif CLSCAN_OP == 2
+#define NARROW_SIMD_INSN "min.u16x2"
+#elif NARROW_SIGNED
+#define NARROW_SIMD_INSN "max.s16x2"
+#else
+#define NARROW_SIMD_INSN "max.u16x2"
+#endif
+ALWAYS_INLINE uint simd16_op(uint a, uint b) {
+  uint r;
+  asm(NARROW_SIMD_INSN " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#else
+ALWAYS_INLINE uint simd16_op(uint a, uint b) {
+  uint r = 0;
+#pragma unroll
+  for (uint i = 0; i < 32; i += 16) {
+#if NARROW_SIGNED
+    const int x = as_int(a << (16 - i)) >> 16, y = as_int(b << (16 - i)) >> 16;
+#else
+    const uint x = (a >> i) & 0xFFFFu, y = (b >> i) & 0xFFFFu;
+#endif
+    r |= ((uint)(CLSCAN_OP == 2 ? min(x, y) : max(x, y)) & 0xFFFFu) << i;
+  }
+  return r;
+}
+#endif
+#define NARROW_FIELD_OP(a, b) simd16_op(a, b)
+#elif TILE_PACKED
+#define NARROW_FIELD_OP(a, b) narrow_op(a, b)
 #endif
 
 /* An input vector and an output vector seen as their elements. */
@@ -254,15 +341,56 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #endif
 
 #if TILE_PACKED && CLSCAN_NV_PTX
-/* group_scan() on narrow lanes (common.cl), or on words of several lanes of bitwise operators or
- * of 16-bit sums (see tile_scan_local); identity is the word's. */
+/* CLSCAN_NARROW_SCAN_STEP 1: a step of narrow_group_scan() combines without a select where it
+ * can (narrow_scan_step); 0 (the default): x = op(y, x) on the lanes at or above d. */
+#ifndef CLSCAN_NARROW_SCAN_STEP
+#define CLSCAN_NARROW_SCAN_STEP 0
+#endif
+
+#if CLSCAN_NARROW_SCAN_STEP
+/* 1 where lane >= d, else 0, as a value the compiler does not know to be 0 or 1 (which it would
+ * turn back into a select). */
+ALWAYS_INLINE uint narrow_step_mask(uint lane, uint d) {
+  uint r;
+  asm("mov.b32 %0, %1;" : "=r"(r) : "r"((uint)(lane >= d)));
+  return r;
+}
+
+/* A lane-group scan step: y (lane - d's x, or for lanes below d their own x, as shfl.up gives)
+ * combined with x on the lanes at or above d. Add multiplies y by 0 or 1 and xor masks it (one
+ * operation each); the idempotent operators (and, or, min, max) combine the lanes below d with
+ * their own x, which leaves it as it is. */
+ALWAYS_INLINE uint narrow_scan_step(uint y, uint x, uint lane, uint d, const int fields) {
+#if CLSCAN_OP == 0
+  (void)fields;
+  return x + y * narrow_step_mask(lane, d);
+#elif CLSCAN_OP == 6
+  (void)fields;
+  return x ^ (y & (0u - narrow_step_mask(lane, d)));
+#elif CLSCAN_OP == 1
+  (void)fields;
+  return lane >= d ? y * x : x;
+#else
+  (void)lane;
+  (void)d;
+  return fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
+#endif
+}
+#endif
+
+/* group_scan() on narrow lanes (common.cl), or (fields) on words of several fields (see
+ * tile_scan_local) combined with NARROW_FIELD_OP; identity is the word's. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
-                                     uint *excl, uint *total) {
+                                     const int fields, uint *excl, uint *total) {
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
+#if CLSCAN_NARROW_SCAN_STEP
+    x = narrow_scan_step(y, x, lane, d, fields);
+#else
     if (lane >= d)
-      x = narrow_op(y, x);
+      x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
+#endif
   }
   const uint up = shfl_up_u32(x, 1);
   *excl = lane > 0 ? up : identity;
@@ -271,7 +399,7 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
 #elif TILE_PACKED
 /* As above, in local memory. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
-                                     uint *excl, uint *total) {
+                                     const int fields, uint *excl, uint *total) {
   s->words[lane] = x;
 #pragma unroll
   for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
@@ -279,7 +407,7 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
     const uint y = lane >= d ? s->words[lane - d] : identity;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lane >= d)
-      x = narrow_op(y, x);
+      x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
     s->words[lane] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -328,6 +456,45 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
 #endif
 }
 
+/*
+ * uint8 inputs added into int32 or uint32 (CLSCAN_WIDE_PAIRS 1, off by default; the generic
+ * path): a vector's total is at most VEC * 255, so a lane group's sum of them stays below 2^16
+ * where SG * VEC * 255 < 2^16 (a warp on NVIDIA, work-groups up to 64 elsewhere), and one
+ * lane-group scan takes two vectors' totals in the 16-bit halves of a word: half the scans of a
+ * vector each.
+ */
+#ifndef CLSCAN_WIDE_PAIRS
+#define CLSCAN_WIDE_PAIRS 0
+#endif
+#if CLSCAN_WIDE_PAIRS && !TILE_PACKED && CLSCAN_IN_TYPE == 7 &&                                    \
+    (CLSCAN_TYPE == 0 || CLSCAN_TYPE == 1) && CLSCAN_OP == 0 && !CLSCAN_MAP && !CLSCAN_SEGMENTS && \
+    SG * VEC * 255 < 65536
+#define TILE_TOTAL_PAIRS 1
+#else
+#define TILE_TOTAL_PAIRS 0
+#endif
+
+#if TILE_TOTAL_PAIRS
+/* The lane-group scans of tile_scan_local() for vector totals vt, two at a time: pre[j] gets
+ * vector j's exclusive prefix within the segment, *carry (the identity at first) the segment's
+ * total. */
+ALWAYS_INLINE void tile_pair_scans(const elem_t vt[CLSCAN_VPT], elem_t pre[CLSCAN_VPT],
+                                   elem_t *carry, uint lane, __local tile_scratch *s CLSCAN_XP) {
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j += 2) {
+    const uint high = j + 1 < CLSCAN_VPT ? (uint)vt[j + 1] << 16 : 0u;
+    elem_t excl, total;
+    group_scan((elem_t)((uint)vt[j] | high), lane, s, &excl, &total CLSCAN_XA);
+    pre[j] = combine(*carry, (elem_t)((uint)excl & 0xFFFFu) CLSCAN_XA);
+    *carry = combine(*carry, (elem_t)((uint)total & 0xFFFFu) CLSCAN_XA);
+    if (j + 1 < CLSCAN_VPT) {
+      pre[j + 1] = combine(*carry, (elem_t)((uint)excl >> 16) CLSCAN_XA);
+      *carry = combine(*carry, (elem_t)((uint)total >> 16) CLSCAN_XA);
+    }
+  }
+}
+#endif
+
 #if TILE_PACKED
 
 /* ---------------------------------------------------------------------------------------------
@@ -359,12 +526,15 @@ ALWAYS_INLINE uint narrow_pack(const uint *p) {
  * exclusive results of one word and advances the state past it, and a vector total (a lane).
  *   0  lanes: element by element in 32-bit lanes (mul, min, max, and add of 16-bit types);
  *   1  add of bytes in the 16-bit halves of a word, two elements per addition;
- *   2  bitwise operators on whole words, with the word's in-word prefix in two steps.
+ *   2  bitwise operators on whole words, with the word's in-word prefix in two steps;
+ *   3  min and max in 16-bit halves (CLSCAN_NARROW_SIMD), two elements per operation.
  */
 #if CLSCAN_OP == 0 && VAL_SIZE == 1
 #define NARROW_SCHEME 1
 #elif CLSCAN_OP >= 4
 #define NARROW_SCHEME 2
+#elif NARROW_HALVES
+#define NARROW_SCHEME 3
 #else
 #define NARROW_SCHEME 0
 #endif
@@ -415,6 +585,11 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   for (uint k = 1; k < NARROW_PER_WORD; k++)
     t = narrow_op(t, narrow_get(w, k));
   return t;
+}
+#elif CLSCAN_OP == 0 && CLSCAN_NARROW_DOT
+/* Add of 16-bit elements: the words' dot products with ones, one after another. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
 }
 #elif CLSCAN_OP == 0
 /* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
@@ -484,6 +659,12 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   return exclusive ? narrow_interleave(r + (pairs << 16), even) : narrow_interleave(even, odd);
 }
 
+#if CLSCAN_NARROW_DOT
+/* The total of a vector's bytes (its low byte): the words' dot products with ones. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
+}
+#else
 /* The total of a vector's bytes (its low byte). With W the words' sum and O the sum of their odd
  * bytes' halves, W - 255 O is the sum of the even and odd halves, exact in each half. (Not the
  * halves added directly: see the lane scheme's totals.) */
@@ -494,6 +675,117 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   const uint halves = w - 255u * o;
   return halves + (halves >> 16);
 }
+#endif
+
+#elif NARROW_SCHEME == 3
+
+/*
+ * Words of 16-bit halves: a 16-bit element is its half; bytes b0..b3 of a word become two words
+ * of halves, [b0, b2] and [b1, b3] (low half first), each byte sign-extended for signed types, so
+ * that simd16_op() orders them as their type does. The state is the last word of inclusive
+ * results (of 16-bit elements, or of the odd bytes), [P', R]: R, the running prefix, in its high
+ * half, and P', an earlier prefix, in its low half (at first [R, R]). The operators are
+ * idempotent and every prefix is an earlier one combined with more elements, so R op P' = R:
+ * combining a half with both of the state's halves combines it with R, which saves broadcasting
+ * R to both halves.
+ */
+
+/* The half of lane r (its element, sign-extended for signed types), and the lane of half h. */
+ALWAYS_INLINE uint narrow_half(uint r) {
+#if VAL_SIZE == 2
+  return (r ^ NARROW_BIAS) & 0xFFFFu;
+#else
+  return (uint)(ushort)(short)narrow_value(r);
+#endif
+}
+ALWAYS_INLINE uint narrow_half_lane(uint h) {
+  return (h ^ NARROW_BIAS) & NARROW_MASK;
+}
+#define NARROW_HALVES_IDENTITY (narrow_half(NARROW_IDENTITY) * 0x00010001u)
+
+ALWAYS_INLINE uint narrow_state(uint r) {
+#if CLSCAN_NARROW_PRMT
+  // The element's bits (its half's low byte or bytes), copied or sign-extended to both halves.
+  return prmt(r ^ NARROW_BIAS, 0u, VAL_SIZE == 2 ? 0x1010u : NARROW_SIGNED ? 0x8080u : 0x4040u);
+#else
+  return narrow_half(r) * 0x00010001u;
+#endif
+}
+
+/* [b.hi, a.lo]: a's low half moved up, b's high half below it. */
+ALWAYS_INLINE uint narrow_after_top(uint a, uint b) {
+#if CLSCAN_NARROW_PRMT
+  return prmt(a, b, 0x1076u);
+#else
+  return a << 16 | b >> 16;
+#endif
+}
+
+#if VAL_SIZE == 1
+/* The halves of word w's even bytes, [b0, b2], and of its odd bytes, [b1, b3]. */
+#if NARROW_SIGNED
+#define NARROW_EVEN_SEL 0xA280u
+#define NARROW_ODD_SEL 0xB391u
+#else
+#define NARROW_EVEN_SEL 0x4240u
+#define NARROW_ODD_SEL 0x4341u
+#endif
+ALWAYS_INLINE uint narrow_even_halves(uint w) {
+  return prmt(w, 0u, NARROW_EVEN_SEL);
+}
+ALWAYS_INLINE uint narrow_odd_halves(uint w) {
+  return prmt(w, 0u, NARROW_ODD_SEL);
+}
+
+/* Scans word w seeded with *state = [P', R]: with P_k = R op b0 op ... op bk, the odd results
+ * [P1, P3] are the pairs p = [b0 op b1, b2 op b3] combined with [R, p.lo] and the state; the even
+ * ones [P0, P2] are [R, P1] op [b0, b2]. Exclusive results are [R, P0, P1, P2]; the new state is
+ * [P1, P3]. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint r = *state;
+  const uint even_bytes = narrow_even_halves(w);
+  const uint pairs = simd16_op(even_bytes, narrow_odd_halves(w));
+  const uint odd = simd16_op(simd16_op(pairs, narrow_after_top(pairs, r)), r);
+  const uint before_even = narrow_after_top(odd, r);
+  const uint even = simd16_op(before_even, even_bytes);
+  *state = odd;
+  return exclusive ? prmt(before_even, even, 0x6240u) : prmt(even, odd, 0x6240u);
+}
+
+/* The total of a vector's bytes (a lane), from the halves of each word's low bytes, [b0, b1], and
+ * of its high bytes, [b2, b3]: not the even and odd bytes of narrow_word_scan(), which the
+ * compiler would otherwise keep alive from the totals to the stores (registers). */
+#if NARROW_SIGNED
+#define NARROW_LOW_SEL 0x9180u
+#define NARROW_HIGH_SEL 0xB3A2u
+#else
+#define NARROW_LOW_SEL 0x4140u
+#define NARROW_HIGH_SEL 0x4342u
+#endif
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  uint h[4];
+#pragma unroll
+  for (uint i = 0; i < 4; i++)
+    h[i] = simd16_op(prmt(x.u[i], 0u, NARROW_LOW_SEL), prmt(x.u[i], 0u, NARROW_HIGH_SEL));
+  const uint t = simd16_op(simd16_op(h[0], h[1]), simd16_op(h[2], h[3]));
+  return narrow_half_lane(simd16_op(t, t >> 16));
+}
+#else
+/* Scans word w seeded with *state = [P', R]: w combined with [R, w.lo] and the state; the
+ * exclusive results are [R, x.lo] of the inclusive ones x, the new state x. */
+ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
+  const uint before = *state;
+  const uint x = simd16_op(simd16_op(w, narrow_after_top(w, before)), before);
+  *state = x;
+  return exclusive ? narrow_after_top(x, before) : x;
+}
+
+/* The total of a vector's elements (a lane): the words combined, then their halves. */
+ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
+  const uint t = simd16_op(simd16_op(x.u[0], x.u[1]), simd16_op(x.u[2], x.u[3]));
+  return narrow_half_lane(simd16_op(t, t >> 16));
+}
+#endif
 
 #else /* NARROW_SCHEME == 2 */
 
@@ -548,11 +840,18 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
  * Lane-group scans take several vector totals per word where the operator keeps fields apart:
  * bitwise operators a total per lane; add of bytes two totals of 8 bits in 16-bit fields, whose
  * sums over a lane group (at most 32 * 255 on NVIDIA, CLSCAN_WG * 255 elsewhere) stay below
- * 2^16. Fewer shuffles per vector (or local-memory rounds) is what this buys.
+ * 2^16; min and max in halves two totals as halves. Fewer shuffles per vector (or local-memory
+ * rounds) is what this buys. NARROW_FIELD makes a field from a total's lane. The scans' results
+ * are carried from j to j + 1 in a word (NARROW_CARRY_OP combines it with a field in a word's low
+ * bits, NARROW_CARRY_VALUE makes a value of it): a lane, or in halves a half, so that no field is
+ * turned back into a lane.
  */
 #if NARROW_SCHEME == 2
 #define NARROW_TOTALS_PER_SCAN NARROW_PER_WORD
 #define NARROW_FIELD_BITS NARROW_BITS
+#elif NARROW_SCHEME == 3
+#define NARROW_TOTALS_PER_SCAN 2
+#define NARROW_FIELD_BITS 16
 #elif NARROW_SCHEME == 1 && SG <= 256
 #define NARROW_TOTALS_PER_SCAN 2
 #define NARROW_FIELD_BITS 16
@@ -560,7 +859,20 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #define NARROW_TOTALS_PER_SCAN 1
 #define NARROW_FIELD_BITS 32
 #endif
-#if NARROW_TOTALS_PER_SCAN > 1
+#if NARROW_SCHEME == 3
+#define NARROW_FIELD(v) narrow_half(v)
+#define NARROW_CARRY_IDENTITY NARROW_HALVES_IDENTITY
+#define NARROW_CARRY_OP(c, f) simd16_op(c, f)
+#define NARROW_CARRY_VALUE(c) narrow_value(narrow_half_lane(c))
+#else
+#define NARROW_FIELD(v) ((v)&NARROW_MASK)
+#define NARROW_CARRY_IDENTITY NARROW_IDENTITY
+#define NARROW_CARRY_OP(c, f) narrow_op(c, f)
+#define NARROW_CARRY_VALUE(c) narrow_value(c)
+#endif
+#if NARROW_SCHEME == 3
+#define NARROW_FIELD_IDENTITY NARROW_HALVES_IDENTITY
+#elif NARROW_TOTALS_PER_SCAN > 1
 #if CLSCAN_OP == 4
 #define NARROW_FIELD_IDENTITY 0xFFFFFFFFu
 #else
@@ -655,23 +967,25 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
   }
   // Lane-group scans of the vector totals, NARROW_TOTALS_PER_SCAN vector indices at a time (in
   // the fields of a word), carried from j to j + 1.
-  uint carry = NARROW_IDENTITY;
+  uint carry = NARROW_CARRY_IDENTITY;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j += NARROW_TOTALS_PER_SCAN) {
     uint word = 0, excl, total;
 #pragma unroll
     for (uint g = 0; g < NARROW_TOTALS_PER_SCAN; g++) {
       const uint v = j + g < CLSCAN_VPT ? vt[j + g] : NARROW_IDENTITY;
-      word |= NARROW_TOTALS_PER_SCAN > 1 ? (v & NARROW_MASK) << (NARROW_FIELD_BITS * g) : v;
+      word |= NARROW_TOTALS_PER_SCAN > 1 ? NARROW_FIELD(v) << (NARROW_FIELD_BITS * g) : v;
     }
-    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, &excl, &total);
+    narrow_group_scan(word, lane, s, NARROW_FIELD_IDENTITY, NARROW_TOTALS_PER_SCAN > 1, &excl,
+                      &total);
 #pragma unroll
     for (uint g = 0; g < NARROW_TOTALS_PER_SCAN && j + g < CLSCAN_VPT; g++) {
-      pre[j + g] = narrow_value(narrow_op(carry, excl >> (NARROW_FIELD_BITS * g)));
-      carry = narrow_op(carry, total >> (NARROW_FIELD_BITS * g));
+      const uint shift = NARROW_FIELD_BITS * g;
+      pre[j + g] = NARROW_CARRY_VALUE(NARROW_CARRY_OP(carry, excl >> shift));
+      carry = NARROW_CARRY_OP(carry, total >> shift);
     }
   }
-  return tile_totals(narrow_value(carry), group_prefix, s CLSCAN_XA);
+  return tile_totals(NARROW_CARRY_VALUE(carry), group_prefix, s CLSCAN_XA);
 }
 
 /*
@@ -691,7 +1005,7 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
     narrow_words u;
     uint excl, total;
     u.v = narrow_load(in, n, base + (ulong)vector_index(lid, j) * VEC, full);
-    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, &excl, &total);
+    narrow_group_scan(narrow_vector_total(u), lid % SG, s, NARROW_IDENTITY, 0, &excl, &total);
     carry = narrow_op(carry, total);
   }
   elem_t group_prefix;
@@ -1076,8 +1390,11 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     for (uint k = 1; k < VEC; k++)
       vt[j] = combine(vt[j], item_state(x, j, k) CLSCAN_XA);
   }
-  // One lane-group scan per vector index, carried from j to j + 1.
+  // One lane-group scan per vector index (or pair of them), carried from j to j + 1.
   elem_t carry = IDENTITY;
+#if TILE_TOTAL_PAIRS
+  tile_pair_scans(vt, pre, &carry, lane, s CLSCAN_XA);
+#else
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t excl, total;
@@ -1085,6 +1402,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     pre[j] = combine(carry, excl CLSCAN_XA);
     carry = combine(carry, total CLSCAN_XA);
   }
+#endif
   return tile_totals(carry, group_prefix, s CLSCAN_XA);
 }
 
