@@ -43,19 +43,6 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-/* Unique and run-length encoding on NVIDIA: 1 takes a full tile's previous elements from the
- * previous lane by shuffles after every load is issued (lane 0 reads its own), 0 reads each
- * element's predecessor beside it (a second, mostly cached, load), as elsewhere and in the last
- * tile. The default is 1 for 4-byte built-in types only: for int8 the extra array of lane 0's
- * predecessors doubled the registers (ptxas, sm_90). */
-#ifndef CLSCAN_SELECT_RUNS_SHFL
-#if CLSCAN_TYPE != 64 && VAL_SIZE == 4
-#define CLSCAN_SELECT_RUNS_SHFL 1
-#else
-#define CLSCAN_SELECT_RUNS_SHFL 0
-#endif
-#endif
-
 /* Elements per work-item and per tile. */
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
@@ -250,48 +237,6 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
 #endif
 }
 
-#if SEL_RUNS && CLSCAN_NV_PTX && CLSCAN_SELECT_RUNS_SHFL
-/* A mapped element as 32-bit words, for shuffles. */
-typedef union val_words {
-  val_t v;
-  uint u[(sizeof(val_t) + 3) / 4];
-} val_words;
-
-/* Loads a full tile's elements into v (element j * CLSCAN_WG + lid in v[j]) and returns their
- * run-head flags as bits, lane `lane` of its warp: every load is issued first (lane 0 also reads
- * the element before each of its own), then each element's predecessor comes from the previous
- * lane by a shuffle. Every lane must call it. */
-ALWAYS_INLINE uint load_run_heads_warp(const __global in_t *in, ulong base, uint lane,
-                                       val_t v[ITEMS] CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-  val_t before[ITEMS];
-#pragma unroll
-  for (uint j = 0; j < ITEMS; j++)
-    v[j] = sel_value(in, base + j * CLSCAN_WG + lid CLSCAN_XA);
-#pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    const ulong i = base + j * CLSCAN_WG + lid;
-    if (lane == 0 && i > 0)
-      before[j] = sel_value(in, i - 1 CLSCAN_XA);
-  }
-  uint bits = 0;
-#pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    const ulong i = base + j * CLSCAN_WG + lid;
-    val_words a, prev;
-    a.v = v[j];
-#pragma unroll
-    for (uint w = 0; w < sizeof(a.u) / 4; w++)
-      prev.u[w] = shfl_up_u32(a.u[w], 1);
-    if (lane == 0 && i > 0)
-      prev.v = before[j];
-    if (i == 0 || !sel_equal(prev.v, v[j] CLSCAN_XA))
-      bits |= 1u << j;
-  }
-  return bits;
-}
-#endif
-
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
  * walks status.cl's chain, or on NVIDIA warp 0 reads lookback_warp.cl's window of 32 status words
  * per round trip and reduces it as a tree (counts are exact); the whole group counts a silent
@@ -408,13 +353,9 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   val_t v[ITEMS];
   uint bits = 0;
   if (valid == TILE) {
-#if SEL_RUNS && CLSCAN_NV_PTX && CLSCAN_SELECT_RUNS_SHFL
-    bits = load_run_heads_warp(in, base, lane, v CLSCAN_XA);
-#else
 #pragma unroll
     for (uint j = 0; j < ITEMS; j++)
       bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
-#endif
   } else {
 #pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
