@@ -138,9 +138,16 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 /* Min and max of narrow types in 16-bit halves, two elements per operation (NARROW_SCHEME 3 of
  * the packed path): CLSCAN_NARROW_SIMD 1 takes it, with PTX min/max.{s,u}16x2 under
  * CLSCAN_NV_PTX (PTX ISA 8.0, sm_90) and simd16_op()'s C version of the same operation elsewhere
- * (so that tests check the scheme on any device); 0 (the default): the lane scheme. */
+ * (so that tests check the scheme on any device); 0: the lane scheme. The default is 1 on NVIDIA
+ * GPUs of compute capability 9.0 and newer (CLSCAN_NV_SM, from the host), 0 elsewhere: on the
+ * H200 it took int8 min from 0.639 to 0.733 of copy and int16 min from 0.773 to 0.842 (2^26, one
+ * call), with the results checked. */
 #ifndef CLSCAN_NARROW_SIMD
+#if CLSCAN_NV_PTX && defined(CLSCAN_NV_SM) && CLSCAN_NV_SM >= 90
+#define CLSCAN_NARROW_SIMD 1
+#else
 #define CLSCAN_NARROW_SIMD 0
+#endif
 #endif
 #if TILE_PACKED && CLSCAN_NARROW_SIMD && NARROW_EXACT
 #define NARROW_HALVES 1

@@ -21,6 +21,19 @@ static int has_extension(const char *list, const char *name) {
   return 0;
 }
 
+/* NVIDIA's compute capability as major * 10 + minor (cl_nv_device_attribute_query), or 0 where
+ * the driver does not answer. */
+static unsigned nv_compute_capability(cl_device_id device) {
+  cl_uint major = 0, minor = 0;
+  if (clGetDeviceInfo(device, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof major,
+                      &major, NULL) != CL_SUCCESS ||
+      clGetDeviceInfo(device, 0x4001 /* CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV */, sizeof minor,
+                      &minor, NULL) != CL_SUCCESS ||
+      major > 100 || minor > 9)
+    return 0;
+  return major * 10 + minor;
+}
+
 int clscan__contains_ci(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   for (; *hay; hay++) {
@@ -75,6 +88,8 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
                             has_extension(ext, "cl_khr_int64_extended_atomics");
   info->is_nvidia =
       clscan__contains_ci(info->vendor, "nvidia") || clscan__contains_ci(info->platform, "nvidia");
+  if (info->is_nvidia && has_extension(ext, "cl_nv_device_attribute_query"))
+    info->nv_sm = nv_compute_capability(device);
   info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   free(ext);
   return CLSCAN_SUCCESS;
@@ -113,6 +128,9 @@ clscan_status clscan__device_has_nv_ptx(clscan_context *ctx, int *has) {
     ok = st == CLSCAN_SUCCESS;
     clscan__clear_error();
   }
+  // The compute capability travels with the answer, so that kernels can use newer PTX.
+  if (ok && ctx->info.nv_sm > 1)
+    ok = (int)ctx->info.nv_sm;
   atomic_store(&ctx->nv_ptx, ok);
   *has = ok;
   return CLSCAN_SUCCESS;

@@ -193,6 +193,7 @@ typedef struct clscan__device_info {
   int has_fp16; /* cl_khr_fp16: half arithmetic (CLSCAN_HALF) */
   int has_int64_atomics;
   int is_nvidia;
+  unsigned nv_sm; /* NVIDIA's compute capability as major * 10 + minor, 0 where not reported */
   int is_cpu;
 } clscan__device_info;
 
@@ -256,7 +257,8 @@ struct clscan__kernel_config {
   unsigned vpt;            /* 16-byte vectors per work-item (tile kernels) */
   unsigned cpu_tile;       /* elements per work-group (CPU single pass) */
   int vector_io;           /* 1: 16-byte vector loads and stores (offsets are aligned) */
-  int nv_ptx;              /* 1: NVIDIA inline-PTX warp shuffles and look-back helpers */
+  int nv_ptx;              /* non-zero: NVIDIA inline PTX (shuffles, look-back helpers); > 1: also
+                              the compute capability * 10 (CLSCAN_NV_SM) */
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
   int status32;            /* 1: 32-bit status words (cl/status.cl, CLSCAN_STATUS32) */
   int seg_mask;            /* 1: segments by offsets read a head mask (CLSCAN_SEG_OFFSETS_MASK) */
@@ -493,7 +495,7 @@ struct clscan_context {
   cl_device_id device;
   cl_command_queue queue;
   clscan__device_info info; /* read-only after creation */
-  atomic_int nv_ptx;        /* -1 unknown, 0 no, 1 yes */
+  atomic_int nv_ptx;        /* -1 unknown, 0 no, else yes (kernel_config.nv_ptx's value) */
   clscan__program_cache programs;
   clscan__temp_pool temp;
   clscan__plan_cache plan_cache;

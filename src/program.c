@@ -70,6 +70,8 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
   // Device workaround / fast path: NVIDIA inline PTX.
   if (cfg->nv_ptx)
     APPEND(" -DCLSCAN_NV_PTX=1");
+  if (cfg->nv_ptx > 1)
+    APPEND(" -DCLSCAN_NV_SM=%d", cfg->nv_ptx);
   // Test only: withhold tile publications so that the fallback path runs.
   if (cfg->withhold)
     APPEND(" -DCLSCAN_TEST_WITHHOLD=%u", cfg->withhold);
