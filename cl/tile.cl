@@ -34,9 +34,9 @@
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
- * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD, CLSCAN_NARROW_DOT and
- * CLSCAN_NARROW_SCAN_STEP (the packed path's optional schemes, off by default). Needs common.cl
- * first.
+ * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD (on by default from sm_90, CLSCAN_NV_SM),
+ * CLSCAN_NARROW_DOT and CLSCAN_NARROW_SCAN_STEP (the packed path's optional schemes, off by
+ * default: not faster on the H200). Needs common.cl first.
  */
 
 #ifndef CLSCAN_WG
