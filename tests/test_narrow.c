@@ -262,9 +262,12 @@ static int run_scan(clscan_plan *plan, const clscan_scan_desc *desc, const place
 static void name_cell(cell *x) {
   // CLSCAN_TEST_NARROW_OPTIONS is added to every cell's options (for options that only a GPU
   // compiles, such as -DCLSCAN_NARROW_SCAN_STEP=1 on NVIDIA).
+  // Min and max cells without a scheme ask for the lane scheme, so that it is tested also where
+  // the halves are the default (NVIDIA from sm_90, cl/tile.cl).
   const char *extra = getenv("CLSCAN_TEST_NARROW_OPTIONS");
+  const char *lanes = x->op == CLSCAN_MIN || x->op == CLSCAN_MAX ? "-DCLSCAN_NARROW_SIMD=0" : "";
   snprintf(x->options, sizeof x->options, "%s%s %s", x->prmt ? "-DCLSCAN_NARROW_PRMT=2 " : "",
-           x->scheme ? schemes[x->scheme - 1].option : "", extra ? extra : "");
+           x->scheme ? schemes[x->scheme - 1].option : lanes, extra ? extra : "");
   snprintf(x->name, sizeof x->name, "%s.%s.%s.wg%u.vpt%u%s%s%s%s%s", clscan_type_name(x->type),
            clscan_op_name(x->op), x->algo == CLSCAN_ALGO_SINGLE_PASS ? "sp" : "rts", x->wg, x->vpt,
            x->scheme ? "." : "", x->scheme ? schemes[x->scheme - 1].tag : "",
