@@ -158,7 +158,8 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 
 /* Add of narrow types: CLSCAN_NARROW_DOT 1 computes a vector's total with dot products of its
  * words and ones (narrow_dot), PTX dp4a (bytes) and dp2a (16-bit elements) under CLSCAN_NV_PTX
- * and their C version elsewhere; 0 (the default): with shifts, masks and additions. */
+ * and their C version elsewhere; 0 (the default): with shifts, masks and additions. On the
+ * H200 1 ran int8 add at 0.845 of copy against 0.843 (2^28, one call): no gain worth a default. */
 #ifndef CLSCAN_NARROW_DOT
 #define CLSCAN_NARROW_DOT 0
 #endif
@@ -349,7 +350,9 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 
 #if TILE_PACKED && CLSCAN_NV_PTX
 /* CLSCAN_NARROW_SCAN_STEP 1: a step of narrow_group_scan() combines without a select where it
- * can (narrow_scan_step); 0 (the default): x = op(y, x) on the lanes at or above d. */
+ * can (narrow_scan_step); 0 (the default): x = op(y, x) on the lanes at or above d. On the H200
+ * 1 was no faster (int8 add 0.834 against 0.843 of copy; int16 add with CLSCAN_NARROW_DOT 0.896
+ * against 0.927). */
 #ifndef CLSCAN_NARROW_SCAN_STEP
 #define CLSCAN_NARROW_SCAN_STEP 0
 #endif
@@ -464,11 +467,11 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
 }
 
 /*
- * uint8 inputs added into int32 or uint32 (CLSCAN_WIDE_PAIRS 1, off by default; the generic
- * path): a vector's total is at most VEC * 255, so a lane group's sum of them stays below 2^16
- * where SG * VEC * 255 < 2^16 (a warp on NVIDIA, work-groups up to 64 elsewhere), and one
- * lane-group scan takes two vectors' totals in the 16-bit halves of a word: half the scans of a
- * vector each.
+ * uint8 inputs added into int32 or uint32 (CLSCAN_WIDE_PAIRS 1; the generic path): a vector's
+ * total is at most VEC * 255, so a lane group's sum of them stays below 2^16 where
+ * SG * VEC * 255 < 2^16 (a warp on NVIDIA, work-groups up to 64 elsewhere), and one lane-group
+ * scan takes two vectors' totals in the 16-bit halves of a word: half the scans of a vector each.
+ * Off by default: 0.866 of copy against 0.861 on the H200 (2^28, one call), within noise.
  */
 #ifndef CLSCAN_WIDE_PAIRS
 #define CLSCAN_WIDE_PAIRS 0
