@@ -144,9 +144,9 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     if (withheld) {
       // Test only: stay silent.
     } else if (tile == 0) {
-      status_publish_own(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
     } else {
-      status_publish_own(status, tile, epoch, STATE_AGGREGATE, aggregate);
+      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
   }
 
@@ -224,7 +224,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
       prefix = sh->lb.acc;
 #endif
       if (!withheld)
-        status_publish_own(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate CLSCAN_XA));
+        status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate CLSCAN_XA));
       if (withheld && in_place)
         status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }

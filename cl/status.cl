@@ -10,9 +10,7 @@
  * A word from an older launch has a smaller epoch and reads as "none", so no initialisation
  * kernel runs between launches (the host zeroes the words before the epoch outgrows 14 bits,
  * src/temp.c). Words only grow (atomic max): a state never goes back, and the flag bit lies below
- * the state bits, so it cannot undo that (on NVIDIA a tile's owner stores its own two-word states
- * instead, which keeps the results: see "Two-word states on NVIDIA"). A reader accepts a value
- * only when all words show this
+ * the state bits, so it cannot undo that. A reader accepts a value only when all words show this
  * epoch and the same state. Two publishers of one state (the owner and a fallback) combine the
  * same elements in the same order, so their bits agree, and a reader that takes some words from
  * one and some from the other still gets those bits.
@@ -57,7 +55,6 @@ typedef uint status_t;
 #define status_atomic_load(p) atomic_or((volatile __global uint *)(p), 0u)
 #define status_atomic_cas(p, c, v) \
   atomic_cmpxchg((volatile __global uint *)(p), (uint)(c), (uint)(v))
-#define status_atomic_xchg(p, v) atomic_xchg((volatile __global uint *)(p), (uint)(v))
 #else
 typedef ulong status_t;
 #define STATUS_EPOCH_SHIFT 35
@@ -68,7 +65,6 @@ typedef ulong status_t;
 #define status_atomic_load(p) atom_add((volatile __global ulong *)(p), 0ul)
 #define status_atomic_cas(p, c, v) \
   atom_cmpxchg((volatile __global ulong *)(p), (ulong)(c), (ulong)(v))
-#define status_atomic_xchg(p, v) atom_xchg((volatile __global ulong *)(p), (ulong)(v))
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -124,88 +120,28 @@ ALWAYS_INLINE elem_t payloads_to_state(const ulong p[STATUS_WORDS]) {
 #endif
 
 /* ---------------------------------------------------------------------------------------------
- * Two-word states on NVIDIA (CLSCAN_STATUS_PAIR).
+ * Two-word states on NVIDIA.
  *
  * A state of two 64-bit words (8-byte values: int64, uint64, double, 8-byte user states) is
- * accessed in one of three ways on NVIDIA (CLSCAN_NV_PTX); elsewhere, and for every other number of
- * words, as 0 (except that elsewhere 1 can be asked for as a test, see status_publish_own()).
- *   0 (the default): every publisher raises each word by an atomic max; a reader loads both words
- * with one 16-byte load (ld.relaxed.gpu.v2.u64) and checks them one by one. 1: as 0, except that
- * the owner of a tile writes both words of its own publications (its aggregate, then its inclusive
- * prefix) with one 16-byte relaxed store (st.relaxed.gpu.v2.u64) instead of two atomics. 2: the two
- * words are one 16-byte word, only ever accessed as a whole: the owner stores it
- *      (st.relaxed.gpu.b128), readers load it (ld.relaxed.gpu.b128), every other publisher raises
- *      it by compare-and-swap (atom.relaxed.gpu.cas.b128). Needs PTX ISA 8.3 and sm_90 (the
- *      driver's PTX version decides whether it compiles).
- * On the H200 (2026-12-01, `tile_sweep 28 20`, exclusive add of 2^28 int64 / double, ratio to a
- * copy in the same run) 0 ran at 0.877 / 0.854, 1 at 0.728 / 0.736 and 2 at 0.641 / 0.742, all
- * with correct results: the atomics are the fastest of the three, so 0 is the default, and 1 and
- * 2 stay for comparison. Why the stores are slower was not found; the reasoning below about torn
- * reads predicted the opposite.
+ * raised word by word by atomic max like any other, and on NVIDIA (CLSCAN_NV_PTX) a reader loads
+ * both words with one 16-byte load (ld.relaxed.gpu.v2.u64) and checks them one by one. The two
+ * atomics of one publication reach L2 separately, so a reader whose load falls between them sees
+ * one word in the new state and one in the old: a torn state, which reads as none (status_read),
+ * never as a wrong value; the reader polls again. Two alternatives that avoid the tear were
+ * measured slower on the H200 and are not kept, the owner's publications as one 16-byte store
+ * (st.relaxed.gpu.v2.u64) and the two words as one 16-byte word (.b128 load, store and
+ * compare-and-swap): exclusive add of 2^28 int64 / double (`tile_sweep 28 20`, ratio to a copy)
+ * ran at 0.877 / 0.854 with the atomics, 0.728 / 0.736 with the owner's store and 0.641 / 0.742
+ * with the 16-byte word.
  *
  * Why these and not a released flag. The look-back's critical path is the latency of one poll,
  * one round trip to L2. A value stored apart from a status word that is released after it
  * (st.release.gpu, or a fence.acq_rel.gpu before the word's atomic) must be read after the word
  * is acquired: a second, dependent round trip per poll, which would cost more than the atomics
- * it saves. Here the value travels inside the words a poll reads in one round trip, as in 0, so
- * nothing else is communicated through them and relaxed accesses suffice: ordering only matters
- * for data outside the words read.
- *
- * What 0 costs, and 1 and 2 remove. In 0 the words of one publication reach L2 as two separate
- * atomics, and a reader whose load falls between them sees one word in the new state and one in
- * the old: a torn state, which reads as none (status_read), so the reader backs off and polls
- * again although the tile's aggregate was there. Between a tile's aggregate and its inclusive
- * prefix the window reopens, on the tile its successors poll. In 1 the owner's publications are
- * one 16-byte store each (one instruction, one request), and in 2 one single-copy-atomic access.
- *
- * Soundness of 1. The PTX memory model makes each aligned 64-bit element of a vector access
- * single-copy atomic, not the vector as a whole; the relaxed store and the atomic max of a word
- * are both strong, of the same scope and size, so morally strong: each word has one coherence
- * order, and a reader checks both words' epoch and state as in 0. A torn read still reads as
- * none, never as a wrong value. What changes is monotonicity: a store does not take the maximum.
- * The owner's two stores to its tile's words come in program order (aggregate, then prefix), and
- * a fallback's aggregate of the same tile (an atomic max) cannot lower a prefix. The only write a
- * store can lower is the inclusive prefix that the next tile's owner publishes for this tile in
- * place (single_pass.cl, "In place", by atomic max), if it comes before the owner's aggregate
- * store; the owner's own prefix store follows that store in program order, so the words return
- * to the same prefix (the same bits, both are the left fold through this tile). Meanwhile a
- * reader finds the aggregate: the fold takes it in its tile's order and gets the same bits
- * (below, "The look-back as a strict left fold"), so a word that moved back costs time, never
- * bits. When the launch ends, every word holds what it would in 0: the owner's prefix store is its
- * last write (a withheld tile's one in-place aggregate, a test case, is published by atomic max),
- * which is what the finishing launch of an in-place scan reads (gate_exclusive()).
- *
- * Soundness of 2. An aligned 16-byte access of type .b128 (ld, st, atom.cas) is one scalar
- * memory operation in the PTX memory model, so single-copy atomic: NVIDIA's libcu++ implements
- * cuda::atomic_ref's 16-byte load and store by exactly these instructions (ld/st.relaxed.b128,
- * sm_70 and newer; compare-and-swap sm_90), and its memory model lists naturally aligned 16-byte
- * loads and stores as atomic. A reader never sees a torn state. The words keep 0's encoding
- * (each half carries the epoch and state), so a launch that reads them as 64-bit words of another
- * layout (a later scan of another state size, in the same temporary buffer) still sees an older
- * epoch: these and those accesses are ordered by the launches, never concurrent. Within a launch
- * every access to a tile's words is 16 bytes wide (mixing in 64-bit accesses would not be morally
- * strong). Monotonicity is argued as in 1: the owner stores, every other publisher takes the
- * maximum by compare-and-swap (status_publish()).
- *
- * Epochs and determinism are those of 0 in both: the words carry the launch's epoch, and every
- * publisher of one state writes the same bits.
+ * it saves. Here the value travels inside the words a poll reads in one round trip, so nothing
+ * else is communicated through them and relaxed accesses suffice: ordering only matters for data
+ * outside the words read.
  * ------------------------------------------------------------------------------------------- */
-/* The mode in effect, a constant expression (STATUS_WORDS is not a preprocessor number); the code
- * of the other modes folds away. STATUS_NV_WORDS: the NVIDIA accesses compile at all. Elsewhere
- * -DCLSCAN_STATUS_PAIR=1 is a test of 1's protocol (status_publish_own()). */
-#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
-#ifndef CLSCAN_STATUS_PAIR
-#define CLSCAN_STATUS_PAIR 0
-#endif
-#define STATUS_NV_WORDS 1
-#define STATUS_PAIR (STATUS_WORDS == 2 ? CLSCAN_STATUS_PAIR : 0)
-#else
-#ifndef CLSCAN_STATUS_PAIR
-#define CLSCAN_STATUS_PAIR 0
-#endif
-#define STATUS_NV_WORDS 0
-#define STATUS_PAIR 0
-#endif
 
 /* ---------------------------------------------------------------------------------------------
  * Reading and publishing.
@@ -225,14 +161,7 @@ ALWAYS_INLINE ulong status_load(__global status_t *p) {
 /* Reads a tile's status words into w. On NVIDIA two words come in one 16-byte load (measured
  * about 1% faster for int64 and double on the H200); the words are still checked one by one. */
 ALWAYS_INLINE void status_load_words(__global status_t *p, ulong w[STATUS_WORDS]) {
-#if STATUS_NV_WORDS
-  if (STATUS_PAIR == 2) {
-    asm volatile("{ .reg .b128 t; ld.relaxed.gpu.global.b128 t, [%2]; mov.b128 {%0, %1}, t; }"
-                 : "=l"(w[0]), "=l"(w[STATUS_WORDS - 1])
-                 : "l"(p)
-                 : "memory");
-    return;
-  }
+#if CLSCAN_NV_PTX && !CLSCAN_STATUS32
   if (STATUS_WORDS == 2) {
     // w[STATUS_WORDS - 1] is w[1] here; written so, the dead branch of one-word states does not
     // index past w.
@@ -248,86 +177,15 @@ ALWAYS_INLINE void status_load_words(__global status_t *p, ulong w[STATUS_WORDS]
     w[i] = status_load(p + i);
 }
 
-#if STATUS_NV_WORDS
-/* Raises a 16-byte status word {w0, w1} (w0 at the lower address) to {n0, n1} by compare-and-swap,
- * unless it already holds this epoch's state `state` or a later one. */
-ALWAYS_INLINE void status_pair_raise(__global status_t *p, ulong epoch, ulong state, ulong n0,
-                                     ulong n1) {
-  ulong w[STATUS_WORDS];
-  status_load_words(p, w);
-  for (;;) {
-    const ulong e0 = w[0] >> STATUS_EPOCH_SHIFT, e1 = w[STATUS_WORDS - 1] >> STATUS_EPOCH_SHIFT;
-    if (e0 == epoch && e1 == epoch && ((w[0] >> STATUS_STATE_SHIFT) & 3ul) >= state)
-      return;
-    ulong o0, o1;
-    asm volatile(
-        "{ .reg .b128 c, n, o; mov.b128 c, {%2, %3}; mov.b128 n, {%4, %5};"
-        " atom.relaxed.gpu.global.cas.b128 o, [%6], c, n; mov.b128 {%0, %1}, o; }"
-        : "=l"(o0), "=l"(o1)
-        : "l"(w[0]), "l"(w[STATUS_WORDS - 1]), "l"(n0), "l"(n1), "l"(p)
-        : "memory");
-    if (o0 == w[0] && o1 == w[STATUS_WORDS - 1])
-      return;
-    w[0] = o0;
-    w[STATUS_WORDS - 1] = o1;
-  }
-}
-#endif
-
 /* Publishes a value in state `state` for tile t (monotone: never moves a word backwards). Any
- * work-item may call it: a fallback, or a tile's owner for another tile. */
+ * work-item may call it: a tile's owner, for its own tile or another, or a fallback. */
 ALWAYS_INLINE void status_publish(__global status_t *status, ulong t, ulong epoch, ulong state,
                                   elem_t value) {
   ulong p[STATUS_WORDS];
   state_to_payloads(value, p);
   const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
-#if STATUS_NV_WORDS
-  if (STATUS_PAIR == 2) {
-    status_pair_raise(&status[t * STATUS_WORDS], epoch, state, head | p[0],
-                      head | p[STATUS_WORDS - 1]);
-    return;
-  }
-#endif
   for (uint i = 0; i < STATUS_WORDS; i++)
     status_atomic_max(&status[t * STATUS_WORDS + i], head | p[i]);
-}
-
-/* Publishes tile t's own aggregate, then its inclusive prefix: only tile t's owner calls it, in
- * that order. With CLSCAN_STATUS_PAIR 1 or 2 one 16-byte store (not monotone: see "Two-word states
- * on NVIDIA" for why that is sound), else status_publish(). */
-ALWAYS_INLINE void status_publish_own(__global status_t *status, ulong t, ulong epoch, ulong state,
-                                      elem_t value) {
-#if STATUS_NV_WORDS
-  if (STATUS_PAIR) {
-    ulong p[STATUS_WORDS];
-    state_to_payloads(value, p);
-    const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
-    const ulong w0 = head | p[0], w1 = head | p[STATUS_WORDS - 1];
-    __global status_t *w = &status[t * STATUS_WORDS];
-    if (STATUS_PAIR == 2)
-      asm volatile(
-          "{ .reg .b128 t; mov.b128 t, {%1, %2}; st.relaxed.gpu.global.b128 [%0], t; }" ::"l"(w),
-          "l"(w0), "l"(w1)
-          : "memory");
-    else
-      asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(w0), "l"(w1)
-                   : "memory");
-    return;
-  }
-#else
-  if (STATUS_WORDS == 2 && CLSCAN_STATUS_PAIR == 1) {
-    // Test only (the default elsewhere is 0): the protocol of 1 where no 16-byte store exists, an
-    // atomic exchange per word, which is as little monotone and may tear, so that POCL, rusticl
-    // and Oclgrind run its look-back, fallback and in-place cases.
-    ulong p[STATUS_WORDS];
-    state_to_payloads(value, p);
-    const ulong head = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT);
-    for (uint i = 0; i < STATUS_WORDS; i++)
-      status_atomic_xchg(&status[t * STATUS_WORDS + i], head | p[i]);
-    return;
-  }
-#endif
-  status_publish(status, t, epoch, state, value);
 }
 
 /* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
