@@ -34,9 +34,8 @@
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
- * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD (on by default from sm_90, CLSCAN_NV_SM),
- * CLSCAN_NARROW_DOT and CLSCAN_NARROW_SCAN_STEP (the packed path's optional schemes, off by
- * default: not faster on the H200). Needs common.cl first.
+ * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD (on by default from sm_90, CLSCAN_NV_SM).
+ * Needs common.cl first.
  */
 
 #ifndef CLSCAN_WG
@@ -73,32 +72,12 @@
 #ifndef CLSCAN_SEG_OFFSETS_SEARCH
 #define CLSCAN_SEG_OFFSETS_SEARCH 0
 #endif
-/* CLSCAN_SEG_MARK_FIRST 1: a tile load marks the heads before it issues the value loads (by
- * default after, so that the loads are in flight during the search), for comparisons. */
-#ifndef CLSCAN_SEG_MARK_FIRST
-#define CLSCAN_SEG_MARK_FIRST 0
-#endif
 #if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_MASK && !CLSCAN_SEG_OFFSETS_SEARCH
 #define TILE_HEAD_MASK 1
 #define TILE_MASK_WORDS ((CLSCAN_WG * CLSCAN_VPT * VEC + 31) / 32)
 #else
 #define TILE_HEAD_MASK 0
 #endif
-/* Rows (CLSCAN_SEGMENTS 4): how a vector finds its heads. 1 (the default): one division per
- * vector gives its first element's position in its row, and the position is counted up element
- * by element; 0: the position is computed once per tile and work-item and advanced by the
- * constant distance to the work-item's next vector (tile_hint_next), then counted up likewise;
- * 2: the division per vector is in 32 bits where the index and the row length fit (seg_row_pos
- * in common.cl) and the vector's head bits follow from the position with a few operations
- * (seg_row_heads), not one comparison and increment per element; 3: as 2, from the advanced
- * position. On the H200 (rows of 1024 int32, 2^28, ratio to copy, one call) 1 ran at 0.839, 3 at
- * 0.755 and 2 at 0.695 (and 0 at 0.764 against 0.835 for 1 in another call), though 2 and 3 look
- * like less work; why was not found. */
-#ifndef CLSCAN_SEG_ROWS_DIVIDE
-#define CLSCAN_SEG_ROWS_DIVIDE 1
-#endif
-#define SEG_ROWS_ADVANCE (CLSCAN_SEG_ROWS_DIVIDE == 0 || CLSCAN_SEG_ROWS_DIVIDE == 3)
-
 /* The packed path (see above). */
 #if CLSCAN_NARROW && CLSCAN_VECTOR_IO
 #define TILE_PACKED 1
@@ -154,38 +133,6 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 #define NARROW_SIGNED (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
 #else
 #define NARROW_HALVES 0
-#endif
-
-/* Add of narrow types: CLSCAN_NARROW_DOT 1 computes a vector's total with dot products of its
- * words and ones (narrow_dot), PTX dp4a (bytes) and dp2a (16-bit elements) under CLSCAN_NV_PTX
- * and their C version elsewhere; 0 (the default): with shifts, masks and additions. On the
- * H200 1 ran int8 add at 0.845 of copy against 0.843 (2^28, one call): no gain worth a default. */
-#ifndef CLSCAN_NARROW_DOT
-#define CLSCAN_NARROW_DOT 0
-#endif
-
-#if TILE_PACKED && CLSCAN_NARROW_DOT && CLSCAN_OP == 0
-/* acc plus the sum of word w's elements (unsigned, exact). */
-#if CLSCAN_NV_PTX && VAL_SIZE == 1
-ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
-  uint r;
-  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x01010101u), "r"(acc));
-  return r;
-}
-#elif CLSCAN_NV_PTX
-ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
-  uint r;
-  asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0x0101u), "r"(acc));
-  return r;
-}
-#else
-ALWAYS_INLINE uint narrow_dot(uint w, uint acc) {
-#pragma unroll
-  for (uint k = 0; k < NARROW_PER_WORD; k++)
-    acc += (w >> (NARROW_BITS * k)) & NARROW_MASK;
-  return acc;
-}
-#endif
 #endif
 
 #if NARROW_HALVES
@@ -349,45 +296,6 @@ ALWAYS_INLINE void group_scan(elem_t x, uint lane, __local tile_scratch *s, elem
 #endif
 
 #if TILE_PACKED && CLSCAN_NV_PTX
-/* CLSCAN_NARROW_SCAN_STEP 1: a step of narrow_group_scan() combines without a select where it
- * can (narrow_scan_step); 0 (the default): x = op(y, x) on the lanes at or above d. On the H200
- * 1 was no faster (int8 add 0.834 against 0.843 of copy; int16 add with CLSCAN_NARROW_DOT 0.896
- * against 0.927). */
-#ifndef CLSCAN_NARROW_SCAN_STEP
-#define CLSCAN_NARROW_SCAN_STEP 0
-#endif
-
-#if CLSCAN_NARROW_SCAN_STEP
-/* 1 where lane >= d, else 0, as a value the compiler does not know to be 0 or 1 (which it would
- * turn back into a select). */
-ALWAYS_INLINE uint narrow_step_mask(uint lane, uint d) {
-  uint r;
-  asm("mov.b32 %0, %1;" : "=r"(r) : "r"((uint)(lane >= d)));
-  return r;
-}
-
-/* A lane-group scan step: y (lane - d's x, or for lanes below d their own x, as shfl.up gives)
- * combined with x on the lanes at or above d. Add multiplies y by 0 or 1 and xor masks it (one
- * operation each); the idempotent operators (and, or, min, max) combine the lanes below d with
- * their own x, which leaves it as it is. */
-ALWAYS_INLINE uint narrow_scan_step(uint y, uint x, uint lane, uint d, const int fields) {
-#if CLSCAN_OP == 0
-  (void)fields;
-  return x + y * narrow_step_mask(lane, d);
-#elif CLSCAN_OP == 6
-  (void)fields;
-  return x ^ (y & (0u - narrow_step_mask(lane, d)));
-#elif CLSCAN_OP == 1
-  (void)fields;
-  return lane >= d ? y * x : x;
-#else
-  (void)lane;
-  (void)d;
-  return fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
-#endif
-}
-#endif
-
 /* group_scan() on narrow lanes (common.cl), or (fields) on words of several fields (see
  * tile_scan_local) combined with NARROW_FIELD_OP; identity is the word's. */
 ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s, uint identity,
@@ -395,12 +303,8 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
 #pragma unroll
   for (uint d = 1; d < 32; d <<= 1) {
     const uint y = shfl_up_u32(x, d);
-#if CLSCAN_NARROW_SCAN_STEP
-    x = narrow_scan_step(y, x, lane, d, fields);
-#else
     if (lane >= d)
       x = fields ? NARROW_FIELD_OP(y, x) : narrow_op(y, x);
-#endif
   }
   const uint up = shfl_up_u32(x, 1);
   *excl = lane > 0 ? up : identity;
@@ -465,45 +369,6 @@ ALWAYS_INLINE elem_t tile_totals(elem_t segment_total, elem_t *group_prefix,
   return segment_total;
 #endif
 }
-
-/*
- * uint8 inputs added into int32 or uint32 (CLSCAN_WIDE_PAIRS 1; the generic path): a vector's
- * total is at most VEC * 255, so a lane group's sum of them stays below 2^16 where
- * SG * VEC * 255 < 2^16 (a warp on NVIDIA, work-groups up to 64 elsewhere), and one lane-group
- * scan takes two vectors' totals in the 16-bit halves of a word: half the scans of a vector each.
- * Off by default: 0.866 of copy against 0.861 on the H200 (2^28, one call), within noise.
- */
-#ifndef CLSCAN_WIDE_PAIRS
-#define CLSCAN_WIDE_PAIRS 0
-#endif
-#if CLSCAN_WIDE_PAIRS && !TILE_PACKED && CLSCAN_IN_TYPE == 7 &&                                    \
-    (CLSCAN_TYPE == 0 || CLSCAN_TYPE == 1) && CLSCAN_OP == 0 && !CLSCAN_MAP && !CLSCAN_SEGMENTS && \
-    SG * VEC * 255 < 65536
-#define TILE_TOTAL_PAIRS 1
-#else
-#define TILE_TOTAL_PAIRS 0
-#endif
-
-#if TILE_TOTAL_PAIRS
-/* The lane-group scans of tile_scan_local() for vector totals vt, two at a time: pre[j] gets
- * vector j's exclusive prefix within the segment, *carry (the identity at first) the segment's
- * total. */
-ALWAYS_INLINE void tile_pair_scans(const elem_t vt[CLSCAN_VPT], elem_t pre[CLSCAN_VPT],
-                                   elem_t *carry, uint lane, __local tile_scratch *s CLSCAN_XP) {
-#pragma unroll
-  for (uint j = 0; j < CLSCAN_VPT; j += 2) {
-    const uint high = j + 1 < CLSCAN_VPT ? (uint)vt[j + 1] << 16 : 0u;
-    elem_t excl, total;
-    group_scan((elem_t)((uint)vt[j] | high), lane, s, &excl, &total CLSCAN_XA);
-    pre[j] = combine(*carry, (elem_t)((uint)excl & 0xFFFFu) CLSCAN_XA);
-    *carry = combine(*carry, (elem_t)((uint)total & 0xFFFFu) CLSCAN_XA);
-    if (j + 1 < CLSCAN_VPT) {
-      pre[j + 1] = combine(*carry, (elem_t)((uint)excl >> 16) CLSCAN_XA);
-      *carry = combine(*carry, (elem_t)((uint)total >> 16) CLSCAN_XA);
-    }
-  }
-}
-#endif
 
 #if TILE_PACKED
 
@@ -596,11 +461,6 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
     t = narrow_op(t, narrow_get(w, k));
   return t;
 }
-#elif CLSCAN_OP == 0 && CLSCAN_NARROW_DOT
-/* Add of 16-bit elements: the words' dot products with ones, one after another. */
-ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
-  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
-}
 #elif CLSCAN_OP == 0
 /* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
  * halves' sum is (W - L) >> 16. */
@@ -669,12 +529,6 @@ ALWAYS_INLINE uint narrow_word_scan(uint w, uint *state, const int exclusive) {
   return exclusive ? narrow_interleave(r + (pairs << 16), even) : narrow_interleave(even, odd);
 }
 
-#if CLSCAN_NARROW_DOT
-/* The total of a vector's bytes (its low byte): the words' dot products with ones. */
-ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
-  return narrow_dot(x.u[3], narrow_dot(x.u[2], narrow_dot(x.u[1], narrow_dot(x.u[0], 0u))));
-}
-#else
 /* The total of a vector's bytes (its low byte). With W the words' sum and O the sum of their odd
  * bytes' halves, W - 255 O is the sum of the even and odd halves, exact in each half. (Not the
  * halves added directly: see the lane scheme's totals.) */
@@ -685,7 +539,6 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
   const uint halves = w - 255u * o;
   return halves + (halves >> 16);
 }
-#endif
 
 #elif NARROW_SCHEME == 3
 
@@ -1070,58 +923,6 @@ typedef union key_elems {
 } key_elems;
 #endif
 
-/* A work-item's search hint for its vectors (the *at of load_vector_at), from the index e of its
- * first vector in a tile: for rows the position of e in its row (one division per tile), else 0
- * (the offset search starts at the first offset). */
-ALWAYS_INLINE ulong tile_hint_first(ulong e) {
-#if CLSCAN_SEGMENTS == 4 && SEG_ROWS_ADVANCE
-  return seg_row_pos(e);
-#else
-  (void)e;
-  return 0;
-#endif
-}
-
-/* The hint for a work-item's next vector, SG * VEC elements further on (see vector_index): for
- * rows the row position advances by that distance modulo the row length (a 32-bit remainder,
- * and only for rows shorter than the distance); else the hint stays what the search left. */
-ALWAYS_INLINE ulong tile_hint_next(ulong at) {
-#if CLSCAN_SEGMENTS == 4 && SEG_ROWS_ADVANCE
-  const ulong len = SEG_PARAM();
-  const uint dist = SG * VEC;
-  const ulong d = len > dist ? dist : dist % (uint)len;
-  at += d;
-  return at >= len ? at - len : at;
-#else
-  return at;
-#endif
-}
-
-#if CLSCAN_SEGMENTS == 4
-/* The head bits of the VEC consecutive elements whose first is at position r of its row of len
- * elements. A row of at least VEC elements starts at most once inside them, where the next row
- * begins; shorter rows are counted element by element. */
-ALWAYS_INLINE uint seg_row_heads(ulong r, ulong len) {
-  if (len >= VEC) {
-    const ulong next = len - r; /* in [1, len]: len when r is 0 */
-    return (uint)(r == 0) | (next < VEC ? 1u << (uint)next : 0u);
-  }
-  uint bits = 0;
-#pragma unroll
-  for (uint k = 0; k < VEC; k++) {
-    bits |= (uint)(r == 0) << k;
-    r = r + 1 == len ? 0 : r + 1;
-  }
-  return bits;
-}
-
-/* The position in its row of the element k after one at position r (k < VEC; for maps). */
-ALWAYS_INLINE ulong seg_row_step(ulong r, uint k, ulong len) {
-  const ulong p = r + k;
-  return p < len ? p : len >= VEC ? p - len : p % len;
-}
-#endif
-
 #if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
 /* The head bits of the VEC elements from index e (a multiple of VEC) in the head mask aux;
  * element 0 is always a head. */
@@ -1132,8 +933,7 @@ ALWAYS_INLINE uint seg_vector_mask(const __global uchar *aux, ulong e) {
 #endif
 
 /* Loads the VEC elements from index e (a multiple of VEC) of a full tile as scan states, with
- * one vector load for the input and one for the flags or keys (*at: see make_elem_at; for rows
- * the position of e in its row, see tile_hint_first). */
+ * one vector load for the input and one for the flags or keys (*at: see make_elem_at). */
 ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                     ulong e, ulong *at, elem_t xs[VEC]) {
   in_elems u;
@@ -1161,27 +961,11 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
   for (uint k = 0; k < VEC; k++)
     xs[k] = seg_make(MAP(u.e[k], e + k), (heads >> k) & 1u);
   (void)at;
-#elif CLSCAN_SEGMENTS == 4 && CLSCAN_SEG_ROWS_DIVIDE >= 2
-  // Rows of a fixed length: the heads from the position of the vector's first element.
-  const ulong len = SEG_PARAM();
-#if CLSCAN_SEG_ROWS_DIVIDE == 2
-  const ulong r = seg_row_pos(e);
-  (void)at;
-#else
-  const ulong r = *at;
-#endif
-  const uint heads = seg_row_heads(r, len);
-#pragma unroll
-  for (uint k = 0; k < VEC; k++)
-    xs[k] = seg_make(MAP(u.e[k], seg_row_step(r, k, len)), (heads >> k) & 1u);
 #elif CLSCAN_SEGMENTS == 4
-  // Rows of a fixed length: the position within the row counts up from the vector's first.
+  // Rows of a fixed length: one division gives the position of the vector's first element in its
+  // row, and the position counts up from there.
   const ulong len = SEG_PARAM();
-#if CLSCAN_SEG_ROWS_DIVIDE == 1
   ulong r = e % len;
-#else
-  ulong r = *at;
-#endif
 #pragma unroll
   for (uint k = 0; k < VEC; k++) {
     xs[k] = seg_make(MAP(u.e[k], r), r == 0);
@@ -1316,7 +1100,8 @@ ALWAYS_INLINE void load_vector_values(const __global in_t *in, const __global uc
 #endif
 
 /* Loads the VEC elements of the vector at index v (in vectors) of tile t as scan states; *at is
- * the work-item's hint (tile_hint_first), and for offsets s->head_mask holds the tile's heads. */
+ * the work-item's search hint (make_elem_at), and for offsets s->head_mask holds the tile's
+ * heads. */
 ALWAYS_INLINE void tile_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
                                ulong n, ulong t, uint v, int full, ulong *at,
                                const __local tile_scratch *s, elem_t xs[VEC]) {
@@ -1346,27 +1131,21 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
 #if TILE_HEAD_MASK
-#if CLSCAN_SEG_MARK_FIRST
-  seg_mark_tile(aux, n, t, s);
-#endif
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     load_vector_values(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full,
                        x->v[j]);
-#if !CLSCAN_SEG_MARK_FIRST
   seg_mark_tile(aux, n, t, s);
-#endif
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     x->heads[j] = seg_vector_heads(s, base, vector_index(lid, j));
 #else
-  ulong at = tile_hint_first(base + (ulong)vector_index(lid, 0) * VEC);
+  ulong at = 0; /* the offset search's hint (make_elem_at): the search starts at the first offset */
   (void)s;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
     load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
-    at = tile_hint_next(at);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -1400,11 +1179,8 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     for (uint k = 1; k < VEC; k++)
       vt[j] = combine(vt[j], item_state(x, j, k) CLSCAN_XA);
   }
-  // One lane-group scan per vector index (or pair of them), carried from j to j + 1.
+  // One lane-group scan per vector index, carried from j to j + 1.
   elem_t carry = IDENTITY;
-#if TILE_TOTAL_PAIRS
-  tile_pair_scans(vt, pre, &carry, lane, s CLSCAN_XA);
-#else
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t excl, total;
@@ -1412,7 +1188,6 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
     pre[j] = combine(carry, excl CLSCAN_XA);
     carry = combine(carry, total CLSCAN_XA);
   }
-#endif
   return tile_totals(carry, group_prefix, s CLSCAN_XA);
 }
 
@@ -1431,12 +1206,11 @@ ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *
 #if TILE_HEAD_MASK
   seg_mark_tile(aux, n, t, s);
 #endif
-  ulong at = tile_hint_first(base + (ulong)vector_index(lid, 0) * VEC);
+  ulong at = 0; /* the offset search's hint (make_elem_at): the search starts at the first offset */
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
     tile_vector(in, aux CLSCAN_XA, n, t, vector_index(lid, j), full, &at, s, xs);
-    at = tile_hint_next(at);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)

@@ -15,21 +15,17 @@
  * across the whole range (a running minimum of uniform bytes would stop changing after a few
  * hundred elements). Every other cell builds with -DCLSCAN_NARROW_PRMT=2, which runs the byte
  * permutations of the NVIDIA path through their C version, so that their selectors are checked
- * on any device. Extra cells run the packed path's optional schemes for every type and algorithm,
+ * on any device. Extra cells run the packed path's optional scheme for every type and algorithm,
  * half of them with the C byte permutations too: min and max with -DCLSCAN_NARROW_SIMD=1, in
- * 16-bit halves through simd16_op()'s C version (the NVIDIA path's min/max.{s,u}16x2), and add
- * with -DCLSCAN_NARROW_DOT=1, the vector totals through narrow_dot()'s C version (dp4a, dp2a). Half
- * the single-pass cells withhold every third tile's publications (CLSCAN_TEST_WITHHOLD=3), so that
+ * 16-bit halves through simd16_op()'s C version (the NVIDIA path's min/max.{s,u}16x2). Half the
+ * single-pass cells withhold every third tile's publications (CLSCAN_TEST_WITHHOLD=3), so that
  * successors reduce those tiles themselves (tile_reduce). A first test checks that the builds
- * compile the packed path where it applies. test_wide_pairs (with the single-pass cells) runs
- * uint8 counts added into uint32 and int32 with -DCLSCAN_WIDE_PAIRS=1, whose generic tiles scan
- * two vector totals per lane-group scan, under both algorithms at work-group sizes 32 and 64.
+ * compile the packed path where it applies.
  *
  *   test_narrow            all cells
  *   test_narrow rts|sp     one algorithm's cells (CTest runs the two as narrow.rts and narrow.sp)
  *   test_narrow FILTER     the cells whose names match a cmocka filter (e.g. "int8*")
- * CLSCAN_TEST_NARROW_OPTIONS adds build options to every cell (on NVIDIA, e.g.
- * "-DCLSCAN_NARROW_SCAN_STEP=1", which only the inline-PTX path has).
+ * CLSCAN_TEST_NARROW_OPTIONS adds build options to every cell (e.g. "-DCLSCAN_NARROW_PRMT=0").
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -59,13 +55,13 @@ static const unsigned vpts[] = {1, 2, 4, 8, 16};
  * needs at least 32, and several warps exercise the scan of the warps' totals). */
 static const unsigned cpu_wgs[] = {1, 4, 32}, gpu_wgs[] = {32, 64, 256};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-/* The optional schemes of the packed path: an operator and the option that selects its scheme. */
+/* The optional scheme of the packed path, per operator: the operator and the option that selects
+ * the scheme. */
 static const struct {
   clscan_op op;
   const char *option, *tag;
 } schemes[] = {{CLSCAN_MIN, "-DCLSCAN_NARROW_SIMD=1", "simd"},
-               {CLSCAN_MAX, "-DCLSCAN_NARROW_SIMD=1", "simd"},
-               {CLSCAN_ADD, "-DCLSCAN_NARROW_DOT=1", "dot"}};
+               {CLSCAN_MAX, "-DCLSCAN_NARROW_SIMD=1", "simd"}};
 #define CELL_COUNT                                 \
   (COUNT(types) * COUNT(ops) * COUNT(algorithms) + \
    COUNT(types) * COUNT(schemes) * COUNT(algorithms))
@@ -260,8 +256,7 @@ static int run_scan(clscan_plan *plan, const clscan_scan_desc *desc, const place
 
 /* Names a cell and sets its build options from its fields. */
 static void name_cell(cell *x) {
-  // CLSCAN_TEST_NARROW_OPTIONS is added to every cell's options (for options that only a GPU
-  // compiles, such as -DCLSCAN_NARROW_SCAN_STEP=1 on NVIDIA).
+  // CLSCAN_TEST_NARROW_OPTIONS is added to every cell's options.
   // Min and max cells without a scheme ask for the lane scheme, so that it is tested also where
   // the halves are the default (NVIDIA from sm_90, cl/tile.cl).
   const char *extra = getenv("CLSCAN_TEST_NARROW_OPTIONS");
@@ -526,77 +521,6 @@ static void test_packed_path_selected(void **state) {
   free(tile);
 }
 
-/* ============================================================================================== */
-/* uint8 counts into 32 bits, two vector totals per lane-group scan                              */
-/* ============================================================================================== */
-
-/* The widening scans that -DCLSCAN_WIDE_PAIRS=1 applies to (the generic path of cl/tile.cl). */
-static const tu_spec wide_specs[] = {
-    {.name = "uint8-to-uint32-add",
-     .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32, .op = CLSCAN_ADD}},
-    {.name = "uint8-to-int32-add",
-     .desc = {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_INT32, .op = CLSCAN_ADD}},
-};
-
-/* Runs spec s under one algorithm and tile shape: sizes around the tile, inclusive and exclusive,
- * with and without an initial value, at offsets of whole vectors and (one case) odd ones. */
-static int run_wide_shape(size_t s, clscan_algorithm algo, unsigned wg, unsigned vpt, uint64_t seed,
-                          char *msg, size_t cap) {
-  const size_t tile = (size_t)wg * vpt * 4; /* 4 elements per vector: 16 bytes of 32 bits */
-  const size_t sizes[] = {1, tile - 1, tile, tile + 1, 5 * tile + 7};
-  int ok = 1;
-  for (size_t i = 0; ok && i < COUNT(sizes); i++) {
-    for (unsigned combo = 0; ok && combo < 4; combo++) {
-      tu_case c = {.spec = &wide_specs[s],
-                   .algorithm = algo,
-                   .exclusive = (int)(combo & 1),
-                   .n = sizes[i],
-                   .in_off = i == 3 && combo == 0 ? 1 : 4 * (i % 3),
-                   .out_off = 4 * ((i + combo) % 2),
-                   .path = TU_PATH_PLAN,
-                   .seed = tu_mix(seed, 10 * i + combo)};
-      if (combo & 2)
-        tu_case_set_init(&c, tu_mix(seed, 77 + i));
-      char what[256];
-      tu_case_describe(&c, what, sizeof what);
-      tu_progress(what);
-      ok = tu_run_case(tu_context(), &c, msg, cap);
-    }
-  }
-  return ok;
-}
-
-static void test_wide_pairs(void **state) {
-  (void)state;
-  static const unsigned wide_wgs[] = {32, 64}, wide_vpts[] = {1, 3, 8};
-  const char *extra = getenv("CLSCAN_TEST_NARROW_OPTIONS");
-  char options[256];
-  snprintf(options, sizeof options, "-DCLSCAN_WIDE_PAIRS=1 %s", extra ? extra : "");
-  for (size_t s = 0; s < COUNT(wide_specs); s++) {
-    for (size_t a = 0; a < COUNT(algorithms); a++) {
-      for (size_t w = 0; w < COUNT(wide_wgs); w++) {
-        const unsigned wg = wide_wgs[w], vpt = wide_vpts[(s + a + w) % COUNT(wide_vpts)];
-        char wg_text[16], vpt_text[16], msg[1024] = "";
-        snprintf(wg_text, sizeof wg_text, "%u", wg);
-        snprintf(vpt_text, sizeof vpt_text, "%u", vpt);
-        cell_env env;
-        tu_env_set("CLSCAN_TILE_WG", wg_text, &env.wg);
-        tu_env_set("CLSCAN_TILE_VPT", vpt_text, &env.vpt);
-        tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &env.shape);
-        tu_env_set("CLSCAN_BUILD_OPTIONS", options, &env.options);
-        tu_env_set("CLSCAN_TEST_WITHHOLD", a == 1 && w == 1 ? "3" : NULL, &env.withhold);
-        const int ok = run_wide_shape(s, algorithms[a], wg, vpt,
-                                      tu_mix(tu_seed(), 31 * s + 7 * a + w), msg, sizeof msg);
-        cell_env_restore(&env);
-        if (!ok)
-          fail_msg("%s (%s, %u x %u)", msg, a ? "single pass" : "reduce-then-scan", wg, vpt);
-        printf("  %s, %s, %u x %u: passed\n", wide_specs[s].name,
-               a ? "single pass" : "reduce-then-scan", wg, vpt);
-      }
-    }
-  }
-}
-
 int main(int argc, char **argv) {
   if (!tu_context())
     return 1;
@@ -605,12 +529,10 @@ int main(int argc, char **argv) {
   // argument is a cmocka filter.
   const char *group = argc > 1 ? argv[1] : "";
   const int rts = strcmp(group, "rts") == 0, sp = strcmp(group, "sp") == 0;
-  struct CMUnitTest tests[CELL_COUNT + 2];
+  struct CMUnitTest tests[CELL_COUNT + 1];
   size_t count = 0;
   if (!sp)
     tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_packed_path_selected);
-  if (!rts)
-    tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_wide_pairs);
   for (size_t i = 0; i < CELL_COUNT; i++) {
     const int is_sp = cells[i].algo == CLSCAN_ALGO_SINGLE_PASS;
     if ((rts && is_sp) || (sp && !is_sp))

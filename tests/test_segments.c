@@ -26,8 +26,7 @@
  *   through every algorithm (they must finish and write only the output range).
  * - rows: rows without padding (the segmented path, every algorithm), rows with padding and
  *   columns (the simple kernel), in place and not, with init and exclusive; the host call; rows
- *   of lengths around the tiles' strides through the tile kernels, with a map of the index, by
- *   each way the tile kernels find a row position (CLSCAN_SEG_ROWS_DIVIDE).
+ *   of lengths around the tiles' strides through the tile kernels, with a map of the index.
  * - huge (not in the default run; needs 4.5 GiB of device memory): n > 2^32 int8 elements in
  *   place, with uint64 offsets around 2^32, and batched rows longer than 2^31 and of 1000.
  * - errors: every bad-input status of the new entry points and descriptor fields, with the
@@ -1034,35 +1033,20 @@ static void test_rows_tiles(void **state) {
   tu_env_set("CLSCAN_TILE_VPT", "2", &saved[1]);
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved[2]);
   static const size_t lengths[] = {1, 3, 5, 15, 16, 17, 33, 255, 256, 257, 1000};
-  // The tile kernels' ways to find a vector's row position (cl/tile.cl, CLSCAN_SEG_ROWS_DIVIDE),
-  // the default first, each through the single pass; each map differs, so that each gets its
-  // own plan and program.
-  static const struct {
-    const char *options, *map;
-  } paths[] = {{NULL, "x + (int)(i % 7)"},
-               {"-DCLSCAN_SEG_ROWS_DIVIDE=3", "x + (int)(i % 7) + 0"},
-               {"-DCLSCAN_SEG_ROWS_DIVIDE=1", "x + (int)(i % 7) + 0 + 0"},
-               {"-DCLSCAN_SEG_ROWS_DIVIDE=0", "x + (int)(i % 7) + 0 + 0 + 0"}};
   const int32_t init = -5;
-  for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-    tu_env_saved opts;
-    tu_env_set("CLSCAN_BUILD_OPTIONS", paths[p].options, &opts);
-    for (int r = p ? 3 : 2; r <= 3; r++) {
-      if (!run_ok(r))
-        continue;
-      for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
-        const clscan_batch b = {.rows = (3 * tile + 5) / lengths[k] + 1, .row_length = lengths[k]};
-        const clscan_scan_desc d = {.exclusive = (int)k % 2,
-                                    .init = k % 3 == 1 ? &init : NULL,
-                                    .algorithm = algos[r],
-                                    .map_source = paths[p].map};
-        char what[160];
-        snprintf(what, sizeof what, "rows-tiles %zux%zu %s %s", b.rows, b.row_length, run_names[r],
-                 paths[p].options ? paths[p].options : "default");
-        rows_tile_case(what, &d, &b, tu_mix(tu_seed(), 900 + k * 4 + (size_t)r));
-      }
+  for (int r = 2; r <= 3; r++) {
+    if (!run_ok(r))
+      continue;
+    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+      const clscan_batch b = {.rows = (3 * tile + 5) / lengths[k] + 1, .row_length = lengths[k]};
+      const clscan_scan_desc d = {.exclusive = (int)k % 2,
+                                  .init = k % 3 == 1 ? &init : NULL,
+                                  .algorithm = algos[r],
+                                  .map_source = "x + (int)(i % 7)"};
+      char what[160];
+      snprintf(what, sizeof what, "rows-tiles %zux%zu %s", b.rows, b.row_length, run_names[r]);
+      rows_tile_case(what, &d, &b, tu_mix(tu_seed(), 900 + k * 4 + (size_t)r));
     }
-    tu_env_restore(&opts);
   }
   for (int i = 2; i >= 0; i--)
     tu_env_restore(&saved[i]);
