@@ -244,22 +244,41 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
                seed CLSCAN_XA);
 }
 
+/* On the H200 NVIDIA's OpenCL built these kernels without applying -cl-nv-maxrregcount=N (int8
+ * kept 149 registers with N = 128, int64 80 with N = 64; "-cl-nv-maxrregcount N" failed to
+ * build). Whether their required work-group size is why was not found: CLSCAN_NV_REGISTERS=1
+ * drops the attribute so that the cap can be tried without it (CLSCAN_BUILD_OPTIONS=
+ * "-DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=128"), which has not run there yet. The cap is
+ * worth having: int8's PTX run from CUDA with at most 128 registers (4 work-groups per
+ * multiprocessor instead of 3) ran at 0.918 of copy against 0.841 (docs/performance.md). */
+#ifndef CLSCAN_NV_REGISTERS
+#define CLSCAN_NV_REGISTERS 0
+#endif
+#if CLSCAN_NV_REGISTERS
+#define SINGLE_PASS_KERNEL __kernel
+#else
+#define SINGLE_PASS_KERNEL __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1)))
+#endif
+
 /* The scan's two kernels: single_pass_scan for out-of-place launches, single_pass_scan_in_place
  * for in == out (the host picks by its in_place argument). Out of place, the gates compile away,
  * which keeps their code out of the registers of the common case. */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan(
-    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
+SINGLE_PASS_KERNEL void single_pass_scan(const __global in_t *in, ulong in_off,
+                                         const __global uchar *aux, ulong aux_off,
+                                         __global val_t *out, ulong out_off, ulong n,
+                                         __global uint *temp, uint ticket_base, ulong epoch,
+                                         val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
   READ_SEED(seed);
   single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
                    exclusive, 0, &sh CLSCAN_XA);
 }
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_scan_in_place(
-    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
+SINGLE_PASS_KERNEL void single_pass_scan_in_place(const __global in_t *in, ulong in_off,
+                                                  const __global uchar *aux, ulong aux_off,
+                                                  __global val_t *out, ulong out_off, ulong n,
+                                                  __global uint *temp, uint ticket_base,
+                                                  ulong epoch, val_t seed, int exclusive,
+                                                  int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
   READ_SEED(seed);
   single_pass_body(in, in_off, aux, aux_off, out, out_off, n, temp, ticket_base, epoch, seed,
@@ -271,10 +290,11 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass
  * CLSCAN_WG) work-groups of CLSCAN_WG work-items, with the scan's arguments. It is a kernel of its
  * own so that its code does not add to the registers of single_pass_scan.
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void single_pass_finish(
-    const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off,
-    __global val_t *out, ulong out_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch,
-    val_t seed, int exclusive, int in_place CLSCAN_XKP) {
+SINGLE_PASS_KERNEL void single_pass_finish(const __global in_t *in, ulong in_off,
+                                           const __global uchar *aux, ulong aux_off,
+                                           __global val_t *out, ulong out_off, ulong n,
+                                           __global uint *temp, uint ticket_base, ulong epoch,
+                                           val_t seed, int exclusive, int in_place CLSCAN_XKP) {
   __local single_pass_shared sh;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   READ_SEED(seed);
