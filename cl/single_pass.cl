@@ -246,9 +246,10 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
 
 /* On the H200 NVIDIA's OpenCL built these kernels without applying -cl-nv-maxrregcount=N (int8
  * kept 149 registers with N = 128, int64 80 with N = 64; "-cl-nv-maxrregcount N" failed to
- * build). Whether their required work-group size is why was not found: CLSCAN_NV_REGISTERS=1
- * drops the attribute so that the cap can be tried without it (CLSCAN_BUILD_OPTIONS=
- * "-DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=128"), which has not run there yet. The cap is
+ * build). It is not yet known whether the required work-group size is the reason:
+ * CLSCAN_NV_REGISTERS=1 drops the attribute so that the cap can be tried without it
+ * (CLSCAN_BUILD_OPTIONS="-DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=128"), not yet tried on
+ * NVIDIA. The cap is
  * worth having: int8's PTX run from CUDA with at most 128 registers (4 work-groups per
  * multiprocessor instead of 3) ran at 0.918 of copy against 0.841 (docs/performance.md). */
 #ifndef CLSCAN_NV_REGISTERS

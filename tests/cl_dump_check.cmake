@@ -1,6 +1,7 @@
 # The test tools.cl_dump: runs SWEEP (tile_sweep) with LIB (libcl_dump.so) preloaded and
-# CL_DUMP_DIR=DIR, and checks that the single pass's program was written: an NNN.opts holding
-# its build options and kernel names, and beside it a non-empty NNN.bin and an NNN.log.
+# CL_DUMP_DIR=DIR, and checks that the int32 single pass's program was written: an NNN.opts
+# holding its build options and kernel names (single_pass_scan, or on CPU devices, as in CI, the
+# CPU shape's single_pass_scan_cpu), and beside it a non-empty NNN.bin and an NNN.log.
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 execute_process(
@@ -13,11 +14,13 @@ file(GLOB dumps "${DIR}/*.opts")
 set(found "")
 foreach(opts IN LISTS dumps)
   file(READ "${opts}" text)
-  if(text MATCHES "-DCLSCAN_TYPE=0" AND text MATCHES "\nsingle_pass_scan")
+  if(text MATCHES "-DCLSCAN_TYPE=0 " AND text MATCHES "[;\n]single_pass_scan(_cpu)?[;\n]")
     string(REGEX REPLACE "\\.opts$" "" prefix "${opts}")
-    file(SIZE "${prefix}.bin" size)
-    if(size GREATER 0 AND EXISTS "${prefix}.log")
-      set(found "${prefix}")
+    if(EXISTS "${prefix}.bin" AND EXISTS "${prefix}.log")
+      file(SIZE "${prefix}.bin" size)
+      if(size GREATER 0)
+        set(found "${prefix}")
+      endif()
     endif()
   endif()
 endforeach()

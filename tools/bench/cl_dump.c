@@ -1,11 +1,13 @@
 /*
  * clscan tools: cl_dump, a library to preload (LD_PRELOAD) into any program that builds OpenCL
- * programs through the ICD loader. After every successful clBuildProgram it writes, for each of
- * the program's devices, the device binary and the build options into the folder named by
- * CL_DUMP_DIR (which must exist): NNN.bin (on NVIDIA the PTX the driver generated), NNN.opts
- * (the options, then a line with the kernel names separated by ';') and NNN.log (the build log;
- * with -cl-nv-verbose among the options, NVIDIA's lists each kernel's registers), NNN counting
- * the builds from 000. Without CL_DUMP_DIR it only passes the call on. It exists so that the exact
+ * programs through the ICD loader. After every successful clBuildProgram without a callback (a
+ * build with one completes later, and is passed on untouched) it writes into the folder named
+ * by CL_DUMP_DIR (which must exist): NNN.bin, the binary for the program's first device (on
+ * NVIDIA the PTX the driver generated; NNN.D.bin for device D > 0), NNN.opts (the options, then a
+ * line with the kernel names separated by ';') and NNN.log (the first device's build log; with
+ * -cl-nv-verbose among the options, NVIDIA's lists each kernel's registers), NNN counting the
+ * builds from 000. A file it cannot write gets one line on standard error. Without CL_DUMP_DIR
+ * it only passes the call on. It exists so that the exact
  * kernels clscan runs can be replayed and profiled outside OpenCL (ptx_replay.cu, README.md); it
  * changes nothing in the build itself.
  *
@@ -32,19 +34,30 @@ static int write_file(const char *dir, const char *name, const void *bytes, size
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "wb");
-  if (!f)
-    return 0;
-  int ok = fwrite(bytes, 1, len, f) == len;
-  if (tail)
-    ok = ok && fputs(tail, f) >= 0;
-  return fclose(f) == 0 && ok;
+  int ok = f != NULL && fwrite(bytes, 1, len, f) == len;
+  if (ok && tail)
+    ok = fputs(tail, f) >= 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  if (!ok)
+    fprintf(stderr, "cl_dump: cannot write %s\n", path);
+  return ok;
 }
 
 /* Writes the program's build log on its first device. */
 static void dump_log(cl_program program, const char *dir, unsigned id) {
-  cl_device_id device;
+  cl_uint count = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, NULL) != CL_SUCCESS ||
+      count == 0)
+    return;
+  cl_device_id *devices = calloc(count, sizeof *devices);
   size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof device, &device, NULL) != CL_SUCCESS ||
+  const int found =
+      devices && clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof *devices, devices,
+                                  NULL) == CL_SUCCESS;
+  const cl_device_id device = found ? devices[0] : NULL;
+  free(devices);
+  if (!found ||
       clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
     return;
   char *log = malloc(size + 1);

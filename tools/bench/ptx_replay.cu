@@ -23,9 +23,11 @@
  * the registers per thread, the local memory (spills) and the work-groups per multiprocessor the
  * launch gets.
  *
- * Plain scans of the built-in types (same type in and out, or uint8/uint16 into uint32), every
- * built-in operator, and head-flag segments (one element in 1000 a head) are replayed; maps,
- * user sources, device initial values and other segment kinds are refused. A build with
+ * Plain scans of the built-in types except half (same type in and out, or uint8/uint16 into
+ * uint32), every built-in operator, and head-flag segments (one element in 1000 a head) are
+ * replayed; maps, user types and operators, other segment kinds, and every kernel whose
+ * parameters are not the plain scan's 13 (device initial values and extra arguments add some:
+ * their prelude is in the source, not the options) are refused. A build with
  * -DCLSCAN_TEST_NO_LOOKBACK=1 scans each tile on its own, and is verified as such.
  *
  * Inputs: integers uniform over their type for every operator except multiplication (then
@@ -41,6 +43,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define CHECK(call)                                                                \
@@ -92,6 +95,12 @@ static std::string read_file(const std::string &path) {
   return s;
 }
 
+/* Whether the ';'-separated kernel names (CL_PROGRAM_KERNEL_NAMES, then a newline) hold name. */
+static bool names_kernel(const std::string &kernels, const std::string &name) {
+  const std::string list = ";" + kernels.substr(0, kernels.find('\n')) + ";";
+  return list.find(";" + name + ";") != std::string::npos;
+}
+
 static plan_opts parse_opts(const std::string &text) {
   plan_opts o;
   const size_t nl = text.find('\n');
@@ -103,13 +112,25 @@ static plan_opts parse_opts(const std::string &text) {
   o.wg = option_int(s, "CLSCAN_WG", 0);
   o.vpt = option_int(s, "CLSCAN_VPT", 0);
   o.segments = option_int(s, "CLSCAN_SEGMENTS", 0);
-  o.no_lookback = option_int(s, "CLSCAN_TEST_NO_LOOKBACK", 0);
-  o.refused = option_set(s, "CLSCAN_MAP") || option_set(s, "CLSCAN_DEVICE_INIT") ||
-              option_set(s, "CLSCAN_USER_TYPE_NAME") || option_int(s, "CLSCAN_ARGS", 0) != 0 ||
-              o.type < 0 || o.type > 9 || o.in_type < 0 || o.in_type > 9 || o.op < 0 || o.op > 6 ||
-              o.wg <= 0 || o.vpt <= 0 || (o.segments != 0 && o.segments != 1) ||
-              o.kernels.find("single_pass_scan") == std::string::npos;
+  // A bare -DCLSCAN_TEST_NO_LOOKBACK defines it as 1.
+  o.no_lookback =
+      option_set(s, "CLSCAN_TEST_NO_LOOKBACK") && option_int(s, "CLSCAN_TEST_NO_LOOKBACK", 1) != 0;
+  o.refused = option_set(s, "CLSCAN_MAP") || o.type < 0 || o.type > 9 || o.in_type < 0 ||
+              o.in_type > 9 || o.op < 0 || o.op > 6 || o.wg <= 0 || o.vpt <= 0 ||
+              (o.segments != 0 && o.segments != 1) || !names_kernel(o.kernels, "single_pass_scan");
   return o;
+}
+
+/* The number of parameters of the PTX entry `name`, or -1 if it is not there. */
+static int entry_params(const std::string &ptx, const std::string &name) {
+  const size_t entry = ptx.find(".entry " + name + "(");
+  if (entry == std::string::npos)
+    return -1;
+  const size_t end = ptx.find(')', entry);
+  int count = 0;
+  for (size_t at = ptx.find(".param", entry); at < end; at = ptx.find(".param", at + 1))
+    count++;
+  return count;
 }
 
 static const char *const type_name[] = {"int32",  "uint32", "int64", "uint64", "float",
@@ -196,12 +217,14 @@ static float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
-/* Runs and checks one replay; returns the number of wrong elements. */
-/* How a replay is launched: dynamic shared memory per work-group (0: none). */
+/* How a replay is launched: dynamic shared memory per work-group (0: none), and the copy kernel's
+ * grid (16 work-groups per multiprocessor). */
 struct launch_opts {
   size_t dyn_smem = 0;
+  unsigned copy_groups = 0;
 };
 
+/* Runs and checks one replay; returns the number of wrong elements. */
 template <typename In, typename V>
 static size_t replay(const plan_opts &o, const launch_opts &l, cudaKernel_t kernel, size_t n,
                      int reps, timing *t) {
@@ -230,6 +253,8 @@ static size_t replay(const plan_opts &o, const launch_opts &l, cudaKernel_t kern
   CHECK(cudaMalloc(&d_out, std::max(n * sizeof(V), copy_bytes)));
   CHECK(cudaMalloc(&d_aux, flags.size()));
   CHECK(cudaMalloc(&d_temp, temp_bytes));
+  // The copies read past the input where the output is wider: those bytes are zeroed too.
+  CHECK(cudaMemset(d_in, 0, std::max(n * sizeof(In), copy_bytes)));
   CHECK(cudaMemcpy(d_in, in.data(), n * sizeof(In), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(d_aux, flags.data(), flags.size(), cudaMemcpyHostToDevice));
   CHECK(cudaMemset(d_temp, 0, temp_bytes));
@@ -256,7 +281,7 @@ static size_t replay(const plan_opts &o, const launch_opts &l, cudaKernel_t kern
     CHECK(cudaEventElapsedTime(&ms, a, b));
     memcpy_t.push_back(ms);
     CHECK(cudaEventRecord(a));
-    copy_words<<<132 * 16, 256>>>((const uint4 *)d_in, (uint4 *)d_out, copy_bytes / 16);
+    copy_words<<<l.copy_groups, 256>>>((const uint4 *)d_in, (uint4 *)d_out, copy_bytes / 16);
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -376,6 +401,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string ptx = read_file(prefix + ".bin");
+  if (entry_params(ptx, "single_pass_scan") != 13) {
+    std::fprintf(stderr,
+                 "ptx_replay: %s.bin's single_pass_scan does not take the plain scan's 13 "
+                 "parameters (a device initial value or extra arguments)\n",
+                 prefix.c_str());
+    return 2;
+  }
   if (maxrreg > 0 && !cap_registers(&ptx, maxrreg)) {
     std::fprintf(stderr, "ptx_replay: no single_pass_scan entry to cap in %s.bin\n",
                  prefix.c_str());
@@ -389,14 +421,22 @@ int main(int argc, char **argv) {
   cudaFuncAttributes attr;
   CHECK(cudaFuncGetAttributes(&attr, fn));
   launch_opts l;
+  int device, sms;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  l.copy_groups = 16u * (unsigned)sms;
   if (blocks_per_sm > 0) {
-    int device, smem_per_sm, reserved;
-    CHECK(cudaGetDevice(&device));
+    int smem_per_sm, reserved;
     CHECK(
         cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
     CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
     const long want = smem_per_sm / blocks_per_sm - reserved - (long)attr.sharedSizeBytes;
-    l.dyn_smem = want > 0 ? (size_t)want : 0;
+    if (want <= 0) {
+      std::fprintf(stderr, "ptx_replay: --blocks-per-sm %d leaves no shared memory to add\n",
+                   blocks_per_sm);
+      return 2;
+    }
+    l.dyn_smem = (size_t)want;
     CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l.dyn_smem));
   }
   int resident = 0;
