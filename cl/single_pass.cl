@@ -249,9 +249,9 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
  * build). It is not yet known whether the required work-group size is the reason:
  * CLSCAN_NV_REGISTERS=1 drops the attribute so that the cap can be tried without it
  * (CLSCAN_BUILD_OPTIONS="-DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=128"), not yet tried on
- * NVIDIA. The cap is
- * worth having: int8's PTX run from CUDA with at most 128 registers (4 work-groups per
- * multiprocessor instead of 3) ran at 0.918 of copy against 0.841 (docs/performance.md). */
+ * NVIDIA. The cap is worth having: int8's PTX run from CUDA with at most 128 registers (4
+ * work-groups per multiprocessor instead of 3) ran at 0.918 of copy against 0.841
+ * (docs/performance.md). */
 #ifndef CLSCAN_NV_REGISTERS
 #define CLSCAN_NV_REGISTERS 0
 #endif
