@@ -83,7 +83,7 @@
 #define CLSCAN_SCALAR_7 uchar
 #define CLSCAN_SCALAR_8 short
 #define CLSCAN_SCALAR_9 ushort
-#define CLSCAN_SCALAR_10 half
+#define CLSCAN_SCALAR_10 ushort /* a half is kept as its bits: see "Half precision" below */
 #define CLSCAN_SIZE_0 4
 #define CLSCAN_SIZE_1 4
 #define CLSCAN_SIZE_2 8
@@ -103,9 +103,6 @@
 
 #if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5 || (CLSCAN_SEGMENTS == 2 && CLSCAN_KEY_TYPE == 5)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-#if CLSCAN_TYPE == 10 || CLSCAN_IN_TYPE == 10
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -179,9 +176,9 @@ typedef uint wide_t;
 #define VAL_MIN ((ushort)0)
 #define VAL_MAX USHRT_MAX
 #elif CLSCAN_TYPE == 10
-typedef half val_t;
-#define VAL_MIN (-(half)INFINITY)
-#define VAL_MAX ((half)INFINITY)
+typedef ushort val_t; /* IEEE binary16 bits: -infinity and +infinity below */
+#define VAL_MIN ((ushort)0xFC00u)
+#define VAL_MAX ((ushort)0x7C00u)
 #define VAL_IS_FLOAT 1
 #elif CLSCAN_TYPE == 64
 typedef CLSCAN_USER_TYPE_NAME val_t;
@@ -233,14 +230,52 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #endif
 
 /* ---------------------------------------------------------------------------------------------
+ * Half precision, on every device. A half (CLSCAN_HALF, as a value, an input or a key) is kept as
+ * its 16 bits and computed in float: vload_half converts it exactly and vstore_half_rte rounds a
+ * float to the nearest half, ties to even. Both are core OpenCL C, so no device needs cl_khr_fp16.
+ * The sum or product of two halves, rounded to float and then to half, is the correctly rounded
+ * half result (float's 24 bits are at least twice half's 11, plus 2: the second rounding cannot
+ * differ from a single one), so the bits are those of IEEE binary16 arithmetic, denormals
+ * included. User sources see a half as the float it is, and a half result is the float they
+ * return, rounded.
+ * ------------------------------------------------------------------------------------------- */
+ALWAYS_INLINE float half_value(ushort h) {
+  return vload_half(0, (const __private half *)&h);
+}
+ALWAYS_INLINE ushort half_bits(float f) {
+  ushort h;
+  vstore_half_rte(f, 0, (__private half *)&h);
+  return h;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The operator on values and its identity. VAL_OP(a, b) is "a then b": the left operand always
  * holds the earlier elements, so non-commutative operators are combined in order.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_OP == 64
+#if CLSCAN_OP == 64 && CLSCAN_TYPE == 10
+#define VAL_IDENTITY clscan_user_identity()
+#define VAL_OP(a, b) half_bits(clscan_user_op(half_value(a), half_value(b) CLSCAN_XA))
+#elif CLSCAN_OP == 64
 #define VAL_IDENTITY clscan_user_identity()
 #define VAL_OP(a, b) clscan_user_op(a, b CLSCAN_XA)
 #elif CLSCAN_TYPE == 64
 #error "a user type needs a user operator"
+#elif CLSCAN_TYPE == 10
+#if CLSCAN_OP == 0
+#define VAL_IDENTITY ((val_t)0)
+#define VAL_OP(a, b) half_bits(half_value(a) + half_value(b))
+#elif CLSCAN_OP == 1
+#define VAL_IDENTITY ((val_t)0x3C00u)
+#define VAL_OP(a, b) half_bits(half_value(a) * half_value(b))
+#elif CLSCAN_OP == 2
+#define VAL_IDENTITY VAL_MAX
+#define VAL_OP(a, b) ((half_value(b) < half_value(a)) ? (b) : (a))
+#elif CLSCAN_OP == 3
+#define VAL_IDENTITY VAL_MIN
+#define VAL_OP(a, b) ((half_value(a) < half_value(b)) ? (b) : (a))
+#else
+#error "bitwise operators are not defined on floating-point types"
+#endif
 #elif CLSCAN_OP == 0
 #define VAL_IDENTITY ((val_t)0)
 #if VAL_IS_FLOAT
@@ -285,12 +320,36 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b CLSCAN_XP) {
 }
 
 /* The value input element x at index i (from the start of the range) contributes. */
+#if CLSCAN_IN_TYPE == 10
+#define USER_IN(x) half_value(x)
+#else
+#define USER_IN(x) (x)
+#endif
+#if CLSCAN_TYPE == 10
+#define USER_OUT(y) half_bits(y)
+#else
+#define USER_OUT(y) (y)
+#endif
 #if CLSCAN_MAP
-#define MAP(x, i) clscan_user_map((x), (i)CLSCAN_XA)
+#define MAP(x, i) USER_OUT(clscan_user_map(USER_IN(x), (i)CLSCAN_XA))
 #elif CLSCAN_IN_TYPE == CLSCAN_TYPE
 #define MAP(x, i) (x)
 #elif CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
 #error "converting to or from a user type needs a map"
+#elif CLSCAN_IN_TYPE == 10
+#define MAP(x, i) ((val_t)half_value(x))
+#elif CLSCAN_TYPE == 10 && CLSCAN_IN_TYPE == 5
+/* A double rounds to half once (through float it could round twice). */
+ALWAYS_INLINE ushort half_bits_of_double(double d) {
+  ushort h;
+  vstore_half_rte(d, 0, (__private half *)&h);
+  return h;
+}
+#define MAP(x, i) half_bits_of_double(x)
+#elif CLSCAN_TYPE == 10
+/* Integers and floats convert exactly to float where they fit in a half: larger ones overflow
+ * to infinity either way. */
+#define MAP(x, i) half_bits((float)(x))
 #else
 #define MAP(x, i) ((val_t)(x))
 #endif
@@ -487,10 +546,14 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
 #define AUX_SIZE sizeof(key_t)
 /* Whether two keys are equal: the user's equality, or == (floats as values: -0.0 == 0.0, and a
  * NaN equals nothing). */
-#if CLSCAN_KEY_EQUAL
+#if CLSCAN_KEY_EQUAL && CLSCAN_KEY_TYPE == 10
+#define KEY_EQUAL(a, b) (clscan_user_key_equal(half_value(a), half_value(b) CLSCAN_XA) != 0)
+#elif CLSCAN_KEY_EQUAL
 #define KEY_EQUAL(a, b) (clscan_user_key_equal((a), (b)CLSCAN_XA) != 0)
 #elif CLSCAN_KEY_TYPE == 64
 #error "a user key type needs key_equal_source"
+#elif CLSCAN_KEY_TYPE == 10
+#define KEY_EQUAL(a, b) (half_value(a) == half_value(b))
 #else
 #define KEY_EQUAL(a, b) ((a) == (b))
 #endif

@@ -125,7 +125,7 @@ typedef uint sort_rank_t;
 /* The ordered bits of a key (see the top of the file). */
 ALWAYS_INLINE sort_bits_t sort_order(sort_bits_t k) {
   const sort_bits_t sign = (sort_bits_t)((sort_bits_t)1 << (SORT_KEY_BITS - 1));
-#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5
+#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
   k = (k & sign) ? (sort_bits_t)~k : (sort_bits_t)(k | sign);
 #elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
   k = (sort_bits_t)(k ^ sign);

@@ -228,7 +228,7 @@ ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flag
   return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v CLSCAN_XA);
 #elif CLSCAN_SELECT_PRED
   *v = sel_value(in, i CLSCAN_XA);
-  return clscan_user_pred(*v, i CLSCAN_XA) != 0;
+  return clscan_user_pred(USER_IN_VAL(*v), i CLSCAN_XA) != 0;
 #else
   const uint f = flags[i] != 0;
   if (f || SEL_PARTITION)

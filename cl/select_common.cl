@@ -52,11 +52,20 @@ typedef ulong len_t;
  * Flags and values.
  * ------------------------------------------------------------------------------------------- */
 
+/* A mapped element as the user's predicate and equality see it (a half as its float). */
+#if CLSCAN_TYPE == 10
+#define USER_IN_VAL(v) half_value(v)
+#else
+#define USER_IN_VAL(v) (v)
+#endif
+
 #if SEL_RUNS
 /* Returns 1 if two mapped elements are equal (built-in ==: -0.0 equals 0.0, NaN nothing). */
 ALWAYS_INLINE int sel_equal(val_t a, val_t b CLSCAN_XP) {
 #if CLSCAN_SELECT_EQUAL
-  return clscan_user_equal(a, b CLSCAN_XA) != 0;
+  return clscan_user_equal(USER_IN_VAL(a), USER_IN_VAL(b) CLSCAN_XA) != 0;
+#elif CLSCAN_TYPE == 10
+  return half_value(a) == half_value(b);
 #else
   return a == b;
 #endif
@@ -75,7 +84,7 @@ ALWAYS_INLINE uint sel_flag(const __global in_t *in, const __global uchar *flags
 #if SEL_RUNS
   return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), sel_value(in, i CLSCAN_XA) CLSCAN_XA);
 #elif CLSCAN_SELECT_PRED
-  return clscan_user_pred(sel_value(in, i CLSCAN_XA), i CLSCAN_XA) != 0;
+  return clscan_user_pred(USER_IN_VAL(sel_value(in, i CLSCAN_XA)), i CLSCAN_XA) != 0;
 #else
   return flags[i] != 0;
 #endif

@@ -83,7 +83,6 @@ clscan_status clscan__device_query(cl_device_id device, clscan__device_info *inf
   }
   CLSCAN_CL(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL));
   info->has_fp64 = has_extension(ext, "cl_khr_fp64");
-  info->has_fp16 = has_extension(ext, "cl_khr_fp16");
   info->has_int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics") &&
                             has_extension(ext, "cl_khr_int64_extended_atomics");
   info->is_nvidia =

@@ -121,6 +121,10 @@ int clscan__type_is_float(clscan_type t);
 /* The OpenCL C name of a built-in type ("int", "ulong", ...), or NULL. */
 const char *clscan__type_cl_name(clscan_type t);
 
+/* The OpenCL C type user sources see a built-in type's values as: its name, but "float" for a
+ * half (cl/common.cl keeps halves as bits and hands them to user code as floats), or NULL. */
+const char *clscan__type_user_name(clscan_type t);
+
 /* Fills `bytes` (8 bytes) with a built-in operator's identity for a built-in type. */
 void clscan__identity(clscan_type type, clscan_op op, void *bytes);
 
@@ -190,7 +194,6 @@ typedef struct clscan__device_info {
   cl_ulong local_mem;
   cl_ulong max_alloc;
   int has_fp64;
-  int has_fp16; /* cl_khr_fp16: half arithmetic (CLSCAN_HALF) */
   int has_int64_atomics;
   int is_nvidia;
   unsigned nv_sm; /* NVIDIA's compute capability as major * 10 + minor, 0 where not reported */

@@ -57,7 +57,7 @@ static void text_add(text *t, const char *fmt, ...) {
 
 /* The OpenCL C name of a descriptor's type t (built-in or its user type). */
 static const char *cl_type_name(const clscan_scan_desc *d, clscan_type t) {
-  return t == CLSCAN_USER_TYPE ? d->type_name : clscan__type_cl_name(t);
+  return t == CLSCAN_USER_TYPE ? d->type_name : clscan__type_user_name(t);
 }
 
 /* Returns 1 if `src` contains the word `return` (then it is a function body, not an expression). */
@@ -83,7 +83,8 @@ static void add_arg_lists(text *t, const clscan_scan_desc *d) {
   for (size_t k = 0; k < d->arg_count; k++) {
     const clscan_arg *a = &d->args[k];
     if (a->kind == CLSCAN_ARG_SCALAR) {
-      text_add(t, " , %s clscan_x%zu", arg_type_name(a), k);
+      // A half scalar travels as its bits; CLSCAN_XNAMES gives the user its float.
+      text_add(t, " , %s clscan_x%zu", a->type == CLSCAN_HALF ? "ushort" : arg_type_name(a), k);
     } else {
       text_add(t, " , %s__global %s *clscan_x%zu, ulong clscan_xo%zu",
                a->access == CLSCAN_ARG_READ ? "const " : "", arg_type_name(a), k, k);
@@ -108,7 +109,10 @@ static void add_arg_names(text *t, const clscan_scan_desc *d) {
   text_add(t, "#define CLSCAN_XNAMES");
   for (size_t k = 0; k < d->arg_count; k++) {
     const clscan_arg *a = &d->args[k];
-    if (a->kind == CLSCAN_ARG_SCALAR) {
+    if (a->kind == CLSCAN_ARG_SCALAR && a->type == CLSCAN_HALF) {
+      text_add(t, " const float %s = vload_half(0, (const __private half *)&clscan_x%zu);",
+               a->name, k);
+    } else if (a->kind == CLSCAN_ARG_SCALAR) {
       text_add(t, " const %s %s = clscan_x%zu;", arg_type_name(a), a->name, k);
     } else {
       const char *c = a->access == CLSCAN_ARG_READ ? "const " : "";
@@ -177,7 +181,7 @@ static void add_keys(text *t, const clscan_scan_desc *d) {
              d->key_type_name, d->key_size);
   }
   if (d->key_equal_source) {
-    const char *k = user_key ? d->key_type_name : clscan__type_cl_name(d->key_type);
+    const char *k = user_key ? d->key_type_name : clscan__type_user_name(d->key_type);
     char signature[512];
     // The equality sees the extra arguments as the map and the operator do (CLSCAN_XP is
     // defined above, empty without arguments).
@@ -206,8 +210,6 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   text_add(&t, "/* clscan: the descriptor's user sources. */\n");
   if (d->type == CLSCAN_DOUBLE || out_type == CLSCAN_DOUBLE || args_need_types(d))
     text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-  if (d->type == CLSCAN_HALF || out_type == CLSCAN_HALF)
-    text_add(&t, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
   if (d->device_init)
     text_add(&t, "#define CLSCAN_DEVICE_INIT 1\n");
   if (d->type_source && (user_type || args_need_types(d)))
@@ -223,7 +225,8 @@ clscan_status clscan__user_source(const clscan_scan_desc *d, char **out) {
   if (d->op == CLSCAN_USER_OP) {
     snprintf(signature, sizeof signature, "%s clscan_user_op(%s a, %s b CLSCAN_XP)", o, o, o);
     add_function(&t, signature, d->arg_count != 0, "op_source", d->op_source);
-    add_identity(&t, o, d->identity, clscan__out_size(d));
+    // The identity is a value as the kernels keep it (a half as its bits).
+    add_identity(&t, out_type == CLSCAN_HALF ? "ushort" : o, d->identity, clscan__out_size(d));
   }
   if (d->map_source) {
     snprintf(signature, sizeof signature, "%s clscan_user_map(%s x, ulong i CLSCAN_XP)", o, in);

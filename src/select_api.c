@@ -152,9 +152,9 @@ static int append_function(char **buf, size_t *len, const char *signature, int n
                       : append(buf, len, "return (%s\n);\n}\n", src);
 }
 
-/* The OpenCL C name of the mapped element's type. */
+/* The OpenCL C type of the mapped element as the predicate and equality see it. */
 static const char *out_cl_name(const clscan_select_desc *d, clscan_type out) {
-  return out == CLSCAN_USER_TYPE ? d->type_name : clscan__type_cl_name(out);
+  return out == CLSCAN_USER_TYPE ? d->type_name : clscan__type_user_name(out);
 }
 
 /* Composes the prelude: the element types and map (prelude.c), then the selection's switches,

@@ -42,9 +42,6 @@ static clscan_status validate_desc(const clscan_context *ctx, const clscan_sort_
   if (!clscan__type_is_builtin(desc->key_type))
     return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d is not a built-in type",
                         (int)desc->key_type);
-  // The radix sort's key orders know the float and double sign flip, not yet half's.
-  if (desc->key_type == CLSCAN_HALF)
-    return clscan__fail(CLSCAN_INVALID_TYPE, "half keys are not sorted (yet)");
   if (desc->value_size > CLSCAN_SORT_MAX_VALUE_SIZE)
     return clscan__fail(CLSCAN_INVALID_VALUE, "value_size %zu exceeds %d", desc->value_size,
                         CLSCAN_SORT_MAX_VALUE_SIZE);

@@ -51,6 +51,10 @@ const char *clscan__type_cl_name(clscan_type t) {
   return clscan__type_is_builtin(t) ? types[t].cl_name : NULL;
 }
 
+const char *clscan__type_user_name(clscan_type t) {
+  return t == CLSCAN_HALF ? "float" : clscan__type_cl_name(t);
+}
+
 size_t clscan_type_size(clscan_type type) {
   return clscan__type_is_builtin(type) ? types[type].size : 0;
 }

@@ -82,8 +82,6 @@ static clscan_status check_keys(const clscan_scan_desc *d) {
   }
   if (!clscan__type_is_builtin(d->key_type))
     return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d is not a clscan_type", (int)d->key_type);
-  if (d->key_type == CLSCAN_HALF)
-    return clscan__fail(CLSCAN_INVALID_TYPE, "half keys are not supported (half is a value type)");
   if (d->key_type_name || d->key_type_source || d->key_size)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "key_type_name, key_type_source or key_size given, but key_type is %s",
@@ -142,10 +140,6 @@ clscan_status clscan__validate_desc(const clscan_context *ctx, const clscan_scan
                     (desc->segments == CLSCAN_SEGMENTS_KEYS && desc->key_type == CLSCAN_DOUBLE);
   if (uses_double && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp64 (cl_khr_fp64)",
-                        ctx->info.name);
-  int uses_half = desc->type == CLSCAN_HALF || clscan__out_type(desc) == CLSCAN_HALF;
-  if (uses_half && !ctx->info.has_fp16)
-    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "device %s has no fp16 (cl_khr_fp16)",
                         ctx->info.name);
   if (rusticl_int8_crash(ctx, desc))
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
@@ -337,9 +331,6 @@ static clscan_status check_arg_type(const clscan_context *ctx, const clscan_arg 
                         a->name);
   if (a->type == CLSCAN_DOUBLE && !ctx->info.has_fp64)
     return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "args[%zu] (%s): device %s has no fp64", k,
-                        a->name, ctx->info.name);
-  if (a->type == CLSCAN_HALF && !ctx->info.has_fp16)
-    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE, "args[%zu] (%s): device %s has no fp16", k,
                         a->name, ctx->info.name);
   return CLSCAN_SUCCESS;
 }

@@ -71,8 +71,8 @@ static const config configs[] = {
 };
 #define CONFIG_COUNT (sizeof configs / sizeof configs[0])
 
-static const clscan_type types[] = {CLSCAN_INT8,  CLSCAN_INT16, CLSCAN_INT32,
-                                    CLSCAN_INT64, CLSCAN_FLOAT, CLSCAN_DOUBLE};
+static const clscan_type types[] = {CLSCAN_INT8,  CLSCAN_INT16,  CLSCAN_INT32, CLSCAN_INT64,
+                                    CLSCAN_FLOAT, CLSCAN_DOUBLE, CLSCAN_HALF};
 #define TYPE_COUNT (sizeof types / sizeof types[0])
 
 /*

@@ -93,7 +93,10 @@ static void builtin_identity(clscan_type t, clscan_op op, void *out) {
   int is_float = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
   int is_signed = t == CLSCAN_INT8 || t == CLSCAN_INT16 || t == CLSCAN_INT32 || t == CLSCAN_INT64;
   size_t bits = clscan_type_size(t) * 8;
-  if (op == CLSCAN_MUL) {
+  if (t == CLSCAN_HALF) {
+    // IEEE binary16 bits: 1, +infinity, -infinity, 0.
+    v.u16 = op == CLSCAN_MUL ? 0x3C00u : op == CLSCAN_MIN ? 0x7C00u : op == CLSCAN_MAX ? 0xFC00u : 0;
+  } else if (op == CLSCAN_MUL) {
     if (t == CLSCAN_FLOAT)
       v.f = 1;
     else if (t == CLSCAN_DOUBLE)
@@ -282,9 +285,6 @@ static void expect_case(const reduce_case *r) {
 
 /* Returns 1 if the context's device runs a descriptor (double needs fp64). */
 static int supported(clscan_type t) {
-  // Half precision has its own reference and tests (test_args.c).
-  if (t == CLSCAN_HALF)
-    return 0;
   clscan_scan_desc d = {.type = t};
   return clscan_context_supports(tu_context(), &d) == CLSCAN_SUCCESS;
 }
@@ -293,7 +293,7 @@ static int supported(clscan_type t) {
  * pair with CLSCAN_UNSUPPORTED_BY_DEVICE (rusticl 22.x, whose JIT crashes on int8 mul, min, max
  * and and: docs/testing-drivers.md), and only with that status. */
 static int op_on_type(clscan_type t, clscan_op op) {
-  int is_float = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+  int is_float = t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE || t == CLSCAN_HALF;
   if (is_float && (op == CLSCAN_AND || op == CLSCAN_OR || op == CLSCAN_XOR))
     return 0;
   clscan_scan_desc d = {.type = t, .op = op};

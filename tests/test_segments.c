@@ -263,8 +263,6 @@ static void test_key_types(void **state) {
   uint64_t seed = tu_mix(tu_seed(), 1);
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
     clscan_type kt = (clscan_type)t;
-    if (kt == CLSCAN_HALF) /* refused as a key type (test_user_errors) */
-      continue;
     if (kt == CLSCAN_DOUBLE &&
         !(clscan_context_supports(
               tu_context(),

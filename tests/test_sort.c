@@ -226,7 +226,7 @@ static void check(const sort_case *c, uint64_t seed) {
 
 static const clscan_type all_types[] = {CLSCAN_INT8,  CLSCAN_UINT8,  CLSCAN_INT16, CLSCAN_UINT16,
                                         CLSCAN_INT32, CLSCAN_UINT32, CLSCAN_INT64, CLSCAN_UINT64,
-                                        CLSCAN_FLOAT, CLSCAN_DOUBLE};
+                                        CLSCAN_FLOAT, CLSCAN_DOUBLE, CLSCAN_HALF};
 #define TYPE_COUNT (sizeof all_types / sizeof all_types[0])
 
 /* The algorithms the device runs: LSD, and Onesweep where it has 64-bit atomics. */

@@ -54,7 +54,7 @@ static int is_signed(clscan_type t) {
   return t == CLSCAN_INT8 || t == CLSCAN_INT16 || t == CLSCAN_INT32 || t == CLSCAN_INT64;
 }
 static int is_float(clscan_type t) {
-  return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE;
+  return t == CLSCAN_FLOAT || t == CLSCAN_DOUBLE || t == CLSCAN_HALF;
 }
 
 /* Truncates a pattern to t's bits, then sign-extends it again for signed types, so that later
@@ -119,7 +119,31 @@ static uint64_t int_identity(clscan_type t, clscan_op op) {
 /* Floating-point elements                                                                        */
 /* ============================================================================================== */
 
+double clscan_ref_half_to_double(uint16_t h) {
+  const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+  return (h & 0x8000u) ? -v : v;
+}
+
+uint16_t clscan_ref_half_from_double(double d) {
+  const uint16_t sign = signbit(d) ? 0x8000u : 0;
+  const double a = fabs(d);
+  if (isnan(d))
+    return sign | 0x7E00u;
+  if (a >= 65520.0) /* halfway between the largest half, 65504, and 2^16 rounds to even: up */
+    return sign | 0x7C00u;
+  if (a < 0x1p-14) /* subnormal: units of 2^-24; 1024 of them is the smallest normal's encoding */
+    return (uint16_t)(sign | (uint16_t)nearbyint(a * 0x1p24));
+  int e;
+  frexp(a, &e); /* a = f 2^e with f in [0.5, 1): a's half exponent is e - 1, its ulp 2^(e-11) */
+  const int q = (int)nearbyint(ldexp(a, 11 - e)); /* 1024 .. 2048, ties to even */
+  // A q of 2048 carries into the exponent, which the sum encodes as it should.
+  return (uint16_t)(sign | (uint16_t)(((e - 1 + 15) << 10) + (q - 1024)));
+}
+
 static long double get_float(clscan_type t, const void *p, size_t i) {
+  if (t == CLSCAN_HALF)
+    return clscan_ref_half_to_double(((const uint16_t *)p)[i]);
   return t == CLSCAN_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
 }
 
@@ -142,6 +166,8 @@ static long double float_identity(clscan_op op) {
 
 /* Rounds a value to a floating type, as storing it in an element of that type does. */
 static long double round_to(clscan_type t, long double v) {
+  if (t == CLSCAN_HALF)
+    return clscan_ref_half_to_double(clscan_ref_half_from_double((double)v));
   return t == CLSCAN_FLOAT ? (long double)(float)v : (long double)(double)v;
 }
 
@@ -155,7 +181,9 @@ static uint64_t float_to_int(long double v) {
 
 /* Stores a value as element i of a floating type. */
 static void put_float(clscan_type t, void *p, size_t i, long double v) {
-  if (t == CLSCAN_FLOAT)
+  if (t == CLSCAN_HALF)
+    ((uint16_t *)p)[i] = clscan_ref_half_from_double((double)v);
+  else if (t == CLSCAN_FLOAT)
     ((float *)p)[i] = (float)v;
   else
     ((double *)p)[i] = (double)v;
@@ -264,6 +292,9 @@ static long double in_as_float(const cursor *c, size_t i) {
   uint64_t v = get_int(c->d->type, c->in, i);
   if (c->ot == CLSCAN_FLOAT)
     return is_signed(c->d->type) ? (float)(int64_t)v : (float)v;
+  // The device converts an integer to a half through float: exact wherever the half is finite.
+  if (c->ot == CLSCAN_HALF)
+    return round_to(c->ot, is_signed(c->d->type) ? (float)(int64_t)v : (float)v);
   return is_signed(c->d->type) ? (double)(int64_t)v : (double)v;
 }
 
@@ -297,7 +328,9 @@ static long double float_step(cursor *c, size_t i, long double *bound) {
   }
   long double x = in_as_float(c, i), next = float_op(c->d->op, c->facc, x);
   long double want = c->d->exclusive ? c->facc : next;
-  double tol = c->ot == CLSCAN_FLOAT ? CLSCAN_REF_FLOAT_TOL : CLSCAN_REF_DOUBLE_TOL;
+  double tol = c->ot == CLSCAN_FLOAT    ? CLSCAN_REF_FLOAT_TOL
+               : c->ot == CLSCAN_DOUBLE ? CLSCAN_REF_DOUBLE_TOL
+                                        : CLSCAN_REF_HALF_TOL;
   if (!c->d->exclusive)
     c->scale += fabsl(x);
   *bound = c->d->op == CLSCAN_ADD ? tol * c->scale : c->d->op == CLSCAN_MUL ? tol * fabsl(want) : 0;
@@ -447,11 +480,38 @@ static uint64_t next_random(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+/*
+ * The next half of clscan_ref_fill(). Sums and products are made exact in every grouping, so
+ * that they are checked exactly: element i of a sum is y_i - y_(i-1) for random integers y_i in
+ * [-256, 256] (y_(-1) = 0), so the sum of any run of elements is a difference of two y, an
+ * integer of at most 512 in magnitude; element i of a product is +-2^(e_i - e_(i-1)) for random
+ * e_i in [-6, 6], so every product of a run is a signed power of two in [2^-12, 2^12]. Min and
+ * max see every finite half, the infinities and both zeros (no NaN: min and max of a NaN depend
+ * on the grouping). *prev holds y_(i-1) or e_(i-1).
+ */
+static uint16_t half_fill(clscan_op op, uint64_t r, int *prev) {
+  if (op == CLSCAN_ADD || op == CLSCAN_MUL) {
+    const int lim = op == CLSCAN_ADD ? 256 : 6, y = (int)((r >> 8) % (2 * lim + 1)) - lim;
+    const int d = y - *prev;
+    *prev = y;
+    if (op == CLSCAN_ADD)
+      return clscan_ref_half_from_double(d);
+    return clscan_ref_half_from_double((r & 1) ? -ldexp(1, d) : ldexp(1, d));
+  }
+  uint16_t h = (uint16_t)(r >> 16);
+  if ((h & 0x7C00u) == 0x7C00u)
+    h &= 0xFC00u; /* an infinity, not a NaN */
+  return h;
+}
+
 void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, size_t n) {
   uint64_t s = seed;
+  int prev = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t r = next_random(&s);
-    if (is_float(type)) {
+    if (type == CLSCAN_HALF) {
+      ((uint16_t *)data)[i] = half_fill(op, r, &prev);
+    } else if (is_float(type)) {
       double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
       // Sums of values in [-1, 1); products of values near 1 so that they neither vanish nor
       // overflow; min and max of values spread widely.
@@ -493,7 +553,10 @@ void clscan_ref_fill_segments(const clscan_scan_desc *desc, size_t mean_length, 
 }
 
 void clscan_ref_format(clscan_type type, const void *data, size_t i, char *buf, size_t cap) {
-  if (type == CLSCAN_FLOAT)
+  if (type == CLSCAN_HALF) {
+    const uint16_t h = ((const uint16_t *)data)[i];
+    snprintf(buf, cap, "%.5g (0x%04x)", clscan_ref_half_to_double(h), (unsigned)h);
+  } else if (type == CLSCAN_FLOAT)
     snprintf(buf, cap, "%.9g", ((const float *)data)[i]);
   else if (type == CLSCAN_DOUBLE)
     snprintf(buf, cap, "%.17g", ((const double *)data)[i]);

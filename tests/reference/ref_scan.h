@@ -25,6 +25,14 @@
 /* Relative tolerances of floating-point checks (see above). */
 #define CLSCAN_REF_FLOAT_TOL (1.0 / 1024.0)
 #define CLSCAN_REF_DOUBLE_TOL (1.0 / 1099511627776.0) /* 2^-40 */
+/* Half sums and products are checked exactly: clscan_ref_fill() makes them exact in every
+ * grouping (see there), and a check then holds any other input to the same standard. */
+#define CLSCAN_REF_HALF_TOL 0.0
+
+/* IEEE binary16 (CLSCAN_HALF, stored as its 16 bits): the exact double of a half, and the half
+ * nearest a double (ties to even; beyond the largest half, infinity; NaN stays NaN). */
+double clscan_ref_half_to_double(uint16_t h);
+uint16_t clscan_ref_half_from_double(double d);
 
 /* Largest user-type element the reference handles, in bytes. */
 #define CLSCAN_REF_MAX_ELEM 16
@@ -90,7 +98,8 @@ int clscan_ref_check_twins(const clscan_scan_desc *desc, const clscan_ref_twins 
                            clscan_ref_mismatch *m);
 
 /* Fills `data` with n pseudo-random elements of `type` suited to `op` (never only zeros or ones:
- * products stay near 1, sums do not overflow floats). Deterministic for a seed. */
+ * products stay near 1, sums do not overflow floats; halves as in ref_scan.c's half_fill, whose
+ * sums and products are exact). Deterministic for a seed. */
 void clscan_ref_fill(clscan_type type, clscan_op op, uint64_t seed, void *data, size_t n);
 
 /* Fills `data` with the segments of desc->segments for n elements, segments starting with

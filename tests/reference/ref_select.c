@@ -3,6 +3,8 @@
  */
 #include "ref_select.h"
 
+#include "ref_scan.h"
+
 #include <string.h>
 
 int clscan_ref_equal_builtin(clscan_type type, const void *a, const void *b) {
@@ -18,6 +20,12 @@ int clscan_ref_equal_builtin(clscan_type type, const void *a, const void *b) {
       memcpy(&x, a, sizeof x);
       memcpy(&y, b, sizeof y);
       return x == y;
+    }
+    case CLSCAN_HALF: {
+      uint16_t x, y;
+      memcpy(&x, a, sizeof x);
+      memcpy(&y, b, sizeof y);
+      return clscan_ref_half_to_double(x) == clscan_ref_half_to_double(y);
     }
     default:
       return memcmp(a, b, clscan_type_size(type)) == 0;

@@ -23,7 +23,7 @@ uint64_t ref_sort_order(clscan_type key_type, int descending, unsigned begin_bit
     u = *(const uint64_t *)key;
   const uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
   const uint64_t sign = (uint64_t)1 << (bits - 1);
-  if (key_type == CLSCAN_FLOAT || key_type == CLSCAN_DOUBLE)
+  if (key_type == CLSCAN_FLOAT || key_type == CLSCAN_DOUBLE || key_type == CLSCAN_HALF)
     u = (u & sign) ? (~u & all) : (u | sign);
   else if (key_type == CLSCAN_INT8 || key_type == CLSCAN_INT16 || key_type == CLSCAN_INT32 ||
            key_type == CLSCAN_INT64)
