@@ -110,8 +110,8 @@ static void add_arg_names(text *t, const clscan_scan_desc *d) {
   for (size_t k = 0; k < d->arg_count; k++) {
     const clscan_arg *a = &d->args[k];
     if (a->kind == CLSCAN_ARG_SCALAR && a->type == CLSCAN_HALF) {
-      text_add(t, " const float %s = vload_half(0, (const __private half *)&clscan_x%zu);",
-               a->name, k);
+      text_add(t, " const float %s = vload_half(0, (const __private half *)&clscan_x%zu);", a->name,
+               k);
     } else if (a->kind == CLSCAN_ARG_SCALAR) {
       text_add(t, " const %s %s = clscan_x%zu;", arg_type_name(a), a->name, k);
     } else {

@@ -95,7 +95,10 @@ static void builtin_identity(clscan_type t, clscan_op op, void *out) {
   size_t bits = clscan_type_size(t) * 8;
   if (t == CLSCAN_HALF) {
     // IEEE binary16 bits: 1, +infinity, -infinity, 0.
-    v.u16 = op == CLSCAN_MUL ? 0x3C00u : op == CLSCAN_MIN ? 0x7C00u : op == CLSCAN_MAX ? 0xFC00u : 0;
+    v.u16 = op == CLSCAN_MUL   ? 0x3C00u
+            : op == CLSCAN_MIN ? 0x7C00u
+            : op == CLSCAN_MAX ? 0xFC00u
+                               : 0;
   } else if (op == CLSCAN_MUL) {
     if (t == CLSCAN_FLOAT)
       v.f = 1;
