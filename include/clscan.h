@@ -395,6 +395,15 @@ typedef struct clscan_scan_desc {
  * an unknown type. */
 CLSCAN_API size_t clscan_type_size(clscan_type type);
 
+/**
+ * Host conversions of CLSCAN_HALF elements, which the host holds as their 16 bits (uint16_t).
+ * clscan_half_from_double() returns the IEEE binary16 nearest `value`, ties to even, as the
+ * kernels round: subnormal halves included, values from 65520 up in magnitude to infinity, NaN to
+ * a quiet NaN of the same sign. clscan_half_to_double() returns a half's value exactly.
+ */
+CLSCAN_API uint16_t clscan_half_from_double(double value);
+CLSCAN_API double clscan_half_to_double(uint16_t half);
+
 /** Returns the name of a type ("int32", ..., "user"), operator ("add", ..., "user") or algorithm
  * ("blelloch", ...), or NULL for an unknown value. Names are what the clscan program accepts. */
 CLSCAN_API const char *clscan_type_name(clscan_type type);

@@ -51,6 +51,43 @@ const char *clscan__type_cl_name(clscan_type t) {
   return clscan__type_is_builtin(t) ? types[t].cl_name : NULL;
 }
 
+uint16_t clscan_half_from_double(double value) {
+  uint64_t b;
+  memcpy(&b, &value, sizeof b);
+  const uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
+  const int e = (int)((b >> 52) & 0x7FF);
+  const uint64_t frac = b & ((UINT64_C(1) << 52) - 1);
+  if (e == 0x7FF)
+    return (uint16_t)(sign | (frac ? 0x7E00u : 0x7C00u));
+  // The half's biased exponent; below -10 the value is under half the smallest subnormal, 2^-24.
+  const int he = e - 1023 + 15;
+  if (e == 0 || he < -10)
+    return sign;
+  // Drop the bits of the 53-bit significand that the half has no room for (more below its
+  // normal range), rounding to nearest, ties to even.
+  const uint64_t m = frac | (UINT64_C(1) << 52);
+  const int shift = 42 + (he < 1 ? 1 - he : 0);
+  const uint64_t rest = m & ((UINT64_C(1) << shift) - 1), tie = UINT64_C(1) << (shift - 1);
+  uint64_t q = m >> shift;
+  q += rest > tie || (rest == tie && (q & 1));
+  // A subnormal's bits are its count of 2^-24 (1024 is the smallest normal's encoding); a
+  // normal's significand carries into the exponent when it rounds up to 2048.
+  uint32_t bits = he < 1 ? (uint32_t)q : ((uint32_t)he << 10) + (uint32_t)(q - 1024);
+  if (bits > 0x7C00u)
+    bits = 0x7C00u;
+  return (uint16_t)(sign | bits);
+}
+
+double clscan_half_to_double(uint16_t half) {
+  const unsigned e = (half >> 10) & 0x1Fu, m = half & 0x3FFu;
+  double v;
+  if (e == 0x1F)
+    v = m ? NAN : INFINITY;
+  else
+    v = e ? ldexp((double)(m | 0x400u), (int)e - 25) : ldexp((double)m, -24);
+  return (half & 0x8000u) ? -v : v;
+}
+
 const char *clscan__type_user_name(clscan_type t) {
   return t == CLSCAN_HALF ? "float" : clscan__type_cl_name(t);
 }

@@ -55,6 +55,11 @@ static void check_round_trip(clscan_type type, const unsigned char *element) {
     memcpy(&a, element, sizeof a);
     memcpy(&b, back, sizeof b);
     PROPERTY(isnan(a) ? isnan(b) : memcmp(&a, &b, sizeof a) == 0);
+  } else if (type == CLSCAN_HALF) {
+    uint16_t a, b;
+    memcpy(&a, element, sizeof a);
+    memcpy(&b, back, sizeof b);
+    PROPERTY(isnan(clscan_half_to_double(a)) ? isnan(clscan_half_to_double(b)) : a == b);
   } else {
     PROPERTY(memcmp(element, back, e) == 0);
   }
@@ -107,7 +112,7 @@ static void check_args_accepted(const cli_arg_list *l, const clscan_arg *args, s
       PROPERTY(*c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z'));
     for (size_t j = 0; j < k; j++)
       PROPERTY(strcmp(l->specs[j].name, s->name) != 0);
-    PROPERTY((unsigned)a->type < CLSCAN_TYPE_COUNT && a->type != CLSCAN_HALF);
+    PROPERTY((unsigned)a->type < CLSCAN_TYPE_COUNT);
     PROPERTY(a->access == CLSCAN_ARG_READ && !a->type_name && !a->type_size);
     PROPERTY((a->kind == CLSCAN_ARG_SCALAR) == (s->kind == CLI_ARG_SCALAR));
     PROPERTY(s->kind == CLI_ARG_SCALAR ? !s->path : s->path && *s->path);
@@ -249,7 +254,7 @@ static void fuzz_values(clscan_type type, const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
     return 0;
-  clscan_type type = (clscan_type)((data[0] >> 2) % CLSCAN_HALF); /* the CLI has no half */
+  clscan_type type = (clscan_type)((data[0] >> 2) % CLSCAN_TYPE_COUNT);
   switch (data[0] & 3) {
     case 0:
       fuzz_text(type, data + 1, size - 1);

@@ -139,6 +139,19 @@ scanned "int64" "9223372036854775807 1" "9223372036854775807 -922337203685477580
 scanned "uint64" "18446744073709551615 1" "18446744073709551615 0" --type uint64
 scanned "float" "0.5 0.25 1.125" "0.5 0.75 1.875" --type float
 scanned_fp64 "double (%.17g)" "0.1 0.2" "0.10000000000000001 0.30000000000000004" --type double
+# Every half sum is rounded to half: 2048 + 1 is a tie, which goes to the even 2048.
+scanned "half (each sum rounded)" "2048 1 1" "2048 2048 2048" --type half
+scanned "half to float (exact)" "2048 1 1" "2048 2049 2050" --type half --out-type float
+scanned "half text rounds to nearest (%.5g)" "0.1 -0 65519" "0.099976 0.099976 65504" --type half
+scanned "half max" "-inf 3 1e-7" "-inf 3 3" --type half --op max
+printf '1\n70000\n' >half_bad.txt
+run "$CLSCAN" scan --type half half_bad.txt
+expect_status "half out of range: exit 1" 1
+expect_stderr "half out of range: says so" "line 2: '70000' is out of range for half"
+run "$CLSCAN" scan --op xor --type half </dev/null
+expect_status "xor on half: exit 2" 2
+run "$CLSCAN" bench --types half
+expect_status "bench of half: exit 2" 2
 
 echo "# scan: binary"
 printf '\003\000\000\000\001\000\000\000\004\000\000\000\001\000\000\000\005\000\000\000' >in.bin

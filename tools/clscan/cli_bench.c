@@ -105,9 +105,9 @@ static int bench_option(bench_request *r, int id, const char *v) {
       return cli_parse_op_list("bench", v, r->ops, &r->op_count);
     case OPT_OUT_TYPE:
       r->has_out_type = 1;
-      if (cli_type_from_name(v, &r->out_type))
+      if (cli_type_from_name(v, &r->out_type) && r->out_type != CLSCAN_HALF)
         return 1;
-      cli_usage_error("bench", "--out-type: unknown type '%s'", v);
+      cli_usage_error("bench", "--out-type: unknown or unbenchmarked type '%s'", v);
       return 0;
     case OPT_FAMILY:
       r->family = strcmp(v, "select") == 0 ? FAMILY_SELECT

@@ -91,7 +91,26 @@ static int parse_float(clscan_type t, const char *text, void *out, char *why, si
   return 1;
 }
 
+/* Parses a half: a double rounded to the nearest half; a finite value that rounds to infinity
+ * (65520 or more in magnitude) is out of range. */
+static int parse_half(const char *text, void *out, char *why, size_t cap) {
+  double d;
+  if (!parse_float(CLSCAN_DOUBLE, text, &d, why, cap)) {
+    snprintf(why, cap, errno == ERANGE ? "is out of range for half" : "is not a valid half");
+    return 0;
+  }
+  const uint16_t h = clscan_half_from_double(d);
+  if (!isinf(d) && (h & 0x7FFFu) == 0x7C00u) {
+    snprintf(why, cap, "is out of range for half (largest 65504)");
+    return 0;
+  }
+  memcpy(out, &h, sizeof h);
+  return 1;
+}
+
 int cli_parse_element(clscan_type type, const char *text, void *out, char *why, size_t cap) {
+  if (type == CLSCAN_HALF)
+    return parse_half(text, out, why, cap);
   return cli_type_is_float(type) ? parse_float(type, text, out, why, cap)
                                  : parse_int(type, text, out, why, cap);
 }
@@ -140,7 +159,11 @@ static int is_signed_int(clscan_type t) {
 void cli_format_element(clscan_type type, const void *element, char *buf, size_t cap) {
   const unsigned char *p = element;
   size_t size = clscan_type_size(type);
-  if (type == CLSCAN_FLOAT) {
+  if (type == CLSCAN_HALF) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    snprintf(buf, cap, "%.5g", clscan_half_to_double(h)); /* 5 digits tell every half apart */
+  } else if (type == CLSCAN_FLOAT) {
     float f;
     memcpy(&f, p, sizeof f);
     snprintf(buf, cap, "%.9g", (double)f);
