@@ -120,11 +120,20 @@ CLSCAN_API const char *clscan_version_string(void);
  * The single list of built-in element types: name, value, clscan name, OpenCL C name, size in
  * bytes, signedness and whether it is a floating-point type. It generates clscan_type,
  * clscan_out_type, clscan_type_name() and clscan_type_size(), and the library's own type tables.
- * Values are stable. DOUBLE needs a device with fp64, HALF (IEEE binary16) one with cl_khr_fp16;
- * otherwise CLSCAN_UNSUPPORTED_BY_DEVICE. HALF values are combined in the output type: with
- * out_type CLSCAN_OUT_FLOAT each half input is converted exactly and sums run in float; with half
- * output every combination is a half operation (rounded to nearest even). On the host a half is
- * its 16 bits (uint16_t).
+ * Values are stable. DOUBLE needs a device with fp64 (else CLSCAN_UNSUPPORTED_BY_DEVICE).
+ *
+ * HALF (IEEE binary16) runs on every device, with or without cl_khr_fp16: the kernels keep a half
+ * as its 16 bits and compute in float (the core vload_half and vstore_half_rte), and on the host
+ * a half is its bits too (uint16_t; clscan_half_from_double() and clscan_half_to_double()
+ * convert). Values are combined in the output type: with out_type CLSCAN_OUT_FLOAT each half is
+ * converted exactly and sums run in float; with half output every combination is rounded to the
+ * nearest half, ties to even, which gives the bits of IEEE half arithmetic (denormals included)
+ * on every device. Other types convert to half as to float, then round (double rounds once).
+ * User sources (op_source, map_source, predicates, equalities) see a half as the float it is, and
+ * a float they return for a half is rounded; a half scalar argument is a const float, and a half
+ * buffer argument a `__global half *` read with vload_half(i, name) and written with
+ * vstore_half_rte(v, i, name). HALF keys compare as values (by-key scans) and sort by the IEEE
+ * total order (clscan_sort_desc).
  */
 #define CLSCAN_TYPE_MAP(X)                  \
   X(INT32, 0, "int32", "int", 4, 1, 0)      \
@@ -1118,8 +1127,9 @@ typedef enum clscan_sort_algorithm {
  * CLSCAN_SORT_MAX_VALUE_SIZE, e.g. 4 for a uint32 index payload, or a user struct.
  */
 typedef struct clscan_sort_desc {
-  clscan_type key_type;            /**< int8 .. uint64, float or double (compared by their
-                                        bits, so double keys need no fp64). */
+  clscan_type key_type;            /**< Any built-in type: int8 .. uint64, float, double or
+                                        half (compared by their bits, so double keys need no
+                                        fp64). */
   size_t value_size;               /**< Bytes per value; 0: keys only. */
   int descending;                  /**< 0: ascending; else descending. */
   unsigned begin_bit;              /**< First bit compared (see Bit range). */
