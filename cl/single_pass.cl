@@ -50,6 +50,13 @@
 /* Measurement only (the results are wrong): skip the look-back, so that every tile starts from
  * the identity. What remains is the tile's load, local scan, publication and store, which bounds
  * what any look-back could reach (build/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
+/* CLSCAN_REREAD 1: a tile reads its input again after the look-back instead of keeping it in
+ * registers through it, so that a work-group holds fewer registers and more of them fit on a
+ * compute unit (an experiment for NVIDIA, where the look-back costs most where few work-groups
+ * are resident: docs/performance.md). */
+#ifndef CLSCAN_REREAD
+#define CLSCAN_REREAD 0
+#endif
 #ifndef CLSCAN_TEST_NO_LOOKBACK
 #define CLSCAN_TEST_NO_LOOKBACK 0
 #endif
@@ -239,9 +246,14 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (!in_place || sh->write)
+  if (!in_place || sh->write) {
+#if CLSCAN_REREAD
+    // Read the tile again (from the cache, as a rule) rather than hold it through the look-back.
+    tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch);
+#endif
     tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix CLSCAN_XA), exclusive,
                seed CLSCAN_XA);
+  }
 }
 
 /* On the H200 NVIDIA's OpenCL built these kernels without applying -cl-nv-maxrregcount=N (int8
