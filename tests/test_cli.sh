@@ -150,8 +150,12 @@ expect_status "half out of range: exit 1" 1
 expect_stderr "half out of range: says so" "line 2: '70000' is out of range for half"
 run "$CLSCAN" scan --op xor --type half </dev/null
 expect_status "xor on half: exit 2" 2
-run "$CLSCAN" bench --types half
-expect_status "bench of half: exit 2" 2
+run "$CLSCAN" bench --family sort --types half
+expect_status "sort bench of half: exit 2" 2
+run "$CLSCAN" bench --types float --out-type half
+expect_status "bench of float into half: exit 2" 2
+run "$CLSCAN" tune --types half
+expect_status "tune of half: exit 2" 2
 
 echo "# scan: binary"
 printf '\003\000\000\000\001\000\000\000\004\000\000\000\001\000\000\000\005\000\000\000' >in.bin

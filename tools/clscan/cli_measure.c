@@ -103,6 +103,7 @@ static const char *const map_sources[CLSCAN_TYPE_COUNT] = {
     [CLSCAN_UINT8] = "(uchar)(x * (uchar)3 + (uchar)(i & 15))",
     [CLSCAN_INT16] = "as_short((ushort)((ushort)x * (ushort)3 + (ushort)(i & 15)))",
     [CLSCAN_UINT16] = "(ushort)(x * (ushort)3 + (ushort)(i & 15))",
+    [CLSCAN_HALF] = "-x", /* x is a float; exact, so that half sums and products stay exact */
 };
 
 clscan_scan_desc cli_bench_desc(const cli_bench_spec *spec, clscan_algorithm algo) {
@@ -160,7 +161,10 @@ size_t cli_bench_bytes_per_element(const cli_bench_spec *spec) {
 static void map_on_host(clscan_type t, const void *in, void *out, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned c = (unsigned)(i & 15);
-    if (t == CLSCAN_FLOAT)
+    if (t == CLSCAN_HALF)
+      ((uint16_t *)out)[i] =
+          clscan_half_from_double(-clscan_half_to_double(((const uint16_t *)in)[i]));
+    else if (t == CLSCAN_FLOAT)
       ((float *)out)[i] = ((const float *)in)[i] * 3.0f + (float)c;
     else if (t == CLSCAN_DOUBLE)
       ((double *)out)[i] = ((const double *)in)[i] * 3.0 + (double)c;

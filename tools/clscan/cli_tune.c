@@ -295,6 +295,10 @@ static int tune_parse(int argc, char **argv, tune_request *r) {
     if (id == OPT_REPS && (ok = cli_parse_count("tune", "--reps", v, 1, 100000, &x)))
       r->reps = (int)x;
   }
+  for (int i = 0; ok && i < r->type_count; i++) {
+    if (r->types[i] == CLSCAN_HALF)
+      return cli_usage_error("tune", "--types: half has no row of its own to tune");
+  }
   return ok ? -1 : CLI_EXIT_USAGE;
 }
 
