@@ -1,11 +1,11 @@
 /*
  * clscan tests: extra arguments of user sources (clscan_arg), device-resident initial values
- * and device totals (clscan_plan_enqueue_args, clscan_plan_enqueue_reduce_args), and half
- * precision (CLSCAN_HALF). Every result is checked against a host loop: integers exactly.
+ * and device totals (clscan_plan_enqueue_args, clscan_plan_enqueue_reduce_args). Every result is
+ * checked against a host loop: integers exactly. Half precision has its own program (test_half.c).
  *
  * Groups: scan (every algorithm and shape, sizes around each one's tile, offsets, in place,
  * exclusive, segmented, plan reuse with new buffers), reduce, chain (chunked streams chained
- * through the device total, n = 0), errors (every bad input's status, buffers untouched), half,
+ * through the device total, n = 0), errors (every bad input's status, buffers untouched),
  * keys (a by-key scan whose key equality reads the arguments).
  * Seeds are printed with every failure; CLSCAN_TEST_SEED picks another.
  */
@@ -1203,137 +1203,6 @@ static void test_enqueue_errors(void **state) {
 }
 
 /* ============================================================================================== */
-/* half */
-/* ============================================================================================== */
-
-/* IEEE binary16 from a float, rounded to nearest even (the device's conversion). */
-static uint16_t half_from_float(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  uint32_t sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xFFu, m = u & 0x7FFFFFu;
-  if (e == 0xFF)
-    return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0));
-  int exp = (int)e - 127 + 15;
-  if (exp >= 31)
-    return (uint16_t)(sign | 0x7C00u);
-  if (exp <= 0) {
-    if (exp < -10)
-      return (uint16_t)sign;
-    m |= 0x800000u;
-    uint32_t shift = (uint32_t)(14 - exp), h = m >> shift, rem = m & ((1u << shift) - 1);
-    uint32_t halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1)))
-      h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)exp << 10) | (m >> 13), rem = m & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-    h++;
-  return (uint16_t)(sign | h);
-}
-
-/* A float from IEEE binary16 bits (exact). */
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, u;
-  if (e == 0) {
-    float f = (float)m / 16777216.0f; /* m * 2^-24 */
-    return sign ? -f : f;
-  }
-  u = e == 31 ? sign | 0x7F800000u | (m << 13) : sign | ((e - 15 + 127) << 23) | (m << 13);
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static void test_half(void **state) {
-  (void)state;
-  clscan_context *ctx = tu_context();
-  // The host conversions this test's reference uses: round trips and rounding to even.
-  for (uint32_t h = 0; h < 0x7C00u; h++)
-    assert_int_equal(half_from_float(half_to_float((uint16_t)h)), h);
-  assert_int_equal(half_from_float(1.0f + 1.0f / 2048.0f), 0x3C00u); /* tie to even */
-  assert_int_equal(half_from_float(1.0f + 3.0f / 2048.0f), 0x3C02u); /* tie to even */
-  assert_int_equal(half_from_float(65520.0f), 0x7C00u);              /* rounds to infinity */
-  const clscan_scan_desc to_float = {.type = CLSCAN_HALF, .out_type = CLSCAN_OUT_FLOAT};
-  const clscan_scan_desc to_half = {.type = CLSCAN_HALF, .op = CLSCAN_MAX};
-  const clscan_scan_desc from_float = {.type = CLSCAN_FLOAT, .out_type = CLSCAN_OUT_HALF};
-  const clscan_arg harg = {.name = "h", .type = CLSCAN_HALF};
-  const clscan_scan_desc half_arg = {
-      .type = CLSCAN_FLOAT, .map_source = "x * (float)h[i]", .args = &harg, .arg_count = 1};
-  const clscan_scan_desc bad_op = {.type = CLSCAN_HALF, .op = CLSCAN_XOR};
-  assert_int_equal(clscan_type_size(CLSCAN_HALF), 2);
-  assert_string_equal(clscan_type_name(CLSCAN_HALF), "half");
-  clscan_status st = clscan_context_supports(ctx, &to_float);
-  if (st == CLSCAN_UNSUPPORTED_BY_DEVICE) {
-    // No cl_khr_fp16: every half descriptor is refused, before any build.
-    print_message("half: %s has no cl_khr_fp16; checking the refusals\n", tu_device_name());
-    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &to_float, "half -> float");
-    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &to_half, "half -> half");
-    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &from_float, "float -> half");
-    expect_desc(CLSCAN_UNSUPPORTED_BY_DEVICE, &half_arg, "a half argument");
-    uint16_t in[4] = {0x3C00, 0x3C00, 0x3C00, 0x3C00};
-    float out[4] = {0};
-    assert_int_equal(clscan_scan_host(ctx, &to_float, in, out, 4), CLSCAN_UNSUPPORTED_BY_DEVICE);
-    assert_true(out[0] == 0.0f);
-    expect_desc(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, &bad_op, "xor on half");
-    return;
-  }
-  ok(st, "clscan_context_supports(half)");
-  expect_desc(CLSCAN_UNSUPPORTED_OP_FOR_TYPE, &bad_op, "xor on half");
-  uint64_t seed = tu_mix(tu_seed(), 21);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
-      continue;
-    // half -> float sums: exact conversions, float sums; small integers and halves keep them
-    // exact, so the check is exact too.
-    clscan_plan *plan = plan_for(&to_float, &algos[a]);
-    size_t sizes[8], count = sizes_for(tile_of(plan, &algos[a], 4), &seed, sizes);
-    clscan_plan_release(plan);
-    for (size_t k = 0; k < count; k++) {
-      size_t n = sizes[k];
-      uint16_t *h = malloc(n * 2), *hout = malloc(n * 2);
-      float *want = malloc(n * 4), *got = malloc(n * 4);
-      assert_true(h && hout && want && got);
-      uint64_t r = tu_mix(seed, k);
-      float acc = 0, mx = -INFINITY;
-      uint16_t hm = 0xFC00u;
-      for (size_t i = 0; i < n; i++) {
-        h[i] = half_from_float((float)((int)tu_random_size(&r, 0, 64) - 32) * 0.5f);
-        acc += half_to_float(h[i]);
-        want[i] = acc;
-        if (half_to_float(h[i]) > mx) {
-          mx = half_to_float(h[i]);
-          hm = h[i];
-        }
-        hout[i] = hm;
-      }
-      clscan_scan_desc d = to_float;
-      d.algorithm = algos[a].algorithm;
-      ok(clscan_scan_host(ctx, &d, h, got, n), "half -> float");
-      for (size_t i = 0; i < n; i++) {
-        if (got[i] != want[i])
-          failf(r, "half -> float %s n=%zu: element %zu is %g, want %g", algos[a].name, n, i,
-                (double)got[i], (double)want[i]);
-      }
-      // half max: exact in any grouping.
-      d = to_half;
-      d.algorithm = algos[a].algorithm;
-      uint16_t *hgot = (uint16_t *)got;
-      ok(clscan_scan_host(ctx, &d, h, hgot, n), "half max");
-      for (size_t i = 0; i < n; i++) {
-        if (hgot[i] != hout[i])
-          failf(r, "half max %s n=%zu: element %zu is 0x%04x, want 0x%04x", algos[a].name, n, i,
-                hgot[i], hout[i]);
-      }
-      free(h);
-      free(hout);
-      free(want);
-      free(got);
-    }
-  }
-}
-
-/* ============================================================================================== */
 /* Key equality with extra arguments                                                              */
 /* ============================================================================================== */
 
@@ -1479,7 +1348,6 @@ int main(int argc, char **argv) {
   const struct CMUnitTest errors[] = {cmocka_unit_test(test_desc_errors),
                                       cmocka_unit_test(test_call_errors),
                                       cmocka_unit_test(test_enqueue_errors)};
-  const struct CMUnitTest half[] = {cmocka_unit_test(test_half)};
   const struct CMUnitTest keys[] = {cmocka_unit_test(test_keys_equal),
                                     cmocka_unit_test(test_keys_equal_errors)};
   if (!tu_context())
@@ -1498,12 +1366,10 @@ int main(int argc, char **argv) {
     GROUP("reduce", reduce)
     GROUP("chain", chain)
     GROUP("errors", errors)
-    GROUP("half", half)
     GROUP("keys", keys)
 #undef GROUP
     if (!known) {
-      fprintf(stderr,
-              "test_args: unknown group %s (scan, op, reduce, chain, errors, half, keys, all)\n",
+      fprintf(stderr, "test_args: unknown group %s (scan, op, reduce, chain, errors, keys, all)\n",
               g);
       failed++;
     }
