@@ -621,7 +621,7 @@ static void build_types(group *g, const clscan_algorithm *algos, size_t count,
   }
 }
 
-/* Every built-in type but half (tested in test_args.c). */
+/* Every built-in type but half (tested in test_half.c). */
 #define TYPES_ALL_COUNT 10
 static const clscan_type types_all[TYPES_ALL_COUNT] = {
     CLSCAN_INT32,  CLSCAN_UINT32, CLSCAN_INT64, CLSCAN_UINT64, CLSCAN_FLOAT,
