@@ -20,28 +20,12 @@
 
 #include <cmocka.h>
 
+#include "algo_cases.h"
 #include "test_util.h"
 
 /* ============================================================================================== */
 /* Fixtures                                                                                       */
 /* ============================================================================================== */
-
-/* The algorithms and single-pass shapes a scan runs through. */
-typedef struct algo_case {
-  const char *name;
-  clscan_algorithm algorithm;
-  clscan_shape shape;
-} algo_case;
-
-static const algo_case algos[] = {
-    {"auto", CLSCAN_ALGO_AUTO, CLSCAN_SHAPE_DEFAULT},
-    {"blelloch", CLSCAN_ALGO_BLELLOCH, CLSCAN_SHAPE_DEFAULT},
-    {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_SHAPE_DEFAULT},
-    {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_SHAPE_DEFAULT},
-    {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_CPU},
-    {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_GPU},
-};
-#define ALGO_COUNT (sizeof algos / sizeof algos[0])
 
 /* The map of the int32 cases: x * w[i] + s, with a weight buffer w and a scalar s. */
 static const clscan_arg int_args[] = {
@@ -79,55 +63,12 @@ static void fill_ints(uint64_t seed, int32_t *v, size_t n, int32_t lim) {
 
 /* Returns 1 if the device runs an algorithm case (rusticl 22 refuses the single pass: it must say
  * so with CLSCAN_UNSUPPORTED_BY_DEVICE, and the case is left out). */
-static int device_runs(const algo_case *a) {
+static int device_runs(const tu_algo_case *a) {
   const clscan_scan_desc d = {.type = CLSCAN_INT32, .algorithm = a->algorithm};
   const clscan_status st = clscan_context_supports(tu_context(), &d);
   if (st != CLSCAN_SUCCESS && st != CLSCAN_UNSUPPORTED_BY_DEVICE)
     fail_msg("clscan_context_supports(%s): %s", a->name, clscan_status_string(st));
   return st == CLSCAN_SUCCESS;
-}
-
-/* Creates a plan of desc for an algorithm case. */
-static clscan_plan *plan_for(const clscan_scan_desc *base, const algo_case *a) {
-  clscan_scan_desc d = *base;
-  d.algorithm = a->algorithm;
-  const clscan_tuning t = {.single_pass_shape = a->shape};
-  clscan_plan *plan = NULL;
-  clscan_status st = clscan_plan_create_tuned(tu_context(), &d, &t, &plan);
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("plan %s: %s (%s)", a->name, clscan_status_string(st), clscan_last_error_detail());
-  return plan;
-}
-
-/* Elements per tile (or block) of a plan's algorithm, for sizes around its boundaries. */
-static size_t tile_of(const clscan_plan *plan, const algo_case *a, size_t vec) {
-  clscan_tuning t;
-  ok(clscan_plan_get_tuning(plan, &t), "clscan_plan_get_tuning");
-  switch (clscan_plan_algorithm(plan, 1)) {
-    case CLSCAN_ALGO_BLELLOCH:
-      return 2 * (size_t)t.seed_wg;
-    case CLSCAN_ALGO_HILLIS_STEELE:
-      return t.seed_wg;
-    case CLSCAN_ALGO_SINGLE_PASS:
-      if (a->shape == CLSCAN_SHAPE_CPU || (a->shape == CLSCAN_SHAPE_DEFAULT && tu_device_is_cpu()))
-        return t.cpu_tile;
-      return (size_t)t.tile_wg * t.tile_vpt * vec;
-    default:
-      return (size_t)t.tile_wg * t.tile_vpt * vec;
-  }
-}
-
-/* Sizes around a tile of b elements and a random larger one. */
-static size_t sizes_for(size_t b, uint64_t *s, size_t out[8]) {
-  size_t k = 0;
-  out[k++] = 1;
-  out[k++] = 2;
-  out[k++] = b - 1;
-  out[k++] = b;
-  out[k++] = b + 1;
-  out[k++] = 2 * b + 3;
-  out[k++] = tu_random_size(s, 3 * b, 3 * b + 70000);
-  return k;
 }
 
 /* ============================================================================================== */
@@ -301,17 +242,18 @@ static void run_all(int device_init, int segmented) {
                                  .device_init = device_init,
                                  .segments = segmented ? CLSCAN_SEGMENTS_HEAD_FLAGS : 0};
   uint64_t seed = tu_mix(tu_seed(), (uint64_t)(device_init * 2 + segmented));
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     clscan_scan_desc inc = base, exc = base;
     exc.exclusive = 1;
     int32_t host_init = 12345;
     if (!device_init)
       inc.init = exc.init = &host_init;
-    clscan_plan *plans[2] = {plan_for(&inc, &algos[a]), plan_for(&exc, &algos[a])};
+    clscan_plan *plans[2] = {tu_algo_plan(&inc, &tu_algo_cases[a], NULL),
+                             tu_algo_plan(&exc, &tu_algo_cases[a], NULL)};
     size_t sizes[8];
-    size_t count = sizes_for(tile_of(plans[0], &algos[a], 4), &seed, sizes);
+    size_t count = tu_sizes_around(tu_algo_tile(plans[0], &tu_algo_cases[a], 4), &seed, sizes);
     for (size_t k = 0; k < count; k++) {
       for (int e = 0; e < 2; e++) {
         map_case c = {
@@ -327,7 +269,7 @@ static void run_all(int device_init, int segmented) {
             .init = device_init ? (int32_t)tu_random_size(&seed, 0, 999) - 500 : host_init,
             .s = (int32_t)tu_random_size(&seed, 0, 20) - 10};
         char what[160];
-        snprintf(what, sizeof what, "%s %s%s%s n=%zu%s", algos[a].name,
+        snprintf(what, sizeof what, "%s %s%s%s n=%zu%s", tu_algo_cases[a].name,
                  e ? "exclusive" : "inclusive", segmented ? " segmented" : "",
                  device_init ? " device init" : "", c.n, c.in_place ? " in place" : "");
         tu_progress(what);
@@ -380,12 +322,12 @@ static void test_scan_types(void **state) {
   uint64_t seed = tu_mix(tu_seed(), 77);
   const uint32_t k = 5;
   const pair lut[5] = {{0, 1}, {0, 2}, {0, -1}, {0, 3}, {0, 0}};
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
-    clscan_plan *plan = plan_for(&base, &algos[a]);
+    clscan_plan *plan = tu_algo_plan(&base, &tu_algo_cases[a], NULL);
     size_t sizes[8];
-    size_t count = sizes_for(tile_of(plan, &algos[a], 4), &seed, sizes);
+    size_t count = tu_sizes_around(tu_algo_tile(plan, &tu_algo_cases[a], 4), &seed, sizes);
     for (size_t s = 0; s < count; s++) {
       size_t n = sizes[s];
       int32_t *x = malloc(n * 4);
@@ -406,11 +348,11 @@ static void test_scan_types(void **state) {
           {.buffer = dwt}, {.buffer = dlut, .length = 5}, {.scalar = &k}};
       const clscan_run_args run = {.values = values, .value_count = 3};
       ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
-         algos[a].name);
+         tu_algo_cases[a].name);
       assert_true(tu_read(tu_context(), NULL, out, 0, (n + TU_GUARD) * 4, got));
       for (size_t i = 0; i < n; i++) {
         if (got[i] != want[i])
-          failf(r, "float map %s n=%zu: element %zu is %g, want %g", algos[a].name, n, i,
+          failf(r, "float map %s n=%zu: element %zu is %g, want %g", tu_algo_cases[a].name, n, i,
                 (double)got[i], (double)want[i]);
       }
       clReleaseMemObject(in);
@@ -439,10 +381,10 @@ static void test_scan_read_write(void **state) {
                                  .args = args,
                                  .arg_count = 1};
   uint64_t seed = tu_mix(tu_seed(), 99);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
-    clscan_plan *plan = plan_for(&base, &algos[a]);
+    clscan_plan *plan = tu_algo_plan(&base, &tu_algo_cases[a], NULL);
     size_t n = tu_random_size(&seed, 1, 100000);
     int32_t *x = malloc(n * 4), *got = malloc(n * 4);
     assert_true(x && got);
@@ -452,18 +394,18 @@ static void test_scan_read_write(void **state) {
     const clscan_arg_value v = {.buffer = side};
     const clscan_run_args run = {.values = &v, .value_count = 1};
     ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
-       algos[a].name);
+       tu_algo_cases[a].name);
     assert_true(tu_read(tu_context(), NULL, side, 0, n * 4, got));
     for (size_t i = 0; i < n; i++) {
       if (got[i] != 3 * x[i])
-        failf(seed, "%s: side[%zu] is %d, want %d", algos[a].name, i, got[i], 3 * x[i]);
+        failf(seed, "%s: side[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i], 3 * x[i]);
     }
     assert_true(tu_read(tu_context(), NULL, out, 0, n * 4, got));
     uint32_t acc = 0;
     for (size_t i = 0; i < n; i++) {
       acc += 3u * (uint32_t)x[i];
       if (got[i] != (int32_t)acc)
-        failf(seed, "%s: out[%zu] is %d, want %d", algos[a].name, i, got[i], (int32_t)acc);
+        failf(seed, "%s: out[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i], (int32_t)acc);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(out);
@@ -598,12 +540,13 @@ static void run_op_all(int segmented, const char *withhold) {
   uint64_t seed = tu_mix(tu_seed(), (uint64_t)(40 + segmented + (withhold ? 2 : 0)));
   tu_env_saved saved;
   tu_env_set("CLSCAN_TEST_WITHHOLD", withhold, &saved);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
     clscan_scan_desc inc = base, exc = base;
     exc.exclusive = 1;
-    clscan_plan *plans[2] = {plan_for(&inc, &algos[a]), plan_for(&exc, &algos[a])};
+    clscan_plan *plans[2] = {tu_algo_plan(&inc, &tu_algo_cases[a], NULL),
+                             tu_algo_plan(&exc, &tu_algo_cases[a], NULL)};
     size_t sizes[8];
-    size_t count = sizes_for(tile_of(plans[0], &algos[a], 4), &seed, sizes);
+    size_t count = tu_sizes_around(tu_algo_tile(plans[0], &tu_algo_cases[a], 4), &seed, sizes);
     for (size_t s = 0; s < count; s++) {
       for (int e = 0; e < 2; e++) {
         const op_case c = {.n = sizes[s],
@@ -615,7 +558,7 @@ static void run_op_all(int segmented, const char *withhold) {
                            .total = !segmented,
                            .init = init};
         char what[160];
-        snprintf(what, sizeof what, "op %s %s%s%s n=%zu%s", algos[a].name,
+        snprintf(what, sizeof what, "op %s %s%s%s n=%zu%s", tu_algo_cases[a].name,
                  e ? "exclusive" : "inclusive", segmented ? " segmented" : "",
                  withhold ? " withheld" : "", c.n, c.in_place ? " in place" : "");
         tu_progress(what);
@@ -765,8 +708,8 @@ static void test_chain(void **state) {
   (void)state;
   uint64_t seed = tu_mix(tu_seed(), 11);
   const clscan_arg arg = {.name = "w", .kind = CLSCAN_ARG_BUFFER, .type = CLSCAN_INT32};
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     for (int e = 0; e < 2; e++) {
       clscan_scan_desc d = {.type = CLSCAN_INT32,
@@ -776,7 +719,7 @@ static void test_chain(void **state) {
                             .args = &arg,
                             .arg_count = 1,
                             .device_init = 1};
-      clscan_plan *plan = plan_for(&d, &algos[a]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
       size_t n = tu_random_size(&seed, 50000, 200000);
       int32_t *x = malloc(n * 4), *w = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
       assert_true(x && w && want && got);
@@ -807,11 +750,13 @@ static void test_chain(void **state) {
       assert_true(tu_read(tu_context(), NULL, carry, 0, 4, &total));
       for (size_t i = 0; i < n; i++) {
         if (got[i] != want[i])
-          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d", algos[a].name,
-                e ? "exclusive" : "inclusive", n, chunks, i, got[i], want[i]);
+          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d",
+                tu_algo_cases[a].name, e ? "exclusive" : "inclusive", n, chunks, i, got[i],
+                want[i]);
       }
       if (total != (int32_t)acc)
-        failf(seed, "chain %s: the last total is %d, want %d", algos[a].name, total, (int32_t)acc);
+        failf(seed, "chain %s: the last total is %d, want %d", tu_algo_cases[a].name, total,
+              (int32_t)acc);
       clReleaseMemObject(in);
       clReleaseMemObject(out);
       clReleaseMemObject(dw);
@@ -833,13 +778,13 @@ static void test_chain_narrow(void **state) {
   const size_t n = 150001, chunk = 37777;
   unsigned char *x = malloc(n), *got = malloc(n);
   assert_true(x && got);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     for (int e = 0; e < 2; e++) {
       const clscan_scan_desc d = {
           .type = CLSCAN_UINT8, .op = CLSCAN_XOR, .exclusive = e, .device_init = 1};
-      clscan_plan *plan = plan_for(&d, &algos[a]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
       uint64_t r = tu_mix(seed, a * 2 + (size_t)e);
       for (size_t i = 0; i < n; i++)
         x[i] = (unsigned char)tu_random_size(&r, 0, 255);
@@ -857,12 +802,12 @@ static void test_chain_narrow(void **state) {
       for (size_t i = 0; i < n; i++) {
         unsigned next = acc ^ x[i], want = e ? acc : next;
         if (got[i] != want)
-          failf(seed, "narrow chain %s %s: element %zu is %u, want %u", algos[a].name,
+          failf(seed, "narrow chain %s %s: element %zu is %u, want %u", tu_algo_cases[a].name,
                 e ? "exclusive" : "inclusive", i, got[i], want);
         acc = next;
       }
       if (carry[3] != acc)
-        failf(seed, "narrow chain %s: total %u, want %u", algos[a].name, carry[3], acc);
+        failf(seed, "narrow chain %s: total %u, want %u", tu_algo_cases[a].name, carry[3], acc);
       clReleaseMemObject(buf);
       clReleaseMemObject(dc);
       clscan_plan_release(plan);
@@ -877,13 +822,13 @@ static void test_total_plain(void **state) {
   (void)state;
   uint64_t seed = tu_mix(tu_seed(), 13);
   const int32_t init = 1000;
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     for (int e = 0; e < 2; e++) {
       const clscan_scan_desc d = {
           .type = CLSCAN_INT32, .op = CLSCAN_MAX, .exclusive = e, .init = &init};
-      clscan_plan *plan = plan_for(&d, &algos[a]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
       const size_t sizes[] = {0, 1, tu_random_size(&seed, 2, 100000)};
       for (size_t k = 0; k < 3; k++) {
         size_t n = sizes[k];
@@ -901,13 +846,13 @@ static void test_total_plain(void **state) {
         int32_t got[4];
         assert_true(tu_read(tu_context(), NULL, total, 0, 16, got));
         if (got[2] != want)
-          failf(seed, "total %s %s n=%zu: %d, want %d", algos[a].name,
+          failf(seed, "total %s %s n=%zu: %d, want %d", tu_algo_cases[a].name,
                 e ? "exclusive" : "inclusive", n, got[2], want);
         const unsigned char *g = (const unsigned char *)got;
         for (size_t i = 0; i < 16; i++) {
           if ((i < 8 || i >= 12) && g[i] != TU_POISON)
-            failf(seed, "total %s n=%zu: byte %zu next to the total was written", algos[a].name, n,
-                  i);
+            failf(seed, "total %s n=%zu: byte %zu next to the total was written",
+                  tu_algo_cases[a].name, n, i);
         }
         clReleaseMemObject(in);
         clReleaseMemObject(out);
@@ -1220,7 +1165,7 @@ static int keys_equal(int32_t a, int32_t b, int32_t m, const int32_t *cls) {
 }
 
 /* Checks one by-key scan of n elements with m and the table from cls_off against a host loop. */
-static void keys_check(clscan_plan *plan, const algo_case *a, size_t n, int exclusive, int round,
+static void keys_check(clscan_plan *plan, const tu_algo_case *a, size_t n, int exclusive, int round,
                        uint64_t seed) {
   clscan_context *ctx = tu_context();
   uint64_t s = seed;
@@ -1276,8 +1221,8 @@ static void keys_check(clscan_plan *plan, const algo_case *a, size_t n, int excl
 static void test_keys_equal(void **state) {
   (void)state;
   uint64_t seed = tu_mix(tu_seed(), 5150);
-  for (size_t c = 0; c < ALGO_COUNT; c++) {
-    if (!device_runs(&algos[c]))
+  for (size_t c = 0; c < TU_ALGO_CASE_COUNT; c++) {
+    if (!device_runs(&tu_algo_cases[c]))
       continue;
     for (int exclusive = 0; exclusive < 2; exclusive++) {
       const clscan_scan_desc d = {.type = CLSCAN_INT32,
@@ -1287,16 +1232,16 @@ static void test_keys_equal(void **state) {
                                   .key_equal_source = "a % m == b % m && cls[a] == cls[b]",
                                   .args = key_args,
                                   .arg_count = 2};
-      clscan_plan *plan = plan_for(&d, &algos[c]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[c], NULL);
       size_t sizes[8];
-      const size_t count = sizes_for(tile_of(plan, &algos[c], 1), &seed, sizes);
+      const size_t count = tu_sizes_around(tu_algo_tile(plan, &tu_algo_cases[c], 1), &seed, sizes);
       for (size_t k = 0; k < count; k++) {
         char what[96];
-        snprintf(what, sizeof what, "keys %s n=%zu exclusive=%d", algos[c].name, sizes[k],
+        snprintf(what, sizeof what, "keys %s n=%zu exclusive=%d", tu_algo_cases[c].name, sizes[k],
                  exclusive);
         tu_progress(what);
         for (int round = 0; round < 2; round++)
-          keys_check(plan, &algos[c], sizes[k], exclusive, round,
+          keys_check(plan, &tu_algo_cases[c], sizes[k], exclusive, round,
                      tu_mix(seed, c * 64 + k * 4 + (size_t)(exclusive * 2 + round)));
       }
       clscan_plan_release(plan);

@@ -34,28 +34,12 @@
 
 #include "ref_select.h"
 #include "ref_sort.h"
+#include "algo_cases.h"
 #include "test_util.h"
 
 /* ============================================================================================== */
 /* Fixtures                                                                                       */
 /* ============================================================================================== */
-
-/* The algorithms and single-pass shapes a scan runs through. */
-typedef struct algo_case {
-  const char *name;
-  clscan_algorithm algorithm;
-  clscan_shape shape;
-} algo_case;
-
-static const algo_case algos[] = {
-    {"auto", CLSCAN_ALGO_AUTO, CLSCAN_SHAPE_DEFAULT},
-    {"blelloch", CLSCAN_ALGO_BLELLOCH, CLSCAN_SHAPE_DEFAULT},
-    {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, CLSCAN_SHAPE_DEFAULT},
-    {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, CLSCAN_SHAPE_DEFAULT},
-    {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_CPU},
-    {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, CLSCAN_SHAPE_GPU},
-};
-#define ALGO_COUNT (sizeof algos / sizeof algos[0])
 
 /* Some half bit patterns. */
 #define H_ZERO 0x0000u
@@ -96,7 +80,7 @@ static void *xmalloc(size_t n) {
 
 /* Returns 1 if the device runs an algorithm case (rusticl refuses the single pass without 64-bit
  * atomics: it must say so with CLSCAN_UNSUPPORTED_BY_DEVICE, and the case is left out). */
-static int device_runs(const algo_case *a) {
+static int device_runs(const tu_algo_case *a) {
   const clscan_scan_desc d = {.type = CLSCAN_HALF, .algorithm = a->algorithm};
   const clscan_status st = clscan_context_supports(tu_context(), &d);
   if (st != CLSCAN_SUCCESS && st != CLSCAN_UNSUPPORTED_BY_DEVICE)
@@ -108,68 +92,14 @@ static int device_runs(const algo_case *a) {
  * pick, so that a few descriptors cover every case between them while each builds three
  * programs, not six (builds are most of the time on a CPU device). */
 static int rotating_algo(size_t a, size_t pick) {
-  return a == 0 || a == 1 + pick % (ALGO_COUNT - 1) || a == 1 + (pick + 2) % (ALGO_COUNT - 1);
+  return a == 0 || a == 1 + pick % (TU_ALGO_CASE_COUNT - 1) ||
+         a == 1 + (pick + 2) % (TU_ALGO_CASE_COUNT - 1);
 }
 
 /* Returns 1 if the device has fp64 (double inputs). */
 static int device_has_double(void) {
   const clscan_scan_desc d = {.type = CLSCAN_DOUBLE, .out_type = CLSCAN_OUT_HALF};
   return clscan_context_supports(tu_context(), &d) == CLSCAN_SUCCESS;
-}
-
-/* Creates a plan of desc for an algorithm case; with withhold, CLSCAN_TEST_WITHHOLD holds it while
- * the plan is created (the plan reads it then). */
-static clscan_plan *plan_with(const clscan_scan_desc *base, const algo_case *a,
-                              const char *withhold) {
-  clscan_scan_desc d = *base;
-  d.algorithm = a->algorithm;
-  const clscan_tuning t = {.single_pass_shape = a->shape};
-  clscan_plan *plan = NULL;
-  tu_env_saved saved;
-  if (withhold)
-    tu_env_set("CLSCAN_TEST_WITHHOLD", withhold, &saved);
-  clscan_status st = clscan_plan_create_tuned(tu_context(), &d, &t, &plan);
-  if (withhold)
-    tu_env_restore(&saved);
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("plan %s: %s (%s)", a->name, clscan_status_string(st), clscan_last_error_detail());
-  return plan;
-}
-
-static clscan_plan *plan_for(const clscan_scan_desc *base, const algo_case *a) {
-  return plan_with(base, a, NULL);
-}
-
-/* Elements per tile (or block) of a plan's algorithm, for sizes around its boundaries; vec is the
- * plan's vector width (16 bytes over the larger of its input and output elements). */
-static size_t tile_of(const clscan_plan *plan, const algo_case *a, size_t vec) {
-  clscan_tuning t;
-  ok(clscan_plan_get_tuning(plan, &t), "clscan_plan_get_tuning");
-  switch (clscan_plan_algorithm(plan, 1)) {
-    case CLSCAN_ALGO_BLELLOCH:
-      return 2 * (size_t)t.seed_wg;
-    case CLSCAN_ALGO_HILLIS_STEELE:
-      return t.seed_wg;
-    case CLSCAN_ALGO_SINGLE_PASS:
-      if (a->shape == CLSCAN_SHAPE_CPU || (a->shape == CLSCAN_SHAPE_DEFAULT && tu_device_is_cpu()))
-        return t.cpu_tile;
-      return (size_t)t.tile_wg * t.tile_vpt * vec;
-    default:
-      return (size_t)t.tile_wg * t.tile_vpt * vec;
-  }
-}
-
-/* Sizes around a tile of b elements and a random larger one. */
-static size_t sizes_for(size_t b, uint64_t *s, size_t out[8]) {
-  size_t k = 0;
-  out[k++] = 1;
-  out[k++] = 2;
-  out[k++] = b - 1;
-  out[k++] = b;
-  out[k++] = b + 1;
-  out[k++] = 2 * b + 3;
-  out[k++] = tu_random_size(s, 3 * b, 3 * b + 70000);
-  return k;
 }
 
 /* A device buffer holding bytes of data (or poison when data is NULL). */
@@ -341,10 +271,10 @@ static size_t vec_of(const clscan_scan_desc *d) {
 }
 
 /* Runs one case of a spec through a plan and fails the test on a mismatch. */
-static void run_case(tu_case *c, const algo_case *a, const char *withhold) {
+static void run_case(tu_case *c, const tu_algo_case *a, const char *withhold) {
   clscan_scan_desc d;
   tu_case_desc(c, &d);
-  c->plan = plan_with(&d, a, withhold);
+  c->plan = tu_algo_plan(&d, a, withhold);
   char msg[1024];
   const int good = tu_run_case(tu_context(), c, msg, sizeof msg);
   clscan_plan_release(c->plan);
@@ -355,11 +285,11 @@ static void run_case(tu_case *c, const algo_case *a, const char *withhold) {
 
 /* Runs a spec through an algorithm case at the sizes around its tile; the four combinations of
  * exclusive and init rotate over the sizes, from a different start per spec. */
-static void scan_spec(const tu_spec *spec, size_t si, const algo_case *a, const char *withhold,
+static void scan_spec(const tu_spec *spec, size_t si, const tu_algo_case *a, const char *withhold,
                       uint64_t seed) {
-  clscan_plan *probe = plan_with(&spec->desc, a, withhold);
+  clscan_plan *probe = tu_algo_plan(&spec->desc, a, withhold);
   uint64_t s = seed;
-  size_t sizes[8], count = sizes_for(tile_of(probe, a, vec_of(&spec->desc)), &s, sizes);
+  size_t sizes[8], count = tu_sizes_around(tu_algo_tile(probe, a, vec_of(&spec->desc)), &s, sizes);
   clscan_plan_release(probe);
   for (size_t k = 0; k < count; k++) {
     tu_case c = {.spec = spec, .algorithm = a->algorithm, .n = sizes[k], .path = TU_PATH_PLAN};
@@ -414,15 +344,15 @@ static void test_scan(void **state) {
   const int fp64 = device_has_double();
   if (!fp64)
     print_message("half: %s has no fp64; double -> half is left out\n", tu_device_name());
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     for (size_t si = 0; si < SCAN_SPEC_COUNT; si++) {
       const clscan_scan_desc *d = &scan_specs[si].desc;
       if ((d->type == CLSCAN_DOUBLE && !fp64) ||
           (d->out_type != CLSCAN_OUT_SAME && !rotating_algo(a, si)))
         continue;
-      scan_spec(&scan_specs[si], si, &algos[a], NULL, tu_mix(seed, a * 100 + si));
+      scan_spec(&scan_specs[si], si, &tu_algo_cases[a], NULL, tu_mix(seed, a * 100 + si));
     }
   }
 }
@@ -431,11 +361,11 @@ static void test_scan(void **state) {
 static void test_scan_withhold(void **state) {
   (void)state;
   const uint64_t seed = tu_mix(tu_seed(), 0x4A20);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (algos[a].algorithm != CLSCAN_ALGO_SINGLE_PASS || !device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (tu_algo_cases[a].algorithm != CLSCAN_ALGO_SINGLE_PASS || !device_runs(&tu_algo_cases[a]))
       continue;
     for (size_t si = 1; si < 3; si++) /* half add and mul */
-      scan_spec(&scan_specs[si], si, &algos[a], "2", tu_mix(seed, a * 100 + si));
+      scan_spec(&scan_specs[si], si, &tu_algo_cases[a], "2", tu_mix(seed, a * 100 + si));
   }
 }
 
@@ -526,7 +456,7 @@ static pair_stats make_pairs(uint64_t seed, int mul, uint16_t *in, unsigned char
 
 /* Checks the segments of two bit for bit: out[2k] is init op a (a itself, but for add's -0.0) and
  * out[2k+1] the correctly rounded init op a op b (an invalid result: any NaN). */
-static void check_pairs(uint64_t seed, const char *what, const algo_case *a, int mul,
+static void check_pairs(uint64_t seed, const char *what, const tu_algo_case *a, int mul,
                         const uint16_t *in, const uint16_t *got, size_t n) {
   for (size_t k = 0; k + 1 < n; k += 2) {
     const double x = pair_exact(mul, in[k], in[k + 1]);
@@ -561,18 +491,18 @@ static void test_round_pairs(void **state) {
     const clscan_scan_desc d = {.type = CLSCAN_HALF,
                                 .op = mul ? CLSCAN_MUL : CLSCAN_ADD,
                                 .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
-    for (size_t a = 0; a < ALGO_COUNT; a++) {
-      if (!device_runs(&algos[a]))
+    for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+      if (!device_runs(&tu_algo_cases[a]))
         continue;
       tu_progress(what);
-      clscan_plan *plan = plan_for(&d, &algos[a]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
       run_plan(plan, flags, 1, in, 2, got, 2, n, NULL, 0);
       clscan_plan_release(plan);
-      check_pairs(seed, what, &algos[a], mul, in, got, n);
+      check_pairs(seed, what, &tu_algo_cases[a], mul, in, got, n);
     }
     // The one-shot host call too.
     ok(clscan_segmented_scan_host(tu_context(), &d, flags, in, got, n), what);
-    check_pairs(seed, what, &algos[0], mul, in, got, n);
+    check_pairs(seed, what, &tu_algo_cases[0], mul, in, got, n);
   }
   free(in);
   free(got);
@@ -671,11 +601,11 @@ static void convert_check(clscan_type t, const void *x, size_t n, size_t pick, u
                               .op = CLSCAN_MIN,
                               .out_type = CLSCAN_OUT_HALF,
                               .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!rotating_algo(a, pick) || !device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!rotating_algo(a, pick) || !device_runs(&tu_algo_cases[a]))
       continue;
     tu_progress(clscan_type_name(t));
-    clscan_plan *plan = plan_for(&d, &algos[a]);
+    clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
     run_plan(plan, flags, 1, x, is, got, 2, n, NULL, 0);
     clscan_plan_release(plan);
     for (size_t i = 0; i < n; i++) {
@@ -684,7 +614,8 @@ static void convert_check(clscan_type t, const void *x, size_t n, size_t pick, u
                                            : ((const double *)x)[i];
       if (got[i] != hh(v))
         failf(seed, "%s -> half %s: %.17g (element %zu) gave 0x%04x (%.9g), want 0x%04x (%.9g)",
-              clscan_type_name(t), algos[a].name, v, i, got[i], hd(got[i]), hh(v), hd(hh(v)));
+              clscan_type_name(t), tu_algo_cases[a].name, v, i, got[i], hd(got[i]), hh(v),
+              hd(hh(v)));
     }
   }
   free(flags);
@@ -751,13 +682,14 @@ static void user_cases(const char *what, const clscan_scan_desc *desc, const cls
                        clscan_op fill_op, const clscan_scan_desc *same_as, size_t pick,
                        uint64_t seed) {
   const size_t is = clscan_ref_in_size(desc), os = clscan_ref_out_size(desc);
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!rotating_algo(a, pick) || !device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!rotating_algo(a, pick) || !device_runs(&tu_algo_cases[a]))
       continue;
-    clscan_plan *plan = plan_for(desc, &algos[a]);
-    clscan_plan *twin = same_as ? plan_for(same_as, &algos[a]) : NULL;
+    clscan_plan *plan = tu_algo_plan(desc, &tu_algo_cases[a], NULL);
+    clscan_plan *twin = same_as ? tu_algo_plan(same_as, &tu_algo_cases[a], NULL) : NULL;
     uint64_t s = tu_mix(seed, a);
-    size_t sizes[8], count = sizes_for(tile_of(plan, &algos[a], vec_of(desc)), &s, sizes);
+    size_t sizes[8],
+        count = tu_sizes_around(tu_algo_tile(plan, &tu_algo_cases[a], vec_of(desc)), &s, sizes);
     for (size_t k = 0; k < count; k++) {
       const size_t n = sizes[k];
       const uint64_t r = tu_mix(seed, a * 16 + k);
@@ -771,12 +703,12 @@ static void user_cases(const char *what, const clscan_scan_desc *desc, const cls
       run_plan(plan, NULL, 0, in, is, got, os, n, NULL, 0);
       clscan_ref_mismatch m;
       if (!clscan_ref_check_twins(desc, tw, NULL, in, got, n, &m))
-        failf(r, "%s %s n=%zu: %s", what, algos[a].name, n, m.detail);
+        failf(r, "%s %s n=%zu: %s", what, tu_algo_cases[a].name, n, m.detail);
       if (twin) {
         run_plan(twin, NULL, 0, in, is, got2, os, n, NULL, 0);
         if (memcmp(got, got2, n * os) != 0)
-          failf(r, "%s %s n=%zu: the bits differ from the built-in operator's", what, algos[a].name,
-                n);
+          failf(r, "%s %s n=%zu: the bits differ from the built-in operator's", what,
+                tu_algo_cases[a].name, n);
       }
       free(in);
       free(got);
@@ -828,12 +760,12 @@ static void test_user_args(void **state) {
   };
   const clscan_scan_desc d = {
       .type = CLSCAN_FLOAT, .map_source = "x * vload_half(i, w) + s", .args = args, .arg_count = 2};
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
-    clscan_plan *plan = plan_for(&d, &algos[a]);
+    clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
     uint64_t s = tu_mix(seed, a);
-    size_t sizes[8], count = sizes_for(tile_of(plan, &algos[a], 4), &s, sizes);
+    size_t sizes[8], count = tu_sizes_around(tu_algo_tile(plan, &tu_algo_cases[a], 4), &s, sizes);
     for (size_t k = 0; k < count; k++) {
       const size_t n = sizes[k];
       const uint64_t r0 = tu_mix(seed, a * 16 + k);
@@ -858,8 +790,8 @@ static void test_user_args(void **state) {
       for (size_t i = 0; i < n; i++) {
         acc += (double)x[i] * hd(w[i]) + hd(sv);
         if ((double)got[i] != acc)
-          failf(r0, "args %s n=%zu s=%g: out[%zu] = %.9g, want %.9g", algos[a].name, n, hd(sv), i,
-                (double)got[i], acc);
+          failf(r0, "args %s n=%zu s=%g: out[%zu] = %.9g, want %.9g", tu_algo_cases[a].name, n,
+                hd(sv), i, (double)got[i], acc);
       }
       free(x);
       free(got);
@@ -901,7 +833,7 @@ static size_t fill_keys(uint64_t seed, uint16_t *keys, size_t n, size_t *nan_pai
 
 /* Checks a by-key int32 sum against a host loop over eq (NULL: clscan_ref_keys_equal). */
 typedef int (*key_eq_fn)(const uint16_t *keys, size_t i, size_t j);
-static void check_by_key(uint64_t seed, const char *what, const algo_case *a, int exclusive,
+static void check_by_key(uint64_t seed, const char *what, const tu_algo_case *a, int exclusive,
                          const uint16_t *keys, const int32_t *in, const int32_t *got, size_t n,
                          key_eq_fn eq) {
   uint32_t acc = 0;
@@ -943,15 +875,15 @@ static void keys_cases(const char *what, const char *equal_source, uint64_t seed
                                  .segments = CLSCAN_SEGMENTS_KEYS,
                                  .key_type = CLSCAN_HALF,
                                  .key_equal_source = equal_source};
-  for (size_t a = 0; a < ALGO_COUNT; a++) {
-    if (!device_runs(&algos[a]))
+  for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+    if (!device_runs(&tu_algo_cases[a]))
       continue;
     for (int exclusive = 0; exclusive < 2; exclusive++) {
       clscan_scan_desc d = base;
       d.exclusive = exclusive;
-      clscan_plan *plan = plan_for(&d, &algos[a]);
+      clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
       uint64_t s = tu_mix(seed, a * 2 + (size_t)exclusive);
-      size_t sizes[8], count = sizes_for(tile_of(plan, &algos[a], 4), &s, sizes);
+      size_t sizes[8], count = tu_sizes_around(tu_algo_tile(plan, &tu_algo_cases[a], 4), &s, sizes);
       for (size_t k = 0; k < count; k++) {
         const size_t n = sizes[k];
         const uint64_t r = tu_mix(seed, a * 64 + k * 2 + (size_t)exclusive);
@@ -965,7 +897,7 @@ static void keys_cases(const char *what, const char *equal_source, uint64_t seed
         clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, tu_mix(r, 1), in, n);
         tu_progress(what);
         run_plan(plan, keys, 2, in, 4, got, 4, n, NULL, 0);
-        check_by_key(r, what, &algos[a], exclusive, keys, in, got, n,
+        check_by_key(r, what, &tu_algo_cases[a], exclusive, keys, in, got, n,
                      equal_source ? floor_equal : NULL);
         free(keys);
         free(in);
@@ -1103,10 +1035,11 @@ static void test_family_reduce(void **state) {
       if (!same_value(got, want))
         failf(r, "reduce %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]), n, got,
               hd(got), want, hd(want));
-      for (size_t a = 0; a < ALGO_COUNT; a++) {
-        if (algos[a].algorithm != CLSCAN_ALGO_SINGLE_PASS || !device_runs(&algos[a]))
+      for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
+        if (tu_algo_cases[a].algorithm != CLSCAN_ALGO_SINGLE_PASS ||
+            !device_runs(&tu_algo_cases[a]))
           continue;
-        clscan_plan *plan = plan_for(&d, &algos[a]);
+        clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
         cl_mem din = buffer_with(n * 2, in), dout = buffer_with(2, NULL);
         ok(clscan_plan_enqueue_reduce(plan, NULL, din, 0, dout, 0, n, 0, NULL, NULL),
            "clscan_plan_enqueue_reduce");
@@ -1116,7 +1049,7 @@ static void test_family_reduce(void **state) {
         clscan_plan_release(plan);
         if (!same_value(got, want))
           failf(r, "reduce %s %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]),
-                algos[a].name, n, got, hd(got), want, hd(want));
+                tu_algo_cases[a].name, n, got, hd(got), want, hd(want));
       }
       free(in);
       free(scan);
