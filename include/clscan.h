@@ -1148,7 +1148,7 @@ typedef struct clscan_sort_plan clscan_sort_plan;
  * Creates a sort plan: validates the descriptor and builds its kernels.
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_TYPE (key_type is not built-in);
  *   CLSCAN_INVALID_VALUE (value_size or the bit range); CLSCAN_INVALID_ALGORITHM;
- *   CLSCAN_UNSUPPORTED_BY_DEVICE (double keys without fp64, ONESWEEP without 64-bit atomics);
+ *   CLSCAN_UNSUPPORTED_BY_DEVICE (ONESWEEP without 64-bit atomics);
  *   CLSCAN_BUILD_FAILED; CLSCAN_OUT_OF_HOST_MEMORY.
  */
 CLSCAN_API clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_desc *desc,
