@@ -3,9 +3,11 @@
  */
 #include "algo_cases.h"
 
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -39,9 +41,7 @@ clscan_plan *tu_algo_plan(const clscan_scan_desc *desc, const tu_algo_case *a,
 
 size_t tu_algo_tile(const clscan_plan *plan, const tu_algo_case *a, size_t vec) {
   clscan_tuning t;
-  const clscan_status st = clscan_plan_get_tuning(plan, &t);
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("clscan_plan_get_tuning: %s", clscan_status_string(st));
+  tu_ok(clscan_plan_get_tuning(plan, &t), "clscan_plan_get_tuning");
   switch (clscan_plan_algorithm(plan, 1)) {
     case CLSCAN_ALGO_BLELLOCH:
       return 2 * (size_t)t.seed_wg;
@@ -66,4 +66,18 @@ size_t tu_sizes_around(size_t b, uint64_t *s, size_t out[8]) {
   out[k++] = 2 * b + 3;
   out[k++] = tu_random_size(s, 3 * b, 3 * b + 70000);
   return k;
+}
+
+void tu_failf(uint64_t seed, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fail_msg("%s (seed %" PRIu64 ")", msg, seed);
+}
+
+void tu_ok(clscan_status st, const char *what) {
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("%s: %s (%s)", what, clscan_status_string(st), clscan_last_error_detail());
 }

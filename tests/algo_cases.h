@@ -1,7 +1,8 @@
 /*
  * clscan tests: the algorithm cases a scan test runs through (every algorithm, and the single
- * pass in both shapes), with the plans, tiles and sizes around them. Shared by test_args.c and
- * test_half.c; the functions fail the running cmocka test on an unexpected status.
+ * pass in both shapes), with the plans, tiles and sizes around them, and two ways to fail a
+ * cmocka test. Shared by test_args.c and test_half.c; the functions fail the running cmocka test
+ * on an unexpected status.
  */
 #ifndef CLSCAN_ALGO_CASES_H_
 #define CLSCAN_ALGO_CASES_H_
@@ -34,5 +35,15 @@ size_t tu_algo_tile(const clscan_plan *plan, const tu_algo_case *a, size_t vec);
 /* Writes sizes around a tile of b elements (1, 2, b - 1, b, b + 1, 2 b + 3) and a random larger
  * one to out; returns their count. */
 size_t tu_sizes_around(size_t b, uint64_t *s, size_t out[8]);
+
+/* Fails the running test with a formatted message that names the seed. */
+void tu_failf(uint64_t seed, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Fails the running test unless a call returned CLSCAN_SUCCESS; `what` names the call. */
+void tu_ok(clscan_status st, const char *what);
 
 #endif /* CLSCAN_ALGO_CASES_H_ */

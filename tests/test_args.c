@@ -33,27 +33,6 @@ static const clscan_arg int_args[] = {
     {.name = "s", .kind = CLSCAN_ARG_SCALAR, .type = CLSCAN_INT32},
 };
 
-/* Fails the test with a formatted message that names the seed. */
-static void failf(uint64_t seed, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void failf(uint64_t seed, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fail_msg("%s (seed %" PRIu64 ")", msg, seed);
-}
-
-/* Fails unless a call returned CLSCAN_SUCCESS. */
-static void ok(clscan_status st, const char *what) {
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("%s: %s (%s)", what, clscan_status_string(st), clscan_last_error_detail());
-}
-
 /* Random int32 values in [-lim, lim]. */
 static void fill_ints(uint64_t seed, int32_t *v, size_t n, int32_t lim) {
   uint64_t s = seed;
@@ -146,14 +125,14 @@ static void check_out(uint64_t seed, const char *what, cl_mem out, size_t off, c
     if (got[i] != want[i]) {
       int32_t g = got[i];
       free(got);
-      failf(seed, "%s: element %zu of %zu is %d, want %d", what, i, n, g, want[i]);
+      tu_failf(seed, "%s: element %zu of %zu is %d, want %d", what, i, n, g, want[i]);
     }
   }
   const unsigned char *guard = (const unsigned char *)(got + n);
   for (size_t i = 0; i < TU_GUARD * 4; i++) {
     if (guard[i] != TU_POISON) {
       free(got);
-      failf(seed, "%s: the guard after the output was written", what);
+      tu_failf(seed, "%s: the guard after the output was written", what);
     }
   }
   free(got);
@@ -201,9 +180,9 @@ static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, co
                                  .total_offset = c->total && !c->device_init ? 4 : 0,
                                  .segments = c->segmented ? b.flags : NULL};
     cl_event done = NULL;
-    ok(clscan_plan_enqueue_args(plan, NULL, b.in, c->in_off, b.out, out_off, n, &run, 0, NULL, NULL,
-                                &done),
-       what);
+    tu_ok(clscan_plan_enqueue_args(plan, NULL, b.in, c->in_off, b.out, out_off, n, &run, 0, NULL,
+                                   NULL, &done),
+          what);
     assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
     int32_t total = reference(c, x + c->in_off, (round ? w2 : w) + c->w_off, flags, want);
@@ -215,7 +194,7 @@ static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, co
       assert_true(tu_read(tu_context(), NULL, b.carry, 0, 8, got));
       int32_t g = got[c->device_init ? 0 : 1];
       if (g != total)
-        failf(seed, "%s: the device total is %d, want %d", label, g, total);
+        tu_failf(seed, "%s: the device total is %d, want %d", label, g, total);
       if (c->device_init) {
         // The carry now holds the total: put the initial value back for the next round.
         assert_true(tu_write(tu_context(), NULL, b.carry, 0, 4, &c->init));
@@ -347,13 +326,13 @@ static void test_scan_types(void **state) {
       const clscan_arg_value values[3] = {
           {.buffer = dwt}, {.buffer = dlut, .length = 5}, {.scalar = &k}};
       const clscan_run_args run = {.values = values, .value_count = 3};
-      ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
-         tu_algo_cases[a].name);
+      tu_ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+            tu_algo_cases[a].name);
       assert_true(tu_read(tu_context(), NULL, out, 0, (n + TU_GUARD) * 4, got));
       for (size_t i = 0; i < n; i++) {
         if (got[i] != want[i])
-          failf(r, "float map %s n=%zu: element %zu is %g, want %g", tu_algo_cases[a].name, n, i,
-                (double)got[i], (double)want[i]);
+          tu_failf(r, "float map %s n=%zu: element %zu is %g, want %g", tu_algo_cases[a].name, n, i,
+                   (double)got[i], (double)want[i]);
       }
       clReleaseMemObject(in);
       clReleaseMemObject(out);
@@ -393,19 +372,20 @@ static void test_scan_read_write(void **state) {
            side = buffer_with(n * 4, NULL);
     const clscan_arg_value v = {.buffer = side};
     const clscan_run_args run = {.values = &v, .value_count = 1};
-    ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
-       tu_algo_cases[a].name);
+    tu_ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+          tu_algo_cases[a].name);
     assert_true(tu_read(tu_context(), NULL, side, 0, n * 4, got));
     for (size_t i = 0; i < n; i++) {
       if (got[i] != 3 * x[i])
-        failf(seed, "%s: side[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i], 3 * x[i]);
+        tu_failf(seed, "%s: side[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i], 3 * x[i]);
     }
     assert_true(tu_read(tu_context(), NULL, out, 0, n * 4, got));
     uint32_t acc = 0;
     for (size_t i = 0; i < n; i++) {
       acc += 3u * (uint32_t)x[i];
       if (got[i] != (int32_t)acc)
-        failf(seed, "%s: out[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i], (int32_t)acc);
+        tu_failf(seed, "%s: out[%zu] is %d, want %d", tu_algo_cases[a].name, i, got[i],
+                 (int32_t)acc);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(out);
@@ -502,16 +482,16 @@ static void run_op_case(clscan_plan *plan, const op_case *c, uint64_t seed, cons
                                .value_count = 2,
                                .total = c->total ? total : NULL,
                                .segments = c->segmented ? dflags : NULL};
-  ok(clscan_plan_enqueue_args(plan, NULL, in, c->in_off, out, out_off, n, &run, 0, NULL, NULL,
-                              NULL),
-     what);
+  tu_ok(clscan_plan_enqueue_args(plan, NULL, in, c->in_off, out, out_off, n, &run, 0, NULL, NULL,
+                                 NULL),
+        what);
   const int32_t want_total = op_reference(c, tab + c->tab_off, x + c->in_off, flags, want);
   check_out(seed, what, out, out_off, want, n);
   if (c->total) {
     int32_t got;
     assert_true(tu_read(tu_context(), NULL, total, 0, 4, &got));
     if (got != want_total)
-      failf(seed, "%s: the device total is %d, want %d", what, got, want_total);
+      tu_failf(seed, "%s: the device total is %d, want %d", what, got, want_total);
   }
   if (!c->in_place)
     clReleaseMemObject(out);
@@ -608,7 +588,7 @@ static void test_op_reduce(void **state) {
                                 .init = &init};
     const clscan_tuning t = {.single_pass_shape = shapes[sh]};
     clscan_plan *plan = NULL;
-    ok(clscan_plan_create_tuned(tu_context(), &d, &t, &plan), "reduce plan");
+    tu_ok(clscan_plan_create_tuned(tu_context(), &d, &t, &plan), "reduce plan");
     const size_t sizes[] = {0, 1, 2, 1000, 4097, 65537, tu_random_size(&seed, 100000, 300000)};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       size_t n = sizes[s];
@@ -624,12 +604,12 @@ static void test_op_reduce(void **state) {
       cl_mem dtab = buffer_with(sizeof tab, tab);
       const clscan_arg_value v[2] = {{.buffer = dtab, .length = S3 * S3}, {.scalar = &k}};
       const clscan_run_args run = {.values = v, .value_count = 2};
-      ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL),
-         "clscan_plan_enqueue_reduce_args");
+      tu_ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL),
+            "clscan_plan_enqueue_reduce_args");
       int32_t got;
       assert_true(tu_read(tu_context(), NULL, out, 0, 4, &got));
       if (got != want)
-        failf(r, "S3 reduce n=%zu shape %d: %d, want %d", n, (int)shapes[sh], got, want);
+        tu_failf(r, "S3 reduce n=%zu shape %d: %d, want %d", n, (int)shapes[sh], got, want);
       clReleaseMemObject(in);
       clReleaseMemObject(out);
       clReleaseMemObject(dtab);
@@ -659,7 +639,7 @@ static void test_reduce(void **state) {
                             .init = device_init ? NULL : &host_init};
       const clscan_tuning t = {.single_pass_shape = shapes[sh]};
       clscan_plan *plan = NULL;
-      ok(clscan_plan_create_tuned(tu_context(), &d, &t, &plan), "reduce plan");
+      tu_ok(clscan_plan_create_tuned(tu_context(), &d, &t, &plan), "reduce plan");
       const size_t sizes[] = {0, 1, 2, 1000, 4096, 65537, tu_random_size(&seed, 100000, 300000)};
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t n = sizes[k], w_off = k;
@@ -679,13 +659,13 @@ static void test_reduce(void **state) {
         const clscan_arg_value v[2] = {{.buffer = dw, .offset = w_off}, {.scalar = &s}};
         const clscan_run_args run = {
             .values = v, .value_count = 2, .init = device_init ? carry : NULL, .init_offset = 4};
-        ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 1, n, &run, 0, NULL, NULL),
-           "clscan_plan_enqueue_reduce_args");
+        tu_ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 1, n, &run, 0, NULL, NULL),
+              "clscan_plan_enqueue_reduce_args");
         int32_t got[2];
         assert_true(tu_read(tu_context(), NULL, out, 0, 8, got));
         if (got[1] != (int32_t)want)
-          failf(r, "reduce n=%zu shape %d device_init %d: %d, want %d", n, (int)shapes[sh],
-                device_init, got[1], (int32_t)want);
+          tu_failf(r, "reduce n=%zu shape %d device_init %d: %d, want %d", n, (int)shapes[sh],
+                   device_init, got[1], (int32_t)want);
         clReleaseMemObject(in);
         clReleaseMemObject(out);
         clReleaseMemObject(dw);
@@ -741,8 +721,8 @@ static void test_chain(void **state) {
           len = n - at;
         const clscan_arg_value v = {.buffer = dw, .offset = at};
         const clscan_run_args run = {.values = &v, .value_count = 1, .init = carry, .total = carry};
-        ok(clscan_plan_enqueue_args(plan, NULL, in, at, out, at, len, &run, 0, NULL, NULL, NULL),
-           "chunk");
+        tu_ok(clscan_plan_enqueue_args(plan, NULL, in, at, out, at, len, &run, 0, NULL, NULL, NULL),
+              "chunk");
         at += len;
       }
       int32_t total;
@@ -750,13 +730,13 @@ static void test_chain(void **state) {
       assert_true(tu_read(tu_context(), NULL, carry, 0, 4, &total));
       for (size_t i = 0; i < n; i++) {
         if (got[i] != want[i])
-          failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d",
-                tu_algo_cases[a].name, e ? "exclusive" : "inclusive", n, chunks, i, got[i],
-                want[i]);
+          tu_failf(seed, "chain %s %s n=%zu in %zu chunks: element %zu is %d, want %d",
+                   tu_algo_cases[a].name, e ? "exclusive" : "inclusive", n, chunks, i, got[i],
+                   want[i]);
       }
       if (total != (int32_t)acc)
-        failf(seed, "chain %s: the last total is %d, want %d", tu_algo_cases[a].name, total,
-              (int32_t)acc);
+        tu_failf(seed, "chain %s: the last total is %d, want %d", tu_algo_cases[a].name, total,
+                 (int32_t)acc);
       clReleaseMemObject(in);
       clReleaseMemObject(out);
       clReleaseMemObject(dw);
@@ -794,20 +774,21 @@ static void test_chain_narrow(void **state) {
       for (size_t at = 0; at < n; at += chunk) {
         size_t len = n - at < chunk ? n - at : chunk;
         const clscan_run_args run = {.init = dc, .init_offset = 3, .total = dc, .total_offset = 3};
-        ok(clscan_plan_enqueue_args(plan, NULL, buf, at, buf, at, len, &run, 0, NULL, NULL, NULL),
-           "narrow chunk");
+        tu_ok(
+            clscan_plan_enqueue_args(plan, NULL, buf, at, buf, at, len, &run, 0, NULL, NULL, NULL),
+            "narrow chunk");
       }
       assert_true(tu_read(tu_context(), NULL, buf, 0, n, got));
       assert_true(tu_read(tu_context(), NULL, dc, 0, 4, carry));
       for (size_t i = 0; i < n; i++) {
         unsigned next = acc ^ x[i], want = e ? acc : next;
         if (got[i] != want)
-          failf(seed, "narrow chain %s %s: element %zu is %u, want %u", tu_algo_cases[a].name,
-                e ? "exclusive" : "inclusive", i, got[i], want);
+          tu_failf(seed, "narrow chain %s %s: element %zu is %u, want %u", tu_algo_cases[a].name,
+                   e ? "exclusive" : "inclusive", i, got[i], want);
         acc = next;
       }
       if (carry[3] != acc)
-        failf(seed, "narrow chain %s: total %u, want %u", tu_algo_cases[a].name, carry[3], acc);
+        tu_failf(seed, "narrow chain %s: total %u, want %u", tu_algo_cases[a].name, carry[3], acc);
       clReleaseMemObject(buf);
       clReleaseMemObject(dc);
       clscan_plan_release(plan);
@@ -841,18 +822,18 @@ static void test_total_plain(void **state) {
         cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with((n + 1) * 4, NULL);
         cl_mem total = buffer_with(16, NULL);
         const clscan_run_args run = {.total = total, .total_offset = 8};
-        ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
-           "plain total");
+        tu_ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
+              "plain total");
         int32_t got[4];
         assert_true(tu_read(tu_context(), NULL, total, 0, 16, got));
         if (got[2] != want)
-          failf(seed, "total %s %s n=%zu: %d, want %d", tu_algo_cases[a].name,
-                e ? "exclusive" : "inclusive", n, got[2], want);
+          tu_failf(seed, "total %s %s n=%zu: %d, want %d", tu_algo_cases[a].name,
+                   e ? "exclusive" : "inclusive", n, got[2], want);
         const unsigned char *g = (const unsigned char *)got;
         for (size_t i = 0; i < 16; i++) {
           if ((i < 8 || i >= 12) && g[i] != TU_POISON)
-            failf(seed, "total %s n=%zu: byte %zu next to the total was written",
-                  tu_algo_cases[a].name, n, i);
+            tu_failf(seed, "total %s n=%zu: byte %zu next to the total was written",
+                     tu_algo_cases[a].name, n, i);
         }
         clReleaseMemObject(in);
         clReleaseMemObject(out);
@@ -962,7 +943,7 @@ static void test_call_errors(void **state) {
           CLSCAN_INVALID_VALUE);
     }
     clscan_plan *plan = NULL;
-    ok(clscan_plan_create(ctx, descs[k], &plan), "plan");
+    tu_ok(clscan_plan_create(ctx, descs[k], &plan), "plan");
     assert_int_equal(clscan_plan_enqueue(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
                      CLSCAN_INVALID_VALUE);
     assert_int_equal(clscan_plan_enqueue_reduce(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
@@ -1034,7 +1015,7 @@ static void test_enqueue_errors(void **state) {
                               .args = int_args,
                               .arg_count = 2,
                               .device_init = 1};
-  ok(clscan_plan_create(ctx, &d, &f.plan), "plan");
+  tu_ok(clscan_plan_create(ctx, &d, &f.plan), "plan");
   int32_t x[64], carry[4] = {5, 5, 5, 5};
   for (int i = 0; i < 64; i++)
     x[i] = i;
@@ -1107,7 +1088,7 @@ static void test_enqueue_errors(void **state) {
   const clscan_scan_desc drw = {
       .type = CLSCAN_INT32, .map_source = "x + w[i]", .args = &rw, .arg_count = 1};
   clscan_plan *prw = NULL;
-  ok(clscan_plan_create(ctx, &drw, &prw), "read-write plan");
+  tu_ok(clscan_plan_create(ctx, &drw, &prw), "read-write plan");
   const clscan_arg_value vin = {.buffer = f.in}, vro = {.buffer = f.ro};
   const clscan_run_args rin = {.values = &vin, .value_count = 1};
   const clscan_run_args rro = {.values = &vro, .value_count = 1};
@@ -1126,7 +1107,7 @@ static void test_enqueue_errors(void **state) {
   clscan_plan_release(prw);
   // A segmented plan needs its segments, and has no total.
   const clscan_scan_desc dseg = {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
-  ok(clscan_plan_create(ctx, &dseg, &f.seg_plan), "segmented plan");
+  tu_ok(clscan_plan_create(ctx, &dseg, &f.seg_plan), "segmented plan");
   const clscan_run_args rseg = {.segments = NULL};
   const clscan_run_args rtot = {.segments = f.w, .total = f.carry, .total_offset = 8};
   assert_int_equal(
@@ -1198,13 +1179,13 @@ static void keys_check(clscan_plan *plan, const tu_algo_case *a, size_t n, int e
   const clscan_arg_value values[] = {{.scalar = &m},
                                      {.buffer = dcls, .offset = cls_off, .length = KEY_RANGE}};
   const clscan_run_args run = {.values = values, .value_count = 2, .segments = dkeys};
-  ok(clscan_plan_enqueue_args(plan, NULL, din, 0, dout, 0, n, &run, 0, NULL, NULL, NULL),
-     "clscan_plan_enqueue_args (keys)");
+  tu_ok(clscan_plan_enqueue_args(plan, NULL, din, 0, dout, 0, n, &run, 0, NULL, NULL, NULL),
+        "clscan_plan_enqueue_args (keys)");
   assert_true(tu_read(ctx, NULL, dout, 0, n * 4, got));
   for (size_t i = 0; i < n; i++) {
     if (got[i] != want[i])
-      failf(seed, "keys %s n=%zu exclusive=%d round %d: out[%zu] = %d, want %d", a->name, n,
-            exclusive, round, i, got[i], want[i]);
+      tu_failf(seed, "keys %s n=%zu exclusive=%d round %d: out[%zu] = %d, want %d", a->name, n,
+               exclusive, round, i, got[i], want[i]);
   }
   cl_mem all[] = {din, dkeys, dout, dcls};
   for (size_t k = 0; k < 4; k++)
@@ -1262,7 +1243,7 @@ static void test_keys_equal_errors(void **state) {
                         .args = bad,
                         .arg_count = 2};
   clscan_plan *plan = NULL;
-  ok(clscan_plan_create(tu_context(), &d, &plan), "key equality with arguments");
+  tu_ok(clscan_plan_create(tu_context(), &d, &plan), "key equality with arguments");
   clscan_plan_release(plan);
   const char *const reserved[] = {"a", "b"};
   for (size_t k = 0; k < 2; k++) {

@@ -50,27 +50,6 @@
 #define H_NEG_INF 0xFC00u
 #define H_NAN 0x7E00u
 
-/* Fails the test with a formatted message that names the seed. */
-static void failf(uint64_t seed, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void failf(uint64_t seed, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fail_msg("%s (seed %" PRIu64 ")", msg, seed);
-}
-
-/* Fails unless a call returned CLSCAN_SUCCESS. */
-static void ok(clscan_status st, const char *what) {
-  if (st != CLSCAN_SUCCESS)
-    fail_msg("%s: %s (%s)", what, clscan_status_string(st), clscan_last_error_detail());
-}
-
 /* Allocates n bytes or fails the test. */
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -130,8 +109,8 @@ static void run_plan(clscan_plan *plan, const void *seg, size_t seg_size, const 
   cl_mem din = buffer_with(n * in_size, in), dout = buffer_with(n * out_size, NULL);
   cl_mem dseg = seg ? buffer_with(n * seg_size, seg) : NULL;
   const clscan_run_args run = {.values = values, .value_count = value_count, .segments = dseg};
-  ok(clscan_plan_enqueue_args(plan, NULL, din, 0, dout, 0, n, &run, 0, NULL, NULL, NULL),
-     "clscan_plan_enqueue_args");
+  tu_ok(clscan_plan_enqueue_args(plan, NULL, din, 0, dout, 0, n, &run, 0, NULL, NULL, NULL),
+        "clscan_plan_enqueue_args");
   assert_true(tu_read(ctx, NULL, dout, 0, n * out_size, out));
   clReleaseMemObject(din);
   clReleaseMemObject(dout);
@@ -325,7 +304,7 @@ static void test_basics(void **state) {
       {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_KEYS, .key_type = CLSCAN_HALF},
   };
   for (size_t k = 0; k < sizeof descs / sizeof descs[0]; k++)
-    ok(clscan_context_supports(tu_context(), &descs[k]), "clscan_context_supports(half)");
+    tu_ok(clscan_context_supports(tu_context(), &descs[k]), "clscan_context_supports(half)");
   const clscan_op bitwise[] = {CLSCAN_AND, CLSCAN_OR, CLSCAN_XOR};
   for (size_t k = 0; k < 3; k++) {
     const clscan_scan_desc d = {.type = CLSCAN_HALF, .op = bitwise[k]};
@@ -462,12 +441,12 @@ static void check_pairs(uint64_t seed, const char *what, const tu_algo_case *a, 
     const double x = pair_exact(mul, in[k], in[k + 1]);
     const uint16_t want = hh(x), head = mul ? in[k] : hh(0.0 + hd(in[k]));
     if (got[k] != head)
-      failf(seed, "%s %s: out[%zu] = 0x%04x, want 0x%04x (the head itself)", what, a->name, k,
-            got[k], head);
+      tu_failf(seed, "%s %s: out[%zu] = 0x%04x, want 0x%04x (the head itself)", what, a->name, k,
+               got[k], head);
     if (isnan(x) ? !half_is_nan(got[k + 1]) : got[k + 1] != want)
-      failf(seed, "%s %s: 0x%04x (%.9g) %s 0x%04x (%.9g) = 0x%04x (%.9g), want 0x%04x (%.9g)", what,
-            a->name, in[k], hd(in[k]), mul ? "*" : "+", in[k + 1], hd(in[k + 1]), got[k + 1],
-            hd(got[k + 1]), want, hd(want));
+      tu_failf(seed, "%s %s: 0x%04x (%.9g) %s 0x%04x (%.9g) = 0x%04x (%.9g), want 0x%04x (%.9g)",
+               what, a->name, in[k], hd(in[k]), mul ? "*" : "+", in[k + 1], hd(in[k + 1]),
+               got[k + 1], hd(got[k + 1]), want, hd(want));
   }
 }
 
@@ -484,10 +463,10 @@ static void test_round_pairs(void **state) {
     // The data must hold what the check is about.
     if (st.ties < 50 || st.overflows < 50 || st.subnormals < 50 || st.nans < 5 ||
         (!mul && st.zeros < 5))
-      failf(seed,
-            "%s: pairs with %zu ties, %zu overflows, %zu subnormal results, %zu NaNs, %zu"
-            " cancellations",
-            what, st.ties, st.overflows, st.subnormals, st.nans, st.zeros);
+      tu_failf(seed,
+               "%s: pairs with %zu ties, %zu overflows, %zu subnormal results, %zu NaNs, %zu"
+               " cancellations",
+               what, st.ties, st.overflows, st.subnormals, st.nans, st.zeros);
     const clscan_scan_desc d = {.type = CLSCAN_HALF,
                                 .op = mul ? CLSCAN_MUL : CLSCAN_ADD,
                                 .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};
@@ -501,7 +480,7 @@ static void test_round_pairs(void **state) {
       check_pairs(seed, what, &tu_algo_cases[a], mul, in, got, n);
     }
     // The one-shot host call too.
-    ok(clscan_segmented_scan_host(tu_context(), &d, flags, in, got, n), what);
+    tu_ok(clscan_segmented_scan_host(tu_context(), &d, flags, in, got, n), what);
     check_pairs(seed, what, &tu_algo_cases[0], mul, in, got, n);
   }
   free(in);
@@ -596,7 +575,8 @@ static void convert_check(clscan_type t, const void *x, size_t n, size_t pick, u
   memset(flags, 1, n);
   const size_t tells = telling(t, x, n);
   if (tells < 3)
-    failf(seed, "%s -> half: only %zu inputs tell the rounding apart", clscan_type_name(t), tells);
+    tu_failf(seed, "%s -> half: only %zu inputs tell the rounding apart", clscan_type_name(t),
+             tells);
   const clscan_scan_desc d = {.type = t,
                               .op = CLSCAN_MIN,
                               .out_type = CLSCAN_OUT_HALF,
@@ -613,9 +593,9 @@ static void convert_check(clscan_type t, const void *x, size_t n, size_t pick, u
                        : t == CLSCAN_INT32 ? (double)((const int32_t *)x)[i]
                                            : ((const double *)x)[i];
       if (got[i] != hh(v))
-        failf(seed, "%s -> half %s: %.17g (element %zu) gave 0x%04x (%.9g), want 0x%04x (%.9g)",
-              clscan_type_name(t), tu_algo_cases[a].name, v, i, got[i], hd(got[i]), hh(v),
-              hd(hh(v)));
+        tu_failf(seed, "%s -> half %s: %.17g (element %zu) gave 0x%04x (%.9g), want 0x%04x (%.9g)",
+                 clscan_type_name(t), tu_algo_cases[a].name, v, i, got[i], hd(got[i]), hh(v),
+                 hd(hh(v)));
     }
   }
   free(flags);
@@ -703,12 +683,12 @@ static void user_cases(const char *what, const clscan_scan_desc *desc, const cls
       run_plan(plan, NULL, 0, in, is, got, os, n, NULL, 0);
       clscan_ref_mismatch m;
       if (!clscan_ref_check_twins(desc, tw, NULL, in, got, n, &m))
-        failf(r, "%s %s n=%zu: %s", what, tu_algo_cases[a].name, n, m.detail);
+        tu_failf(r, "%s %s n=%zu: %s", what, tu_algo_cases[a].name, n, m.detail);
       if (twin) {
         run_plan(twin, NULL, 0, in, is, got2, os, n, NULL, 0);
         if (memcmp(got, got2, n * os) != 0)
-          failf(r, "%s %s n=%zu: the bits differ from the built-in operator's", what,
-                tu_algo_cases[a].name, n);
+          tu_failf(r, "%s %s n=%zu: the bits differ from the built-in operator's", what,
+                   tu_algo_cases[a].name, n);
       }
       free(in);
       free(got);
@@ -786,12 +766,12 @@ static void test_user_args(void **state) {
       run_plan(plan, NULL, 0, x, 4, got, 4, n, values, 2);
       clReleaseMemObject(dw);
       if (n > 16 && !nonzero)
-        failf(r0, "args: the weights are all zero");
+        tu_failf(r0, "args: the weights are all zero");
       for (size_t i = 0; i < n; i++) {
         acc += (double)x[i] * hd(w[i]) + hd(sv);
         if ((double)got[i] != acc)
-          failf(r0, "args %s n=%zu s=%g: out[%zu] = %.9g, want %.9g", tu_algo_cases[a].name, n,
-                hd(sv), i, (double)got[i], acc);
+          tu_failf(r0, "args %s n=%zu s=%g: out[%zu] = %.9g, want %.9g", tu_algo_cases[a].name, n,
+                   hd(sv), i, (double)got[i], acc);
       }
       free(x);
       free(got);
@@ -845,8 +825,8 @@ static void check_by_key(uint64_t seed, const char *what, const tu_algo_case *a,
     const int32_t want = exclusive ? (int32_t)acc : (int32_t)(acc + (uint32_t)in[i]);
     acc += (uint32_t)in[i];
     if (got[i] != want)
-      failf(seed, "%s %s n=%zu exclusive=%d: out[%zu] = %d, want %d (keys 0x%04x 0x%04x)", what,
-            a->name, n, exclusive, i, got[i], want, i ? keys[i - 1] : 0, keys[i]);
+      tu_failf(seed, "%s %s n=%zu exclusive=%d: out[%zu] = %d, want %d (keys 0x%04x 0x%04x)", what,
+               a->name, n, exclusive, i, got[i], want, i ? keys[i - 1] : 0, keys[i]);
   }
 }
 
@@ -893,7 +873,7 @@ static void keys_cases(const char *what, const char *equal_source, uint64_t seed
         telling_pairs =
             equal_source ? fill_floor_keys(r, keys, n) : fill_keys(r, keys, n, &nan_pairs);
         if (n > 1000 && (telling_pairs == 0 || (!equal_source && nan_pairs == 0)))
-          failf(r, "%s n=%zu: the keys do not tell equalities apart", what, n);
+          tu_failf(r, "%s n=%zu: the keys do not tell equalities apart", what, n);
         clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, tu_mix(r, 1), in, n);
         tu_progress(what);
         run_plan(plan, keys, 2, in, 4, got, 4, n, NULL, 0);
@@ -954,15 +934,15 @@ static int select_check(uint64_t seed, const clscan_select_desc *d, const uint16
       clscan_select_host(tu_context(), d, in, NULL, n, got, rle ? glen : NULL, n, &count);
   int ran = st != CLSCAN_UNSUPPORTED_BY_DEVICE || d->algorithm != CLSCAN_ALGO_SINGLE_PASS;
   if (ran) {
-    ok(st, "clscan_select_host");
+    tu_ok(st, "clscan_select_host");
     const size_t written = d->op == CLSCAN_PARTITION ? n : (size_t)wcount;
     if (count != wcount)
-      failf(seed, "select op %d %s n=%zu: count %" PRIu64 ", want %" PRIu64, (int)d->op,
-            clscan_algorithm_name(d->algorithm), n, count, wcount);
+      tu_failf(seed, "select op %d %s n=%zu: count %" PRIu64 ", want %" PRIu64, (int)d->op,
+               clscan_algorithm_name(d->algorithm), n, count, wcount);
     for (size_t i = 0; i < written; i++)
       if (got[i] != want[i] || (rle && glen[i] != wlen[i]))
-        failf(seed, "select op %d %s n=%zu: out[%zu] = 0x%04x, want 0x%04x", (int)d->op,
-              clscan_algorithm_name(d->algorithm), n, i, got[i], want[i]);
+        tu_failf(seed, "select op %d %s n=%zu: out[%zu] = 0x%04x, want 0x%04x", (int)d->op,
+                 clscan_algorithm_name(d->algorithm), n, i, got[i], want[i]);
   }
   free(want);
   free(got);
@@ -997,8 +977,8 @@ static void test_family_select(void **state) {
       runs += heads[i];
     if (n > 1000 &&
         (selected == 0 || selected == n || runs == n || zero_pairs == 0 || nan_pairs == 0))
-      failf(r, "family n=%zu: %zu selected, %zu runs, %zu mixed zero pairs, %zu NaN pairs", n,
-            selected, runs, zero_pairs, nan_pairs);
+      tu_failf(r, "family n=%zu: %zu selected, %zu runs, %zu mixed zero pairs, %zu NaN pairs", n,
+               selected, runs, zero_pairs, nan_pairs);
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
       const int by_pred = ops[o] == CLSCAN_SELECT || ops[o] == CLSCAN_PARTITION;
       for (size_t a = 0; a < sizeof select_algos / sizeof select_algos[0]; a++) {
@@ -1031,25 +1011,25 @@ static void test_family_reduce(void **state) {
       uint16_t *scan = xmalloc(n * 2);
       clscan_ref_scan(&d, in, scan, n);
       want = scan[n - 1];
-      ok(clscan_reduce_host(tu_context(), &d, in, n, &got), "clscan_reduce_host");
+      tu_ok(clscan_reduce_host(tu_context(), &d, in, n, &got), "clscan_reduce_host");
       if (!same_value(got, want))
-        failf(r, "reduce %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]), n, got,
-              hd(got), want, hd(want));
+        tu_failf(r, "reduce %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]), n,
+                 got, hd(got), want, hd(want));
       for (size_t a = 0; a < TU_ALGO_CASE_COUNT; a++) {
         if (tu_algo_cases[a].algorithm != CLSCAN_ALGO_SINGLE_PASS ||
             !device_runs(&tu_algo_cases[a]))
           continue;
         clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
         cl_mem din = buffer_with(n * 2, in), dout = buffer_with(2, NULL);
-        ok(clscan_plan_enqueue_reduce(plan, NULL, din, 0, dout, 0, n, 0, NULL, NULL),
-           "clscan_plan_enqueue_reduce");
+        tu_ok(clscan_plan_enqueue_reduce(plan, NULL, din, 0, dout, 0, n, 0, NULL, NULL),
+              "clscan_plan_enqueue_reduce");
         assert_true(tu_read(tu_context(), NULL, dout, 0, 2, &got));
         clReleaseMemObject(din);
         clReleaseMemObject(dout);
         clscan_plan_release(plan);
         if (!same_value(got, want))
-          failf(r, "reduce %s %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]),
-                tu_algo_cases[a].name, n, got, hd(got), want, hd(want));
+          tu_failf(r, "reduce %s %s n=%zu: 0x%04x (%g), want 0x%04x (%g)", clscan_op_name(ops[o]),
+                   tu_algo_cases[a].name, n, got, hd(got), want, hd(want));
       }
       free(in);
       free(scan);
@@ -1085,13 +1065,13 @@ static void test_family_sort(void **state) {
             clscan_sort_host(tu_context(), &d, got, d.value_size ? gv : NULL, n);
         if (st == CLSCAN_UNSUPPORTED_BY_DEVICE && sorts[alg] == CLSCAN_SORT_ONESWEEP)
           break;
-        ok(st, "clscan_sort_host");
+        tu_ok(st, "clscan_sort_host");
         for (size_t i = 0; i < n; i++)
           if (got[i] != want[i] || (d.value_size && gv[i] != wv[i]))
-            failf(r, "sort alg %d %s%s n=%zu: [%zu] = 0x%04x (index %u), want 0x%04x (index %u)",
-                  (int)sorts[alg], d.descending ? "descending" : "ascending",
-                  d.value_size ? " with values" : "", n, i, got[i], d.value_size ? gv[i] : 0,
-                  want[i], d.value_size ? wv[i] : 0);
+            tu_failf(r, "sort alg %d %s%s n=%zu: [%zu] = 0x%04x (index %u), want 0x%04x (index %u)",
+                     (int)sorts[alg], d.descending ? "descending" : "ascending",
+                     d.value_size ? " with values" : "", n, i, got[i], d.value_size ? gv[i] : 0,
+                     want[i], d.value_size ? wv[i] : 0);
       }
     }
     free(keys);
