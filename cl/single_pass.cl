@@ -50,13 +50,6 @@
 /* Measurement only (the results are wrong): skip the look-back, so that every tile starts from
  * the identity. What remains is the tile's load, local scan, publication and store, which bounds
  * what any look-back could reach (build/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
-/* CLSCAN_REREAD 1: a tile reads its input again after the look-back instead of keeping it in
- * registers through it, so that a work-group holds fewer registers and more of them fit on a
- * compute unit (an experiment for NVIDIA, where the look-back costs most where few work-groups
- * are resident: docs/performance.md). */
-#ifndef CLSCAN_REREAD
-#define CLSCAN_REREAD 0
-#endif
 #ifndef CLSCAN_TEST_NO_LOOKBACK
 #define CLSCAN_TEST_NO_LOOKBACK 0
 #endif
@@ -75,6 +68,9 @@ typedef struct single_pass_shared {
   elem_t lookback_cache[LOOKBACK_LOCAL]; /* warp 0's (lookback_warp.cl) */
 #endif
   elem_t prefix;
+#if CLSCAN_STASH
+  tile_stash stash; /* the tile through the look-back (tile.cl) */
+#endif
 } single_pass_shared;
 
 /*
@@ -156,6 +152,11 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
       status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
   }
+  // With CLSCAN_STASH (tile.cl), the tile waits out the look-back in local memory, so that its
+  // registers are free meanwhile: the kernel needs fewer, and more work-groups fit.
+#if CLSCAN_STASH
+  tile_stash_put(&x, &sh->stash);
+#endif
 
   // Look back (tile 0 has no predecessor). Work-item 0 (on NVIDIA warp 0) walks; the whole group
   // joins when a predecessor must be reduced.
@@ -247,23 +248,19 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (!in_place || sh->write) {
-#if CLSCAN_REREAD
-    // Read the tile again (from the cache, as a rule) rather than hold it through the look-back.
-    tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch);
+#if CLSCAN_STASH
+    tile_stash_get(&x, &sh->stash);
 #endif
     tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix CLSCAN_XA), exclusive,
                seed CLSCAN_XA);
   }
 }
 
-/* On the H200 NVIDIA's OpenCL built these kernels without applying -cl-nv-maxrregcount=N (int8
- * kept 149 registers with N = 128, int64 80 with N = 64; "-cl-nv-maxrregcount N" failed to
- * build). It is not yet known whether the required work-group size is the reason:
- * CLSCAN_NV_REGISTERS=1 drops the attribute so that the cap can be tried without it
- * (CLSCAN_BUILD_OPTIONS="-DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=128"), not yet tried on
- * NVIDIA. The cap is worth having: int8's PTX run from CUDA with at most 128 registers (4
- * work-groups per multiprocessor instead of 3) ran at 0.918 of copy against 0.841
- * (docs/performance.md). */
+/* NVIDIA's OpenCL applies a register cap (-cl-nv-maxrregcount=N) only to kernels without a
+ * required work-group size: on the H200 int8 kept 149 registers under N = 128 with the attribute,
+ * and got 128 without it. So a plan with a cap (a tuning row's nv_registers: the host adds
+ * CLSCAN_NV_REGISTERS=1 with the option) builds these kernels without the attribute, and the host
+ * launches them with CLSCAN_WG work-items all the same. */
 #ifndef CLSCAN_NV_REGISTERS
 #define CLSCAN_NV_REGISTERS 0
 #endif

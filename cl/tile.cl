@@ -227,6 +227,82 @@ ALWAYS_INLINE elem_t item_state(const tile_items *x, uint j, uint k) {
 }
 #endif
 
+/*
+ * The stash (CLSCAN_STASH 1): local memory where a work-item keeps its loaded tile while the
+ * work-group looks back, so that the tile's registers are free during the look-back and the
+ * kernel needs fewer registers (more work-groups fit on a compute unit). Each work-item writes
+ * and reads only its own slots, vector j of work-item lid at [j][lid], so consecutive work-items
+ * touch consecutive 16-byte words (no bank conflicts) and no barrier is needed.
+ */
+#ifndef CLSCAN_STASH
+#define CLSCAN_STASH 0
+#endif
+#if CLSCAN_STASH
+#if TILE_PACKED
+typedef uint4 stash_vec_t;
+#elif CLSCAN_TYPE != 64
+typedef val_vec_t stash_vec_t;
+#endif
+typedef struct tile_stash {
+#if TILE_PACKED || CLSCAN_TYPE != 64
+  stash_vec_t v[CLSCAN_VPT][CLSCAN_WG];
+#else
+  item_t v[CLSCAN_VPT][VEC][CLSCAN_WG];
+#endif
+#if CLSCAN_SEGMENTS && !TILE_PACKED
+  uint heads[CLSCAN_VPT][CLSCAN_WG];
+#endif
+} tile_stash;
+
+/* Writes a work-item's loaded tile to the stash. */
+ALWAYS_INLINE void tile_stash_put(const tile_items *x, __local tile_stash *s) {
+  const uint lid = get_local_id(0);
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+#if TILE_PACKED
+    s->v[j][lid] = x->w[j];
+#elif CLSCAN_TYPE != 64
+    out_elems u;
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      u.e[k] = x->v[j][k];
+    s->v[j][lid] = u.v;
+#else
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      s->v[j][k][lid] = x->v[j][k];
+#endif
+#if CLSCAN_SEGMENTS && !TILE_PACKED
+    s->heads[j][lid] = x->heads[j];
+#endif
+  }
+}
+
+/* Reads a work-item's tile back from the stash. */
+ALWAYS_INLINE void tile_stash_get(tile_items *x, const __local tile_stash *s) {
+  const uint lid = get_local_id(0);
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+#if TILE_PACKED
+    x->w[j] = s->v[j][lid];
+#elif CLSCAN_TYPE != 64
+    out_elems u;
+    u.v = s->v[j][lid];
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      x->v[j][k] = u.e[k];
+#else
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      x->v[j][k] = s->v[j][k][lid];
+#endif
+#if CLSCAN_SEGMENTS && !TILE_PACKED
+    x->heads[j] = s->heads[j][lid];
+#endif
+  }
+}
+#endif
+
 /* ---------------------------------------------------------------------------------------------
  * Lane-group scans.
  * ------------------------------------------------------------------------------------------- */

@@ -90,7 +90,10 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   cfg->wg = t->tile_wg;
   cfg->vpt = t->tile_vpt;
   cfg->vector_io = vector_io;
-  return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
+  cfg->stash = t->stash;
+  CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx));
+  cfg->nv_registers = cfg->nv_ptx ? t->nv_registers : 0;
+  return CLSCAN_SUCCESS;
 }
 
 /* Bytes up to the end of the gates: per tile one 8-byte word per 4 bytes of state, or one 4-byte

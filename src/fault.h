@@ -38,6 +38,16 @@ CLSCAN_API int clscan_test_last_temp_slot(void);
 /* Returns 1 if the most recent scan's temporary slot was zeroed before its launch, else 0. */
 CLSCAN_API int clscan_test_last_temp_zeroed(void);
 
+/* The single-pass tuning a descriptor (and overrides, may be NULL) would get on an NVIDIA GPU
+ * named device_name with 48 KiB of local memory, otherwise like ctx's device: whether the tile is
+ * stashed (*stash) and the register cap (*nv_registers, 0 for none). For the tuning table's
+ * device rows, which no CI device matches. */
+CLSCAN_API clscan_status clscan_test_device_tuning(const clscan_context *ctx,
+                                                   const char *device_name,
+                                                   const clscan_scan_desc *desc,
+                                                   const clscan_tuning *overrides, int *stash,
+                                                   unsigned *nv_registers);
+
 #ifdef __cplusplus
 }
 #endif

@@ -265,6 +265,8 @@ struct clscan__kernel_config {
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
   int status32;            /* 1: 32-bit status words (cl/status.cl, CLSCAN_STATUS32) */
   int seg_mask;            /* 1: segments by offsets read a head mask (CLSCAN_SEG_OFFSETS_MASK) */
+  int stash;               /* 1: the single pass stashes its tile in local memory (CLSCAN_STASH) */
+  unsigned nv_registers;   /* NVIDIA: register cap (CLSCAN_NV_REGISTERS, -cl-nv-maxrregcount) */
 };
 
 /* Composes the build options for a configuration into buf. */
@@ -383,6 +385,9 @@ typedef struct clscan__tuning {
   unsigned rts_groups_per_cu; /* reduce-then-scan: work-groups per compute unit */
   unsigned cpu_tile;          /* CPU single pass: elements per work-group */
   int single_pass_cpu;        /* 1: use the CPU-shaped single pass */
+  int stash;                  /* 1: the GPU single pass keeps its tile in local memory through the
+                                 look-back (cl/tile.cl, CLSCAN_STASH), where it fits */
+  unsigned nv_registers;      /* NVIDIA: the single pass's register cap (0: the compiler's) */
 } clscan__tuning;
 
 /* What a plan's tuning row is chosen by. */
@@ -395,6 +400,8 @@ typedef struct clscan__tuning_key {
                */
   size_t state_size; /* bytes per scan state, for the local-memory fit */
   int floating;      /* 1: float or double values (their look-back folds strictly) */
+  int user;          /* 1: a user type in or out */
+  clscan_op op;      /* the operator */
 } clscan__tuning_key;
 
 /* The whole tuning policy: the table row (device, then vendor, then default), the device clamps,

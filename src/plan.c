@@ -4,10 +4,14 @@
  * algorithm builds comes from its descriptor (algorithms.c); this file only fills the part of
  * the configuration every algorithm shares.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#ifdef CLSCAN_FAULT_INJECTION
+#include "fault.h"
+#endif
 
 /* Copies a string into memory the plan owns (NULL stays NULL). */
 static clscan_status copy_string(const char *src, const char **dst) {
@@ -137,15 +141,15 @@ static void shape_of(const clscan_scan_desc *d, plan_shape *p) {
  * the CPU shape: measured faster than reduce-then-scan from 2^16 to 2^24 elements on rusticl's
  * llvmpipe). GPUs without 64-bit atomics take reduce-then-scan: the 32-bit words' GPU shape has
  * not been measured on one. It does not depend on n. */
-static clscan_algorithm resolve(const clscan_context *ctx, clscan_algorithm algorithm) {
+static clscan_algorithm resolve(const clscan__device_info *info, clscan_algorithm algorithm) {
   if (algorithm != CLSCAN_ALGO_AUTO)
     return algorithm;
-  return ctx->info.has_int64_atomics || ctx->info.is_cpu ? CLSCAN_ALGO_SINGLE_PASS
-                                                         : CLSCAN_ALGO_REDUCE_THEN_SCAN;
+  return info->has_int64_atomics || info->is_cpu ? CLSCAN_ALGO_SINGLE_PASS
+                                                 : CLSCAN_ALGO_REDUCE_THEN_SCAN;
 }
 
 /* Resolves the tuning of a descriptor of a given shape. */
-static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc *desc,
+static clscan_status tuning_of(const clscan__device_info *info, const clscan_scan_desc *desc,
                                const plan_shape *p, const clscan_tuning *overrides,
                                clscan__tuning *t) {
   // The tile kernels keep plain narrow scans packed (cl/common.cl, CLSCAN_NARROW): same type in
@@ -153,22 +157,49 @@ static clscan_status tuning_of(const clscan_context *ctx, const clscan_scan_desc
   const int packed = desc->type != CLSCAN_USER_TYPE && clscan__out_type(desc) == desc->type &&
                      p->in_size <= 2 && desc->op != CLSCAN_USER_OP && !desc->map_source &&
                      !desc->segments && desc->type != CLSCAN_HALF;
-  const clscan__tuning_key key = {.algorithm = resolve(ctx, desc->algorithm),
-                                  .elem_size = p->elem_size,
-                                  .in_size = p->in_size,
-                                  .segmented = desc->segments != 0,
-                                  .packed = packed,
-                                  .state_size = p->state_size,
-                                  .floating = clscan__type_is_float(clscan__out_type(desc))};
-  return clscan__tuning_for(&ctx->info, &key, overrides, t);
+  const clscan__tuning_key key = {
+      .algorithm = resolve(info, desc->algorithm),
+      .elem_size = p->elem_size,
+      .in_size = p->in_size,
+      .segmented = desc->segments != 0,
+      .packed = packed,
+      .state_size = p->state_size,
+      .floating = clscan__type_is_float(clscan__out_type(desc)),
+      .user = desc->type == CLSCAN_USER_TYPE || desc->out_type == CLSCAN_OUT_USER_TYPE,
+      .op = desc->op};
+  return clscan__tuning_for(info, &key, overrides, t);
 }
 
 clscan_status clscan__plan_default_tuning(const clscan_context *ctx, const clscan_scan_desc *desc,
                                           clscan__tuning *t) {
   plan_shape p;
   shape_of(desc, &p);
-  return tuning_of(ctx, desc, &p, NULL, t);
+  return tuning_of(&ctx->info, desc, &p, NULL, t);
 }
+
+#ifdef CLSCAN_FAULT_INJECTION
+/* The tuning of a descriptor on a named NVIDIA GPU (fault.h). */
+clscan_status clscan_test_device_tuning(const clscan_context *ctx, const char *device_name,
+                                        const clscan_scan_desc *desc,
+                                        const clscan_tuning *overrides, int *stash,
+                                        unsigned *nv_registers) {
+  clscan__device_info info = ctx->info;
+  snprintf(info.name, sizeof info.name, "%s", device_name);
+  snprintf(info.vendor, sizeof info.vendor, "NVIDIA Corporation");
+  info.is_nvidia = 1;
+  info.is_cpu = 0;
+  info.has_int64_atomics = 1;
+  info.max_wg = 1024;
+  info.local_mem = 49152;
+  plan_shape p;
+  shape_of(desc, &p);
+  clscan__tuning t;
+  clscan_status st = tuning_of(&info, desc, &p, overrides, &t);
+  *stash = t.stash;
+  *nv_registers = t.nv_registers;
+  return st;
+}
+#endif
 
 /* Fills a new plan from a validated descriptor: copies, sizes, user prelude and tuning. */
 static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
@@ -183,7 +214,7 @@ static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
   plan->vec = p.vec;
   CLSCAN_RETURN_IF_ERROR(copy_desc(plan, desc));
   CLSCAN_RETURN_IF_ERROR(clscan__user_source(&plan->desc, &plan->user_source));
-  CLSCAN_RETURN_IF_ERROR(tuning_of(plan->ctx, desc, &p, tuning, &plan->tuning));
+  CLSCAN_RETURN_IF_ERROR(tuning_of(&plan->ctx->info, desc, &p, tuning, &plan->tuning));
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
   plan->status32 = !plan->ctx->info.has_int64_atomics ||
                    clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0;
@@ -216,7 +247,7 @@ fail:
 
 clscan_algorithm clscan__plan_resolve(const clscan_plan *plan, size_t n) {
   (void)n;
-  return resolve(plan->ctx, plan->desc.algorithm);
+  return resolve(&plan->ctx->info, plan->desc.algorithm);
 }
 
 /* Fills the kernel configuration of an algorithm for this plan: the shared part here, the

@@ -72,6 +72,11 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
     APPEND(" -DCLSCAN_NV_PTX=1");
   if (cfg->nv_ptx > 1)
     APPEND(" -DCLSCAN_NV_SM=%d", cfg->nv_ptx);
+  if (cfg->nv_ptx && cfg->nv_registers)
+    APPEND(" -DCLSCAN_NV_REGISTERS=1 -cl-nv-maxrregcount=%u", cfg->nv_registers);
+  // The single pass's tile through the look-back: in local memory rather than registers.
+  if (cfg->stash)
+    APPEND(" -DCLSCAN_STASH=1");
   // Test only: withhold tile publications so that the fallback path runs.
   if (cfg->withhold)
     APPEND(" -DCLSCAN_TEST_WITHHOLD=%u", cfg->withhold);

@@ -17,6 +17,10 @@
 
 #include "internal.h"
 
+/* Local memory the single pass needs beside a stashed tile (the look-back's cache and stage, the
+ * tile scan's scratch, the work-group's shared words), with room to spare. */
+#define STASH_RESERVE 8192
+
 typedef struct tuning_row {
   const char *vendor;         /* substring of the vendor or platform name; NULL matches any */
   const char *device;         /* substring of the device name; NULL matches any */
@@ -26,6 +30,7 @@ typedef struct tuning_row {
   int segmented;              /* 1: only segmented and by-key plans; 0: any plan */
   int packed;                 /* 1: only plain narrow plans (cl/tile.cl's packed path) */
   int floating;               /* 1: only float or double values (a strictly folding look-back) */
+  unsigned ops;               /* bit 1 << op for each built-in operator it applies to; 0: any */
   clscan__tuning t;
 } tuning_row;
 
@@ -38,12 +43,32 @@ static const tuning_row table[] = {
      .elem_bytes = 4,
      .in_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
+    /* H200: uint16 -> uint32 (and half -> float) held in registers; stashed, uint16 -> uint32 ran
+     * at 0.841 of copy against 0.863 (another call) without. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .in_bytes = 2,
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
     /* H200: int32 with head flags at 1.12x the plain scan's time; by int32 key 0.744 ms. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 4,
      .segmented = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+    /* H200: packed int8 and uint8 addition capped at 128 registers (4 work-groups per compute
+     * unit instead of 3): int8 0.896 of copy against 0.838 uncapped (tile_sweep, one call); capped,
+     * min and max ran slower (0.788 against 0.822), so the cap is for addition only. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 1,
+     .packed = 1,
+     .ops = 1u << CLSCAN_ADD,
+     .t = {.seed_wg = 256,
+           .tile_wg = 128,
+           .tile_vpt = 16,
+           .rts_groups_per_cu = 4,
+           .nv_registers = 128}},
     /* H200: packed int8 single pass at 0.845 of copy (0.156 ms; 256 x 4 0.762, 256 x 8 0.734,
      * 256 x 12 0.591). */
     {.vendor = "NVIDIA",
@@ -67,30 +92,33 @@ static const tuning_row table[] = {
      .device = "H200",
      .elem_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
-    /* H200: int32 single pass at 0.959 of copy (0.530 ms); float (the strict fold) at 0.896
-     * (256 x 12 0.873, 512 x 6 0.864, 1024 x 8 0.879). */
+    /* H200: int32 single pass at 0.952 of copy with the tile stashed through the look-back (0.945
+     * without); float (the strict fold) 0.940 stashed against 0.896 held in registers (75
+     * registers, 3 work-groups per compute unit; stashed 64 and 4). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 4,
-     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4, .stash = 1}},
     /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 8,
      .segmented = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4}},
-    /* H200: double single pass (the strict fold) at 0.851 of copy (1.190 ms; 256 x 8 0.754,
-     * 1024 x 8 0.818, 512 x 8 0.702, 512 x 4 0.738). Fewer, larger tiles shorten the fold. */
+    /* H200: double single pass (the strict fold) at 0.931 of copy, 128 x 16 stashed (256 x 8
+     * stashed 0.868, 128 x 12 stashed 0.857; 256 x 12 in registers 0.853). Fewer, larger tiles
+     * shorten the fold. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 8,
      .floating = 1,
-     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 12, .rts_groups_per_cu = 4}},
-    /* H200: int64 single pass at 0.875 of copy (1.151 ms). */
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
+    /* H200: int64 single pass at 0.932 of copy, 128 x 16 stashed (128 x 12 stashed 0.919 in the
+     * same call; 256 x 8 stashed 0.874, in registers 0.875). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 8,
-     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
     /* Other NVIDIA GPUs: the H200's wide rows with half the vectors (registers); not measured. */
     {.vendor = "NVIDIA",
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
@@ -129,7 +157,8 @@ static int row_applies(const tuning_row *r, const clscan__device_info *info,
                  (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
                  (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
                  (!r->segmented || key->segmented) && (!r->packed || key->packed) &&
-                 (!r->floating || key->floating);
+                 (!r->floating || key->floating) &&
+                 (!r->ops || (key->op < CLSCAN_OP_COUNT && (r->ops >> key->op & 1u)));
   return vendor_ok && matches(info->name, r->device) && shape_ok;
 }
 
@@ -228,11 +257,26 @@ static clscan_status check(const clscan__device_info *info, const clscan__tuning
   return CLSCAN_SUCCESS;
 }
 
+/* The stash holds a tile of built-in values, 16 bytes per vector (and a word of head bits per
+ * vector when segmented), beside the single pass's other local memory; it is dropped where that
+ * does not fit. A register cap holds for the tile it was measured with: another tile drops it. */
+static void fit_single_pass(const clscan__device_info *info, const clscan__tuning_key *key,
+                            const clscan__tuning *row, clscan__tuning *t) {
+  const cl_ulong vectors = (cl_ulong)t->tile_wg * t->tile_vpt;
+  const cl_ulong bytes = vectors * (16 + (key->segmented ? 4 : 0)) + STASH_RESERVE;
+  if (key->user || t->single_pass_cpu || bytes > info->local_mem)
+    t->stash = 0;
+  if (!info->is_nvidia || t->tile_wg != row->tile_wg || t->tile_vpt != row->tile_vpt)
+    t->nv_registers = 0;
+}
+
 clscan_status clscan__tuning_for(const clscan__device_info *info, const clscan__tuning_key *key,
                                  const clscan_tuning *overrides, clscan__tuning *t) {
   lookup(info, key, t);
   fit_device(info, key, t);
+  const clscan__tuning row = *t;
   CLSCAN_RETURN_IF_ERROR(apply_overrides(overrides, t));
+  fit_single_pass(info, key, &row, t);
   return check(info, t);
 }
 

@@ -11,6 +11,9 @@
  * - CLSCAN_TYPE_MAP, CLSCAN_OP_MAP and CLSCAN_STATUS_MAP: names and sizes, and a string for
  *   CLSCAN_MPI_ERROR.
  * - AUTO's choice of algorithm is the one docs/tuning.md gives for the device.
+ * - The H200's single-pass rows (through a test hook that resolves a descriptor's tuning for a
+ *   named NVIDIA GPU): which plans stash their tile and which get a register cap, and that a
+ *   stash that would not fit, a user type, a tile other than the row's or another GPU drops them.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -24,6 +27,10 @@
 #include <cmocka.h>
 
 #include "test_util.h"
+#include "user_specs.h"
+#ifdef CLSCAN_FAULT_INJECTION
+#include "fault.h"
+#endif
 
 /* Elements of the verified scans: several tiles of every shape. */
 #define N 200003
@@ -299,11 +306,98 @@ static void test_auto_choice(void **state) {
          tu_device_has_int64_atomics() ? "with" : "without");
 }
 
+#ifdef CLSCAN_FAULT_INJECTION
+/* One expectation of the H200's rows: a descriptor, overrides (may be NULL), the device name. */
+typedef struct row_case {
+  const char *what;
+  clscan_scan_desc desc;
+  clscan_tuning overrides;
+  const char *device;
+  int stash;
+  unsigned nv_registers;
+} row_case;
+
+static void test_h200_rows(void **state) {
+  (void)state;
+  const clscan_scan_desc affine = {.type = CLSCAN_USER_TYPE,
+                                   .op = CLSCAN_USER_OP,
+                                   .op_source = uc_affine_op_source,
+                                   .identity = &uc_affine_identity,
+                                   .type_source = uc_affine_source,
+                                   .type_name = "affine",
+                                   .type_size = sizeof(uc_affine)};
+  const char *h200 = "NVIDIA H200";
+  const row_case cases[] = {
+      {"int32 add", {.type = CLSCAN_INT32}, {0}, h200, 1, 0},
+      {"float add", {.type = CLSCAN_FLOAT}, {0}, h200, 1, 0},
+      {"double add", {.type = CLSCAN_DOUBLE}, {0}, h200, 1, 0},
+      {"int64 add", {.type = CLSCAN_INT64}, {0}, h200, 1, 0},
+      {"int8 add", {.type = CLSCAN_INT8}, {0}, h200, 0, 128},
+      {"uint8 add", {.type = CLSCAN_UINT8}, {0}, h200, 0, 128},
+      {"int8 min", {.type = CLSCAN_INT8, .op = CLSCAN_MIN}, {0}, h200, 0, 0},
+      {"int8 add, the row's tile given",
+       {.type = CLSCAN_INT8},
+       {.tile_wg = 128, .tile_vpt = 16},
+       h200,
+       0,
+       128},
+      {"int8 add, another tile", {.type = CLSCAN_INT8}, {.tile_vpt = 12}, h200, 0, 0},
+      {"int16 add", {.type = CLSCAN_INT16}, {0}, h200, 0, 0},
+      {"uint8 -> uint32", {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32}, {0}, h200, 0, 0},
+      {"uint16 -> uint32", {.type = CLSCAN_UINT16, .out_type = CLSCAN_OUT_UINT32}, {0}, h200, 0, 0},
+      {"int32 head flags",
+       {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS},
+       {0},
+       h200,
+       0,
+       0},
+      {"user type", affine, {0}, h200, 0, 0},
+      {"float, a smaller tile",
+       {.type = CLSCAN_FLOAT},
+       {.tile_wg = 128, .tile_vpt = 8},
+       h200,
+       1,
+       0},
+      {"float, a tile past local memory",
+       {.type = CLSCAN_FLOAT},
+       {.tile_wg = 256, .tile_vpt = 16},
+       h200,
+       0,
+       0},
+      {"float, the CPU shape",
+       {.type = CLSCAN_FLOAT},
+       {.single_pass_shape = CLSCAN_SHAPE_CPU},
+       h200,
+       0,
+       0},
+      {"float on another NVIDIA GPU", {.type = CLSCAN_FLOAT}, {0}, "NVIDIA A100", 0, 0},
+      {"int8 add on another NVIDIA GPU", {.type = CLSCAN_INT8}, {0}, "NVIDIA A100", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const row_case *c = &cases[i];
+    clscan_scan_desc d = c->desc;
+    d.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+    int stash = -1;
+    unsigned regs = 99;
+    clscan_status st =
+        clscan_test_device_tuning(tu_context(), c->device, &d, &c->overrides, &stash, &regs);
+    if (st != CLSCAN_SUCCESS)
+      fail_msg("%s: %s (%s)", c->what, clscan_status_string(st), clscan_last_error_detail());
+    if (stash != c->stash || regs != c->nv_registers)
+      fail_msg("%s on %s: stash %d, register cap %u; want %d and %u", c->what, c->device, stash,
+               regs, c->stash, c->nv_registers);
+  }
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults_match_plan), cmocka_unit_test(test_overrides_taken),
       cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_environment_still_read),
       cmocka_unit_test(test_generated_tables),    cmocka_unit_test(test_auto_choice),
+#ifdef CLSCAN_FAULT_INJECTION
+      cmocka_unit_test(test_h200_rows),
+#endif
   };
   if (!tu_context())
     return 1;
