@@ -266,7 +266,7 @@ ALWAYS_INLINE void tile_stash_put(const tile_items *x, __local tile_stash *s) {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
       u.e[k] = x->v[j][k];
-    // Oclgrind: vstore, as in tile_store (its compiler stores undef first for the vector store).
+      // Oclgrind: vstore, as in tile_store (its compiler stores undef first for the vector store).
 #if VEC > 1 && defined(CLSCAN_OCLGRIND_VSTORE)
     CLSCAN_CAT(vstore, VEC)(u.v, (size_t)j * CLSCAN_WG + lid, (__local val_t *)s->v);
 #else
