@@ -76,12 +76,13 @@ static const tuning_row table[] = {
      .elem_bytes = 1,
      .packed = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
-    /* H200: packed int16 single pass at 0.936 of copy (0.278 ms; 256 x 6 0.893, 256 x 8 0.883). */
+    /* H200: packed int16 single pass at 0.945 of copy, 128 x 16 (128 x 12 0.926 in the same call;
+     * 256 x 6 0.893, 256 x 8 0.883 earlier). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 2,
      .packed = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
     /* H200: other int8 plans (maps, segments, user operators) at 32 elements per work-item. */
     {.vendor = "NVIDIA",
      .device = "H200",
@@ -92,13 +93,20 @@ static const tuning_row table[] = {
      .device = "H200",
      .elem_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
-    /* H200: int32 single pass at 0.952 of copy with the tile stashed through the look-back (0.945
-     * without); float (the strict fold) 0.940 stashed against 0.896 held in registers (75
-     * registers, 3 work-groups per compute unit; stashed 64 and 4). */
+    /* H200: float single pass (the strict fold) at 0.958 of copy, 128 x 12 stashed (128 x 16
+     * 0.938, 256 x 8 0.939 stashed in the same call; 256 x 8 in registers 0.896: 75 registers, 3
+     * work-groups per compute unit, stashed 64 and 4). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 4,
-     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4, .stash = 1}},
+     .floating = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4, .stash = 1}},
+    /* H200: int32 single pass at 0.967 of copy, 128 x 16 stashed (256 x 8 stashed 0.952 in the
+     * same call; in registers 0.945). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
     /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
     {.vendor = "NVIDIA",
      .device = "H200",
