@@ -34,7 +34,8 @@
  *
  * Tuning parameters: CLSCAN_WG, CLSCAN_VPT, CLSCAN_VECTOR_IO (1 when the host guarantees that
  * the input, output and flag or key offsets are multiples of VEC), CLSCAN_NV_PTX,
- * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD (on by default from sm_90, CLSCAN_NV_SM).
+ * CLSCAN_NARROW_PRMT (see prmt()), CLSCAN_NARROW_SIMD (on by default from sm_90, CLSCAN_NV_SM),
+ * CLSCAN_STASH (the single pass's tile in local memory through the look-back: tile_stash).
  * Needs common.cl first.
  */
 
@@ -266,8 +267,8 @@ ALWAYS_INLINE void tile_stash_put(const tile_items *x, __local tile_stash *s) {
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
       u.e[k] = x->v[j][k];
-      // Oclgrind: vstore, as in tile_store (its compiler stores undef first for the vector store).
 #if VEC > 1 && defined(CLSCAN_OCLGRIND_VSTORE)
+    // Oclgrind: vstore, as in tile_store (its compiler stores undef first for the vector store).
     CLSCAN_CAT(vstore, VEC)(u.v, (size_t)j * CLSCAN_WG + lid, (__local val_t *)s->v);
 #else
     s->v[j][lid] = u.v;

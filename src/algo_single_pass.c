@@ -92,7 +92,8 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   cfg->vector_io = vector_io;
   cfg->stash = t->stash;
   CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx));
-  cfg->nv_registers = cfg->nv_ptx ? t->nv_registers : 0;
+  // A register cap holds for the kernel it was measured on: the 16-byte I/O one.
+  cfg->nv_registers = cfg->nv_ptx && vector_io ? t->nv_registers : 0;
   return CLSCAN_SUCCESS;
 }
 

@@ -8,7 +8,8 @@
  * CL_BUILD_PROGRAM_FAILURE, CL_OUT_OF_RESOURCES); the others proceed.
  *
  * The other hooks observe the library's concurrency: a function called in every program build
- * (where no clscan lock may be held), the number of builds, and the temporary slot a scan took.
+ * (where no clscan lock may be held), the number of builds, and the temporary slot a scan took;
+ * and one resolves the tuning a scan would get on a named NVIDIA GPU.
  */
 #ifndef CLSCAN_FAULT_H_
 #define CLSCAN_FAULT_H_
@@ -38,15 +39,13 @@ CLSCAN_API int clscan_test_last_temp_slot(void);
 /* Returns 1 if the most recent scan's temporary slot was zeroed before its launch, else 0. */
 CLSCAN_API int clscan_test_last_temp_zeroed(void);
 
-/* The single-pass tuning a descriptor (and overrides, may be NULL) would get on an NVIDIA GPU
- * named device_name with 48 KiB of local memory, otherwise like ctx's device: whether the tile is
- * stashed (*stash) and the register cap (*nv_registers, 0 for none). For the tuning table's
- * device rows, which no CI device matches. */
-CLSCAN_API clscan_status clscan_test_device_tuning(const clscan_context *ctx,
-                                                   const char *device_name,
-                                                   const clscan_scan_desc *desc,
-                                                   const clscan_tuning *overrides, int *stash,
-                                                   unsigned *nv_registers);
+/* The tuning a scan descriptor (and overrides, may be NULL) would get on an NVIDIA GPU named
+ * device_name with 48 KiB of local memory, otherwise like ctx's device: its public fields
+ * (*tuning), whether the single pass's tile is stashed (*stash) and its register cap
+ * (*nv_registers, 0 for none). For the tuning table's device rows, which no CI device matches. */
+CLSCAN_API clscan_status clscan_test_device_tuning(
+    const clscan_context *ctx, const char *device_name, const clscan_scan_desc *desc,
+    const clscan_tuning *overrides, clscan_tuning *tuning, int *stash, unsigned *nv_registers);
 
 #ifdef __cplusplus
 }

@@ -401,6 +401,7 @@ typedef struct clscan__tuning_key {
   size_t state_size; /* bytes per scan state, for the local-memory fit */
   int floating;      /* 1: float or double values (their look-back folds strictly) */
   int user;          /* 1: a user type in or out */
+  int scan;          /* 1: a scan plan (0: a selection, which shares the rows) */
   clscan_op op;      /* the operator */
 } clscan__tuning_key;
 

@@ -166,7 +166,8 @@ static clscan_status tuning_of(const clscan__device_info *info, const clscan_sca
       .state_size = p->state_size,
       .floating = clscan__type_is_float(clscan__out_type(desc)),
       .user = desc->type == CLSCAN_USER_TYPE || desc->out_type == CLSCAN_OUT_USER_TYPE,
-      .op = desc->op};
+      .op = desc->op,
+      .scan = 1};
   return clscan__tuning_for(info, &key, overrides, t);
 }
 
@@ -181,11 +182,12 @@ clscan_status clscan__plan_default_tuning(const clscan_context *ctx, const clsca
 /* The tuning of a descriptor on a named NVIDIA GPU (fault.h). */
 clscan_status clscan_test_device_tuning(const clscan_context *ctx, const char *device_name,
                                         const clscan_scan_desc *desc,
-                                        const clscan_tuning *overrides, int *stash,
-                                        unsigned *nv_registers) {
+                                        const clscan_tuning *overrides, clscan_tuning *tuning,
+                                        int *stash, unsigned *nv_registers) {
   clscan__device_info info = ctx->info;
   snprintf(info.name, sizeof info.name, "%s", device_name);
   snprintf(info.vendor, sizeof info.vendor, "NVIDIA Corporation");
+  snprintf(info.platform, sizeof info.platform, "NVIDIA CUDA");
   info.is_nvidia = 1;
   info.is_cpu = 0;
   info.has_int64_atomics = 1;
@@ -195,6 +197,7 @@ clscan_status clscan_test_device_tuning(const clscan_context *ctx, const char *d
   shape_of(desc, &p);
   clscan__tuning t;
   clscan_status st = tuning_of(&info, desc, &p, overrides, &t);
+  clscan__tuning_export(&t, tuning);
   *stash = t.stash;
   *nv_registers = t.nv_registers;
   return st;

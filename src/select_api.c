@@ -262,10 +262,13 @@ static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_de
     return clscan__fail(CLSCAN_INTERNAL_ERROR, "no selection algorithm %d", (int)plan->algorithm);
   int user = plan->in_type == CLSCAN_USER_TYPE || plan->out_type == CLSCAN_USER_TYPE;
   size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
+  // Not a scan (.scan 0): the scan-only rows do not apply; no operator row either.
   const clscan__tuning_key key = {.algorithm = CLSCAN_ALGO_SINGLE_PASS,
                                   .elem_size = user ? 8 : io,
                                   .in_size = plan->in_size,
-                                  .state_size = 8};
+                                  .state_size = 8,
+                                  .user = user,
+                                  .op = CLSCAN_USER_OP};
   CLSCAN_RETURN_IF_ERROR(clscan__tuning_for(&plan->ctx->info, &key, NULL, &plan->tuning));
   gpu_tile(plan, &plan->ctx->info, user);
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);

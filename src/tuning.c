@@ -6,20 +6,17 @@
  * first matching device row, else the first matching vendor row, else the first default row
  * (CLBlast's fallback order). Within a level the narrower rows come first. A row may be limited
  * to one algorithm, to an element size (the wider of input and output, 8 for user types), to an
- * input size, and to segmented plans; a zero field matches anything. Each row carries a one-line
- * note of what was measured and where; the history of the measurements is in docs/tuning.md.
+ * input size, to segmented, packed or floating-point plans, to operators and to scans of built-in
+ * types; a zero field matches anything. Each row carries a one-line note of what was measured and
+ * where; the history of the measurements is in docs/tuning.md.
  *
  * clscan__tuning_for() then applies, in order: the device clamps, the local-memory fit, the
- * caller's clscan_tuning, the environment (env.c) for fields the caller left zero, and the
- * validation of the result.
+ * caller's clscan_tuning, the environment (env.c) for fields the caller left zero, the single
+ * pass's fit (the stash and the register cap), and the validation of the result.
  */
 #include <string.h>
 
 #include "internal.h"
-
-/* Local memory the single pass needs beside a stashed tile (the look-back's cache and stage, the
- * tile scan's scratch, the work-group's shared words), with room to spare. */
-#define STASH_RESERVE 8192
 
 typedef struct tuning_row {
   const char *vendor;         /* substring of the vendor or platform name; NULL matches any */
@@ -31,18 +28,31 @@ typedef struct tuning_row {
   int packed;                 /* 1: only plain narrow plans (cl/tile.cl's packed path) */
   int floating;               /* 1: only float or double values (a strictly folding look-back) */
   unsigned ops;               /* bit 1 << op for each built-in operator it applies to; 0: any */
+  int scan; /* 1: only scans of built-in types (not user types, nor selections, which share rows) */
   clscan__tuning t;
 } tuning_row;
 
 /* Figures are exclusive add at n = 2^28 unless said otherwise, median of 20, verified, as copy
  * time / scan time against clEnqueueCopyBuffer of the same bytes (tools/bench/tile_sweep.c). */
 static const tuning_row table[] = {
-    /* H200, NVIDIA OpenCL 3.0: uint8 -> uint32 at 0.862 of copying its 5 bytes per element. */
+    /* H200, NVIDIA OpenCL 3.0: uint8 -> uint32 at 0.860 of copying its 5 bytes per element. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 4,
      .in_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
+    /* H200: int32 with head flags at 1.11x the plain scan's time; by int32 key 0.744 ms. */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 4,
+     .segmented = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+    /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .elem_bytes = 8,
+     .segmented = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4}},
     /* H200: uint16 -> uint32 (and half -> float) held in registers; stashed, uint16 -> uint32 ran
      * at 0.841 of copy against 0.863 (another call) without. */
     {.vendor = "NVIDIA",
@@ -50,12 +60,6 @@ static const tuning_row table[] = {
      .elem_bytes = 4,
      .in_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
-    /* H200: int32 with head flags at 1.12x the plain scan's time; by int32 key 0.744 ms. */
-    {.vendor = "NVIDIA",
-     .device = "H200",
-     .elem_bytes = 4,
-     .segmented = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
     /* H200: packed int8 and uint8 addition capped at 128 registers (4 work-groups per compute
      * unit instead of 3): int8 0.896 of copy against 0.838 uncapped (tile_sweep, one call); capped,
      * min and max ran slower (0.788 against 0.822), so the cap is for addition only. */
@@ -69,20 +73,28 @@ static const tuning_row table[] = {
            .tile_vpt = 16,
            .rts_groups_per_cu = 4,
            .nv_registers = 128}},
-    /* H200: packed int8 single pass at 0.845 of copy (0.156 ms; 256 x 4 0.762, 256 x 8 0.734,
-     * 256 x 12 0.591). */
+    /* H200: packed int8 with the other operators: min 0.826, max 0.826, xor 0.856 of copy (for
+     * addition before the cap, 256 x 4 0.762, 256 x 8 0.734, 256 x 12 0.591). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 1,
      .packed = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
-    /* H200: packed int16 single pass at 0.945 of copy, 128 x 16 (128 x 12 0.926 in the same call;
-     * 256 x 6 0.893, 256 x 8 0.883 earlier). */
+    /* H200: packed int16 single-pass scans at 0.945 of copy, 128 x 16 (128 x 12 0.926 in the
+     * same call; 256 x 6 0.893, 256 x 8 0.883 earlier). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+     .scan = 1,
+     .elem_bytes = 2,
+     .packed = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
+    /* H200: packed int16 with the other algorithms, 128 x 12. */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 2,
      .packed = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
     /* H200: other int8 plans (maps, segments, user operators) at 32 elements per work-item. */
     {.vendor = "NVIDIA",
      .device = "H200",
@@ -93,41 +105,66 @@ static const tuning_row table[] = {
      .device = "H200",
      .elem_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
-    /* H200: float single pass (the strict fold) at 0.958 of copy, 128 x 12 stashed (128 x 16
-     * 0.938, 256 x 8 0.939 stashed in the same call; 256 x 8 in registers 0.896: 75 registers, 3
-     * work-groups per compute unit, stashed 64 and 4). */
+    /*
+     * H200, single-pass scans of 4- and 8-byte values: the tile is stashed in local memory
+     * through the look-back, in work-groups of 128 (4 or 5 fit per compute unit where 2 or 3 of
+     * 256 did). 8 groups per compute unit for the reduction these plans also run, so that it
+     * keeps the work-items of the 256-wide rows below (not measured with these rows).
+     */
+    /* float (the strict fold) at 0.958 of copy, 128 x 12 stashed (128 x 16 0.938, 256 x 8 0.939
+     * stashed in the same call; 256 x 8 in registers 0.896: 75 registers, 3 work-groups per
+     * compute unit, stashed 64 and 4). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+     .scan = 1,
+     .elem_bytes = 4,
+     .floating = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 8, .stash = 1}},
+    /* int32 at 0.967 of copy, 128 x 16 stashed (256 x 8 stashed 0.952 in the same call; in
+     * registers 0.945). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+     .scan = 1,
+     .elem_bytes = 4,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 8, .stash = 1}},
+    /* double (the strict fold) at 0.932 of copy, 128 x 16 stashed (256 x 8 stashed 0.868, 128 x
+     * 12 stashed 0.857, 64 x 16 0.821; 256 x 12 in registers 0.853). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+     .scan = 1,
+     .elem_bytes = 8,
+     .floating = 1,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 8, .stash = 1}},
+    /* int64 at 0.932 of copy, 128 x 16 stashed (128 x 12 stashed 0.919 in the same call, 64 x 16
+     * 0.906; 256 x 8 stashed 0.874, in registers 0.875). */
+    {.vendor = "NVIDIA",
+     .device = "H200",
+     .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+     .scan = 1,
+     .elem_bytes = 8,
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 8, .stash = 1}},
+    /* H200: 4-byte selections and other algorithms (int32 single pass at 0.945 of copy held in
+     * registers, 2026-12-02). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 4,
-     .floating = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4, .stash = 1}},
-    /* H200: int32 single pass at 0.967 of copy, 128 x 16 stashed (256 x 8 stashed 0.952 in the
-     * same call; in registers 0.945). */
-    {.vendor = "NVIDIA",
-     .device = "H200",
-     .elem_bytes = 4,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
-    /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
-    {.vendor = "NVIDIA",
-     .device = "H200",
-     .elem_bytes = 8,
-     .segmented = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4}},
-    /* H200: double single pass (the strict fold) at 0.931 of copy, 128 x 16 stashed (256 x 8
-     * stashed 0.868, 128 x 12 stashed 0.857; 256 x 12 in registers 0.853). Fewer, larger tiles
-     * shorten the fold. */
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+    /* H200: double with the other algorithms (the single pass held 0.853 of copy at 256 x 12). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 8,
      .floating = 1,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
-    /* H200: int64 single pass at 0.932 of copy, 128 x 16 stashed (128 x 12 stashed 0.919 in the
-     * same call; 256 x 8 stashed 0.874, in registers 0.875). */
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 12, .rts_groups_per_cu = 4}},
+    /* H200: 8-byte selections and other algorithms (the int64 single pass held 0.875 of copy). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .elem_bytes = 8,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4, .stash = 1}},
-    /* Other NVIDIA GPUs: the H200's wide rows with half the vectors (registers); not measured. */
+     .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
+    /* Other NVIDIA GPUs: the H200's 256-wide rows with half the vectors (registers); not
+     * measured. */
     {.vendor = "NVIDIA",
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
     /* POCL 5, 2-core Xeon: reduce-then-scan tiles of 1 x 4 ran 3.3-4.8x faster than 256 x 2
@@ -166,7 +203,8 @@ static int row_applies(const tuning_row *r, const clscan__device_info *info,
                  (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
                  (!r->segmented || key->segmented) && (!r->packed || key->packed) &&
                  (!r->floating || key->floating) &&
-                 (!r->ops || (key->op < CLSCAN_OP_COUNT && (r->ops >> key->op & 1u)));
+                 (!r->ops || (key->op < CLSCAN_OP_COUNT && (r->ops >> key->op & 1u))) &&
+                 (!r->scan || (key->scan && !key->user));
   return vendor_ok && matches(info->name, r->device) && shape_ok;
 }
 
@@ -266,12 +304,15 @@ static clscan_status check(const clscan__device_info *info, const clscan__tuning
 }
 
 /* The stash holds a tile of built-in values, 16 bytes per vector (and a word of head bits per
- * vector when segmented), beside the single pass's other local memory; it is dropped where that
- * does not fit. A register cap holds for the tile it was measured with: another tile drops it. */
+ * vector when segmented), beside the single pass's other local memory: per work-item a state of
+ * the portable tile scan and a byte, the look-back's cache and stage (288 states at most, or the
+ * portable walker's), and 4 KiB for the rest and to spare. It is dropped where that does not fit.
+ * A register cap holds for the tile it was measured with: another tile drops it. */
 static void fit_single_pass(const clscan__device_info *info, const clscan__tuning_key *key,
                             const clscan__tuning *row, clscan__tuning *t) {
   const cl_ulong vectors = (cl_ulong)t->tile_wg * t->tile_vpt;
-  const cl_ulong bytes = vectors * (16 + (key->segmented ? 4 : 0)) + STASH_RESERVE;
+  const cl_ulong rest = (cl_ulong)t->tile_wg * (key->state_size + 1) + 288 * key->state_size + 4096;
+  const cl_ulong bytes = vectors * (16 + (key->segmented ? 4 : 0)) + rest;
   if (key->user || t->single_pass_cpu || bytes > info->local_mem)
     t->stash = 0;
   if (!info->is_nvidia || t->tile_wg != row->tile_wg || t->tile_vpt != row->tile_vpt)

@@ -307,12 +307,14 @@ static void test_auto_choice(void **state) {
 }
 
 #ifdef CLSCAN_FAULT_INJECTION
-/* One expectation of the H200's rows: a descriptor, overrides (may be NULL), the device name. */
+/* One expectation of the H200's rows: a descriptor (AUTO: the single pass), overrides, the
+ * device name, then the tile, the stash and the register cap it must get. */
 typedef struct row_case {
   const char *what;
   clscan_scan_desc desc;
   clscan_tuning overrides;
   const char *device;
+  unsigned tile_wg, tile_vpt;
   int stash;
   unsigned nv_registers;
 } row_case;
@@ -326,66 +328,124 @@ static void test_h200_rows(void **state) {
                                    .type_source = uc_affine_source,
                                    .type_name = "affine",
                                    .type_size = sizeof(uc_affine)};
-  const char *h200 = "NVIDIA H200";
+  const char *h200 = "NVIDIA H200", *a100 = "NVIDIA A100";
+  const clscan_algorithm rts = CLSCAN_ALGO_REDUCE_THEN_SCAN;
   const row_case cases[] = {
-      {"int32 add", {.type = CLSCAN_INT32}, {0}, h200, 1, 0},
-      {"float add", {.type = CLSCAN_FLOAT}, {0}, h200, 1, 0},
-      {"double add", {.type = CLSCAN_DOUBLE}, {0}, h200, 1, 0},
-      {"int64 add", {.type = CLSCAN_INT64}, {0}, h200, 1, 0},
-      {"int8 add", {.type = CLSCAN_INT8}, {0}, h200, 0, 128},
-      {"uint8 add", {.type = CLSCAN_UINT8}, {0}, h200, 0, 128},
-      {"int8 min", {.type = CLSCAN_INT8, .op = CLSCAN_MIN}, {0}, h200, 0, 0},
+      {"int32 add", {.type = CLSCAN_INT32}, {0}, h200, 128, 16, 1, 0},
+      {"float add", {.type = CLSCAN_FLOAT}, {0}, h200, 128, 12, 1, 0},
+      {"double add", {.type = CLSCAN_DOUBLE}, {0}, h200, 128, 16, 1, 0},
+      {"int64 add", {.type = CLSCAN_INT64}, {0}, h200, 128, 16, 1, 0},
+      {"int32 reduce-then-scan", {.type = CLSCAN_INT32, .algorithm = rts}, {0}, h200, 256, 8, 0, 0},
+      {"double reduce-then-scan",
+       {.type = CLSCAN_DOUBLE, .algorithm = rts},
+       {0},
+       h200,
+       256,
+       12,
+       0,
+       0},
+      {"int8 add", {.type = CLSCAN_INT8}, {0}, h200, 128, 16, 0, 128},
+      {"uint8 add", {.type = CLSCAN_UINT8}, {0}, h200, 128, 16, 0, 128},
+      {"int8 min", {.type = CLSCAN_INT8, .op = CLSCAN_MIN}, {0}, h200, 128, 16, 0, 0},
       {"int8 add, the row's tile given",
        {.type = CLSCAN_INT8},
        {.tile_wg = 128, .tile_vpt = 16},
        h200,
+       128,
+       16,
        0,
        128},
-      {"int8 add, another tile", {.type = CLSCAN_INT8}, {.tile_vpt = 12}, h200, 0, 0},
-      {"int16 add", {.type = CLSCAN_INT16}, {0}, h200, 0, 0},
-      {"uint8 -> uint32", {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32}, {0}, h200, 0, 0},
-      {"uint16 -> uint32", {.type = CLSCAN_UINT16, .out_type = CLSCAN_OUT_UINT32}, {0}, h200, 0, 0},
+      {"int8 add, another tile", {.type = CLSCAN_INT8}, {.tile_vpt = 12}, h200, 128, 12, 0, 0},
+      {"int16 add", {.type = CLSCAN_INT16}, {0}, h200, 128, 16, 0, 0},
+      {"int16 reduce-then-scan",
+       {.type = CLSCAN_INT16, .algorithm = rts},
+       {0},
+       h200,
+       128,
+       12,
+       0,
+       0},
+      {"uint8 -> uint32",
+       {.type = CLSCAN_UINT8, .out_type = CLSCAN_OUT_UINT32},
+       {0},
+       h200,
+       128,
+       10,
+       0,
+       0},
+      {"uint16 -> uint32",
+       {.type = CLSCAN_UINT16, .out_type = CLSCAN_OUT_UINT32},
+       {0},
+       h200,
+       256,
+       8,
+       0,
+       0},
       {"int32 head flags",
        {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS},
        {0},
        h200,
+       128,
+       12,
        0,
        0},
-      {"user type", affine, {0}, h200, 0, 0},
+      {"int64 head flags",
+       {.type = CLSCAN_INT64, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS},
+       {0},
+       h200,
+       128,
+       8,
+       0,
+       0},
+      {"user type", affine, {0}, h200, 256, 8, 0, 0},
       {"float, a smaller tile",
        {.type = CLSCAN_FLOAT},
        {.tile_wg = 128, .tile_vpt = 8},
        h200,
+       128,
+       8,
        1,
        0},
       {"float, a tile past local memory",
        {.type = CLSCAN_FLOAT},
        {.tile_wg = 256, .tile_vpt = 16},
        h200,
+       256,
+       16,
        0,
        0},
       {"float, the CPU shape",
        {.type = CLSCAN_FLOAT},
        {.single_pass_shape = CLSCAN_SHAPE_CPU},
        h200,
+       128,
+       12,
        0,
        0},
-      {"float on another NVIDIA GPU", {.type = CLSCAN_FLOAT}, {0}, "NVIDIA A100", 0, 0},
-      {"int8 add on another NVIDIA GPU", {.type = CLSCAN_INT8}, {0}, "NVIDIA A100", 0, 0},
+      {"float on another NVIDIA GPU", {.type = CLSCAN_FLOAT}, {0}, a100, 256, 4, 0, 0},
+      {"int8 add on another NVIDIA GPU", {.type = CLSCAN_INT8}, {0}, a100, 256, 4, 0, 0},
   };
+  // The tile fields come from the table here, not from the environment.
+  const char *vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_SINGLE_PASS_CPU"};
+  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+    unsetenv(vars[v]);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const row_case *c = &cases[i];
     clscan_scan_desc d = c->desc;
-    d.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+    if (d.algorithm == CLSCAN_ALGO_AUTO)
+      d.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+    clscan_tuning t;
     int stash = -1;
     unsigned regs = 99;
     clscan_status st =
-        clscan_test_device_tuning(tu_context(), c->device, &d, &c->overrides, &stash, &regs);
+        clscan_test_device_tuning(tu_context(), c->device, &d, &c->overrides, &t, &stash, &regs);
     if (st != CLSCAN_SUCCESS)
       fail_msg("%s: %s (%s)", c->what, clscan_status_string(st), clscan_last_error_detail());
-    if (stash != c->stash || regs != c->nv_registers)
-      fail_msg("%s on %s: stash %d, register cap %u; want %d and %u", c->what, c->device, stash,
-               regs, c->stash, c->nv_registers);
+    if (t.tile_wg != c->tile_wg || t.tile_vpt != c->tile_vpt || stash != c->stash ||
+        regs != c->nv_registers)
+      fail_msg("%s on %s: tile %u x %u, stash %d, register cap %u; want %u x %u, %d and %u",
+               c->what, c->device, t.tile_wg, t.tile_vpt, stash, regs, c->tile_wg, c->tile_vpt,
+               c->stash, c->nv_registers);
   }
 }
 #endif
