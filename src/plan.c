@@ -111,6 +111,7 @@ int clscan__same_keys(const clscan_scan_desc *a, const clscan_scan_desc *b) {
 typedef struct plan_shape {
   size_t in_size, out_size, state_size, elem_size;
   unsigned state_align, vec;
+  int user; /* 1: a user type in or out */
 } plan_shape;
 
 /* Sizes of a descriptor's elements and scan state. A segmented state is the value then a uint
@@ -130,10 +131,10 @@ static void shape_of(const clscan_scan_desc *d, plan_shape *p) {
     p->state_align = (unsigned)a;
   }
   // Tuning rows are per I/O element size; user types take the 8-byte row.
-  int user = d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE;
+  p->user = d->type == CLSCAN_USER_TYPE || d->out_type == CLSCAN_OUT_USER_TYPE;
   size_t io = p->in_size > p->out_size ? p->in_size : p->out_size;
-  p->elem_size = user ? 8 : io;
-  p->vec = user ? 1 : (unsigned)(16 / io);
+  p->elem_size = p->user ? 8 : io;
+  p->vec = p->user ? 1 : (unsigned)(16 / io);
 }
 
 /* AUTO's choice on a device (docs/tuning.md, "What AUTO runs"): the single pass where the device
@@ -157,17 +158,16 @@ static clscan_status tuning_of(const clscan__device_info *info, const clscan_sca
   const int packed = desc->type != CLSCAN_USER_TYPE && clscan__out_type(desc) == desc->type &&
                      p->in_size <= 2 && desc->op != CLSCAN_USER_OP && !desc->map_source &&
                      !desc->segments && desc->type != CLSCAN_HALF;
-  const clscan__tuning_key key = {
-      .algorithm = resolve(info, desc->algorithm),
-      .elem_size = p->elem_size,
-      .in_size = p->in_size,
-      .segmented = desc->segments != 0,
-      .packed = packed,
-      .state_size = p->state_size,
-      .floating = clscan__type_is_float(clscan__out_type(desc)),
-      .user = desc->type == CLSCAN_USER_TYPE || desc->out_type == CLSCAN_OUT_USER_TYPE,
-      .op = desc->op,
-      .scan = 1};
+  const clscan__tuning_key key = {.algorithm = resolve(info, desc->algorithm),
+                                  .elem_size = p->elem_size,
+                                  .in_size = p->in_size,
+                                  .segmented = desc->segments != 0,
+                                  .packed = packed,
+                                  .state_size = p->state_size,
+                                  .floating = clscan__type_is_float(clscan__out_type(desc)),
+                                  .user = p->user,
+                                  .op = desc->op,
+                                  .scan = 1};
   return clscan__tuning_for(info, &key, overrides, t);
 }
 
