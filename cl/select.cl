@@ -2,23 +2,38 @@
  * clscan kernels: the selections' single pass in its GPU shape (select, partition, unique,
  * run-length encoding), the flag count fused with the scatter.
  *
- * Each work-group takes a ticket (its tile of TILE = CLSCAN_WG x ITEMS elements). Work-item lid
- * loads the tile's elements j * CLSCAN_WG + lid (j < ITEMS: every load coalesced), keeps them in
- * registers and computes their flags. Work-items form lane groups of SEL_SG (a warp of 32 on
- * NVIDIA, whose ballot gives a row's flags at once; elsewhere up to 32 work-items, whose flags
- * are ORed into a local word), so that the flags of row j of lane group g are one 32-bit mask,
- * entry j * NG + g; the entries are in tile order. One work-group scan of the entries' counts
- * gives each entry's offset, and an element's tile-local rank is its entry's offset plus the
- * selected lanes below it in the mask. The work-group publishes its count as its aggregate, writes
- * every selected element into local memory at its rank (partition: every rejected one from the
- * back, in order), looks back for its exclusive prefix with the scan's status words and look-back
- * (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced as a tree;
- * the state is the count of select_common.cl), publishes its inclusive prefix, and then writes
- * the tile's selected run to out[prefix, prefix + selected) from local memory, consecutive
- * work-items to consecutive addresses (coalesced stores). Only indices below out_capacity are
- * written. A predecessor that stays silent is counted from its input (and flags) by the waiting
- * work-group itself (the decoupled fallback), so the kernel terminates without forward-progress
- * guarantees; counts are integers, so the fallback's result is the owner's.
+ * Each work-group takes a ticket (its tile of TILE = CLSCAN_WG x ITEMS elements). The tile is
+ * read in vectors of SEL_VEC elements: VEC (16 bytes of the wider of the input and output types,
+ * common.cl) where the host guarantees that the input's and the flags' offsets are multiples of
+ * VEC (CLSCAN_VECTOR_IO=1) and a work-item's ITEMS are whole vectors, else 1 (the scalar path:
+ * unaligned offsets, user types). Work-item lid holds VECS = ITEMS / SEL_VEC vectors; its vector j
+ * covers the tile's elements (j * CLSCAN_WG + lid) * SEL_VEC + k, k < SEL_VEC (every load
+ * coalesced). Select by flags loads one uchar vector of flags per vector, and its values only when
+ * one of them is set (partition: always); a predicate is applied per element after the vector
+ * load; unique and run-length encoding compare each element with its predecessor, which is in the
+ * vector except for the first element's, one extra (cached) scalar load. The partial last tile
+ * loads element by element. The work-item keeps its ITEMS values in registers with their flags.
+ *
+ * Work-items form lane groups of SEL_SG (a warp of 32 on NVIDIA, whose ballot gives a row's flags
+ * at once; elsewhere up to 32 work-items, whose flags are ORed into a local word). Entry
+ * e = j * NG + g holds the SEL_VEC masks of row j of lane group g, mask k having lane l's bit set
+ * when component k of its vector is selected; the entries are in tile order, and within an entry
+ * the elements are ordered by lane, then component. One work-group scan of the entries' counts
+ * (the popcounts of their masks) gives each entry's offset, and an element's tile-local rank is
+ * its entry's offset, plus the selected components of the lanes below it (each mask ANDed with
+ * the lanes below), plus its own selected components below it. The work-group publishes its
+ * count as its aggregate, writes every selected element into local memory at its rank
+ * (partition: every rejected one from the back, in order; with vector loads, padded against bank
+ * conflicts, SEL_STAGE_PAD), looks back for its exclusive prefix with the scan's status words and
+ * look-back (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced
+ * as a tree; the state is the count of select_common.cl), publishes its inclusive prefix, and
+ * then writes the tile's selected run to out[prefix, prefix + selected) from local memory,
+ * consecutive work-items to consecutive addresses (coalesced stores; with vector loads, one
+ * aligned vector of SEL_VEC elements per work-item between an unaligned lead and tail,
+ * SEL_VEC_STORE). Only indices below out_capacity are written. A predecessor that stays silent
+ * is counted from its input (and flags) by the waiting work-group itself (the decoupled fallback,
+ * with the same vector loads), so the kernel terminates without forward-progress guarantees;
+ * counts are integers, so the fallback's result is the owner's.
  *
  * Partition: the rejected elements go to total + (rejected before the tile) + rank, where total,
  * the number selected, comes from a count pre-pass (select_count_tiles, select_count_total) that
@@ -42,10 +57,21 @@
 #ifndef CLSCAN_TEST_WITHHOLD
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
+#ifndef CLSCAN_VECTOR_IO
+#define CLSCAN_VECTOR_IO 1
+#endif
 
 /* Elements per work-item and per tile. */
 #define ITEMS CLSCAN_VPT
 #define TILE (CLSCAN_WG * ITEMS)
+
+/* Elements per vector load, and vectors per work-item. */
+#if CLSCAN_VECTOR_IO && VEC > 1 && ITEMS % VEC == 0
+#define SEL_VEC VEC
+#else
+#define SEL_VEC 1
+#endif
+#define VECS (ITEMS / SEL_VEC)
 
 /* Lane groups: a warp on NVIDIA, else up to 32 work-items; NG of them per work-group. */
 #if CLSCAN_NV_PTX || CLSCAN_WG >= 32
@@ -54,8 +80,9 @@
 #define SEL_SG CLSCAN_WG
 #endif
 #define NG (CLSCAN_WG / SEL_SG)
-/* One 32-bit mask per row of a lane group, in tile order; each work-item scans CHUNK of them. */
-#define ENTRIES (ITEMS * NG)
+/* One entry per row of a lane group, in tile order: SEL_VEC 32-bit masks (one per component of
+ * the row's vectors); each work-item scans CHUNK entries. */
+#define ENTRIES (VECS * NG)
 #define CHUNK ((ENTRIES + CLSCAN_WG - 1) / CLSCAN_WG)
 /* The work-group scan's local words: one per warp on NVIDIA, one per work-item elsewhere. */
 #if CLSCAN_NV_PTX
@@ -124,20 +151,123 @@ ALWAYS_INLINE uint group_sum(uint v, __local uint *s) {
 
 #endif
 
-/* Counts tile t from its input (the fallback and the partition pre-pass); keeps no flags. */
+/* Loads element i: returns its flag, and where keep is set and the selection needs its value
+ * (select by flags: only a selected one's, partition: every one's), stores the value in *v. */
+ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flags, ulong i,
+                             val_t *v, int keep CLSCAN_XP) {
+#if SEL_RUNS
+  *v = sel_value(in, i CLSCAN_XA);
+  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v CLSCAN_XA);
+#elif CLSCAN_SELECT_PRED
+  *v = sel_value(in, i CLSCAN_XA);
+  return clscan_user_pred(USER_IN_VAL(*v), i CLSCAN_XA) != 0;
+#else
+  const uint f = flags[i] != 0;
+  if (keep && (f || SEL_PARTITION))
+    *v = sel_value(in, i CLSCAN_XA);
+  return f;
+#endif
+}
+
+/* Loads the SEL_VEC elements from index i (those below n) element by element: returns their flags
+ * as bits k, their values in v[k] as load_flag() stores them. */
+ALWAYS_INLINE uint load_partial(const __global in_t *in, const __global uchar *flags, ulong i,
+                                ulong n, val_t *v, int keep CLSCAN_XP) {
+  uint bits = 0;
+#pragma unroll
+  for (uint k = 0; k < SEL_VEC; k++) {
+    if (i + k < n)
+      bits |= load_flag(in, flags, i + k, &v[k], keep CLSCAN_XA) << k;
+  }
+  return bits;
+}
+
+#if SEL_VEC > 1
+/* A vector of inputs, and of flags, seen as their elements. */
+typedef union sel_in_elems {
+  in_vec_t v;
+  in_t e[SEL_VEC];
+} sel_in_elems;
+typedef union sel_val_elems {
+  val_vec_t v;
+  val_t e[SEL_VEC];
+} sel_val_elems;
+typedef CLSCAN_CAT(uchar, SEL_VEC) flag_vec_t;
+typedef union sel_flag_elems {
+  flag_vec_t v;
+  uchar e[SEL_VEC];
+} sel_flag_elems;
+
+/* Maps vector vi (elements vi * SEL_VEC and up) into v. */
+ALWAYS_INLINE void load_values(const __global in_t *in, ulong vi, val_t *v CLSCAN_XP) {
+  sel_in_elems u;
+  u.v = ((const __global in_vec_t *)in)[vi];
+#pragma unroll
+  for (uint k = 0; k < SEL_VEC; k++)
+    v[k] = MAP(u.e[k], vi * SEL_VEC + k);
+}
+#endif
+
+/* Loads vector vi, elements vi * SEL_VEC + k (all below n), with vector loads: returns their flags
+ * as bits k, their values in v[k] as load_flag() stores them. A run's first element is compared
+ * with its predecessor, one scalar load; the others with their neighbours in the vector. (The
+ * kernels pass vector indices, so that the addresses of a work-item's vectors differ by
+ * constants.) */
+ALWAYS_INLINE uint load_vector(const __global in_t *in, const __global uchar *flags, ulong vi,
+                               val_t *v, int keep CLSCAN_XP) {
+#if SEL_VEC == 1
+  return load_flag(in, flags, vi, v, keep CLSCAN_XA);
+#else
+  const ulong i = vi * SEL_VEC;
+  uint bits = 0;
+#if SEL_RUNS
+  load_values(in, vi, v CLSCAN_XA);
+  // Element i - 1, or for i == 0 element 0 (read, never compared: element 0 is a head).
+  const val_t prev = sel_value(in, i > 0 ? i - 1 : 0 CLSCAN_XA);
+  bits = i == 0 || !sel_equal(prev, v[0] CLSCAN_XA);
+#pragma unroll
+  for (uint k = 1; k < SEL_VEC; k++)
+    bits |= (uint)!sel_equal(v[k - 1], v[k] CLSCAN_XA) << k;
+#elif CLSCAN_SELECT_PRED
+  load_values(in, vi, v CLSCAN_XA);
+#pragma unroll
+  for (uint k = 0; k < SEL_VEC; k++)
+    bits |= (uint)(clscan_user_pred(USER_IN_VAL(v[k]), i + k CLSCAN_XA) != 0) << k;
+#else
+  sel_flag_elems f;
+  f.v = ((const __global flag_vec_t *)flags)[vi];
+#pragma unroll
+  for (uint k = 0; k < SEL_VEC; k++)
+    bits |= (uint)(f.e[k] != 0) << k;
+  if (keep && (bits || SEL_PARTITION))
+    load_values(in, vi, v CLSCAN_XA);
+#endif
+  return bits;
+#endif
+}
+
+/* Counts tile t from its input (the fallback and the partition pre-pass), with the single pass's
+ * loads; keeps no flags. */
 ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *flags, ulong n,
                                ulong t, __local count_shared *cs CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+  const ulong vbase = t * (TILE / SEL_VEC) + lid;
   uint c = 0, last = 0;
   if (lid == 0)
     cs->last = 0;
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid;
-    if (base + k < n && sel_flag(in, flags, base + k CLSCAN_XA)) {
-      c++;
-      last = k + 1;
-    }
+  for (uint j = 0; j < VECS; j++) {
+    const uint k = (j * CLSCAN_WG + lid) * SEL_VEC;
+    val_t x[SEL_VEC];
+    uint bits = 0;
+    // (The scalar loads stay guarded one by one, so that the compiler does not hoist them all.)
+    if (SEL_VEC > 1 && full)
+      bits = load_vector(in, flags, vbase + j * CLSCAN_WG, x, 0 CLSCAN_XA);
+    else if (base + k < n)
+      bits = load_partial(in, flags, base + k, n, x, 0 CLSCAN_XA);
+    c += popcount(bits);
+    last = bits ? k + 32u - clz(bits) : last;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #if SEL_RLE
@@ -151,14 +281,40 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
 
 #define COUNT_SHARED(sh) (&(sh)->cnt)
 
+/* Where the element of rank r is staged. With vector loads a work-item's components go to
+ * neighbouring ranks, so that consecutive work-items' stores (and the vector stores' reads) would
+ * fall into the same banks; SEL_STAGE_PAD puts one 4-byte word of padding after every 128 bytes,
+ * which spreads them. SEL_VEC_STORE: the selected run leaves local memory in vectors (store_run).
+ * Both are on by default except for run-length encoding, which ran faster without them on the
+ * H200 (docs/performance.md); -DSEL_STAGE_PAD=0 or 1 and -DSEL_VEC_STORE=0 or 1 override. */
+#ifndef SEL_STAGE_PAD
+#define SEL_STAGE_PAD (!SEL_RLE)
+#endif
+#ifndef SEL_VEC_STORE
+#define SEL_VEC_STORE (!SEL_RLE)
+#endif
+#if SEL_STAGE_PAD && SEL_VEC > 1
+#define STAGE_RUN (128 / VAL_SIZE)
+#define STAGE_GAP (VAL_SIZE >= 4 ? 1 : 4 / VAL_SIZE)
+#define STAGE_AT(r) ((r) + (r) / STAGE_RUN * STAGE_GAP)
+#define STAGED (TILE + TILE / STAGE_RUN * STAGE_GAP)
+#define HEAD_AT(r) ((r) + (r) / 32)
+#define HEADS (TILE + TILE / 32)
+#else
+#define STAGE_AT(r) (r)
+#define STAGED TILE
+#define HEAD_AT(r) (r)
+#define HEADS TILE
+#endif
+
 /* The work-group's shared state. */
 typedef struct select_shared {
-  val_t stage[TILE]; /* selected at their rank, rejected (partition) from the back */
+  val_t stage[STAGED]; /* selected at their rank, rejected (partition) from the back */
 #if SEL_RLE
-  uint head[TILE]; /* the tile index of the head of rank q */
+  uint head[HEADS]; /* the tile index of the head of rank q */
 #endif
-  uint mask[ENTRIES];   /* entry j * NG + g: the flags of row j of lane group g */
-  uint offset[ENTRIES]; /* selected elements in the tile before the entry */
+  uint mask[ENTRIES * SEL_VEC]; /* entry j * NG + g, mask k: component k of row j, group g */
+  uint offset[ENTRIES];         /* selected elements in the tile before the entry */
   uint part[PARTS];
   count_shared cnt;
   uint last;
@@ -220,21 +376,13 @@ ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
 }
 #endif
 
-/* Loads element i where the selection needs its value (into *v) and returns its flag. */
-ALWAYS_INLINE uint load_flag(const __global in_t *in, const __global uchar *flags, ulong i,
-                             val_t *v CLSCAN_XP) {
-#if SEL_RUNS
-  *v = sel_value(in, i CLSCAN_XA);
-  return i == 0 || !sel_equal(sel_value(in, i - 1 CLSCAN_XA), *v CLSCAN_XA);
-#elif CLSCAN_SELECT_PRED
-  *v = sel_value(in, i CLSCAN_XA);
-  return clscan_user_pred(USER_IN_VAL(*v), i CLSCAN_XA) != 0;
-#else
-  const uint f = flags[i] != 0;
-  if (f || SEL_PARTITION)
-    *v = sel_value(in, i CLSCAN_XA);
-  return f;
-#endif
+/* The number of selected elements of entry e (the popcounts of its masks). */
+ALWAYS_INLINE uint entry_count(const __local uint *mask, uint e) {
+  uint c = 0;
+#pragma unroll
+  for (uint k = 0; k < SEL_VEC; k++)
+    c += popcount(mask[e * SEL_VEC + k]);
+  return c;
 }
 
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. Work-item 0
@@ -315,6 +463,52 @@ ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *c
 #endif
 }
 
+/* Writes the staged run [0, selected) to out[before, before + selected), below cap: with vector
+ * stores (SEL_VEC_STORE), element by element up to the first output address aligned to a vector,
+ * then one vector per work-item (when it lies below cap), then the rest; else element by element.
+ * out_off: out's offset in its buffer (in elements), whose start is aligned. */
+ALWAYS_INLINE void store_run(__global val_t *out, ulong out_off, ulong before, uint selected,
+                             ulong cap, const __local select_shared *sh) {
+  const uint lid = get_local_id(0);
+#if SEL_VEC > 1 && SEL_VEC_STORE
+  const uint lead = min(selected, (uint)((SEL_VEC - (out_off + before) % SEL_VEC) % SEL_VEC));
+  const uint body = lead + (selected - lead) / SEL_VEC * SEL_VEC;
+  for (uint q = lead + lid * SEL_VEC; q < body; q += CLSCAN_WG * SEL_VEC) {
+    const ulong dst = before + q;
+    if (dst + SEL_VEC <= cap) {
+      sel_val_elems w;
+#pragma unroll
+      for (uint c = 0; c < SEL_VEC; c++)
+        w.e[c] = sh->stage[STAGE_AT(q + c)];
+        // CLSCAN_OCLGRIND_VSTORE (the Oclgrind tests set it): vstore, which Oclgrind's compiler
+        // does not turn into a store of undef first (tests/oclgrind/vector_store.c).
+#if defined(CLSCAN_OCLGRIND_VSTORE)
+      CLSCAN_CAT(vstore, SEL_VEC)(w.v, 0, out + dst);
+#else
+      *(__global val_vec_t *)(out + dst) = w.v;
+#endif
+    } else {
+      for (uint c = 0; c < SEL_VEC && dst + c < cap; c++)
+        out[dst + c] = sh->stage[STAGE_AT(q + c)];
+    }
+  }
+  // The lead and the tail: fewer than SEL_VEC elements each.
+  for (uint r = lid; r < lead + (selected - body); r += CLSCAN_WG) {
+    const uint q = r < lead ? r : body + r - lead;
+    const ulong dst = before + q;
+    if (dst < cap)
+      out[dst] = sh->stage[STAGE_AT(q)];
+  }
+#else
+  (void)out_off;
+  for (uint q = lid; q < selected; q += CLSCAN_WG) {
+    const ulong dst = before + q;
+    if (dst < cap)
+      out[dst] = sh->stage[STAGE_AT(q)];
+  }
+#endif
+}
+
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
  * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
@@ -336,7 +530,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   lengths += lengths_off;
 
 #if !CLSCAN_NV_PTX
-  for (uint e = lid; e < ENTRIES; e += CLSCAN_WG)
+  for (uint e = lid; e < ENTRIES * SEL_VEC; e += CLSCAN_WG)
     sh.mask[e] = 0;
 #endif
   if (lid == 0) {
@@ -348,27 +542,33 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   const uint valid = (uint)min((ulong)TILE, n - base);
   const int withheld = tile_withheld(tile);
 
-  // Elements j * CLSCAN_WG + lid into registers (coalesced), their flags as bits, and each lane
-  // group's flags of row j as the mask of entry j * NG + g.
+  // The vectors (j * CLSCAN_WG + lid) * SEL_VEC into registers (coalesced), their flags as bits
+  // j * SEL_VEC + k, and each lane group's flags of row j as the masks of entry j * NG + g.
   val_t v[ITEMS];
   uint bits = 0;
   if (valid == TILE) {
+    const ulong vbase = tile * (TILE / SEL_VEC) + lid;
 #pragma unroll
-    for (uint j = 0; j < ITEMS; j++)
-      bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
+    for (uint j = 0; j < VECS; j++)
+      bits |= load_vector(in, flags, vbase + j * CLSCAN_WG, v + j * SEL_VEC, 1 CLSCAN_XA)
+              << (j * SEL_VEC);
   } else {
 #pragma unroll
-    for (uint j = 0; j < ITEMS; j++) {
-      if (j * CLSCAN_WG + lid < valid)
-        bits |= load_flag(in, flags, base + j * CLSCAN_WG + lid, &v[j] CLSCAN_XA) << j;
+    for (uint j = 0; j < VECS; j++) {
+      const uint k = (j * CLSCAN_WG + lid) * SEL_VEC;
+      if (k < valid)
+        bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
     }
   }
   uint last = 0;
 #pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint f = (bits >> j) & 1u;
-    last = f ? j * CLSCAN_WG + lid + 1 : last;
-    record_flag(sh.mask, j * NG + g, lane, f);
+  for (uint j = 0; j < VECS; j++) {
+#pragma unroll
+    for (uint c = 0; c < SEL_VEC; c++) {
+      const uint f = (bits >> (j * SEL_VEC + c)) & 1u;
+      last = f ? (j * CLSCAN_WG + lid) * SEL_VEC + c + 1 : last;
+      record_flag(sh.mask, (j * NG + g) * SEL_VEC + c, lane, f);
+    }
   }
 #if SEL_RLE
   atomic_max(&sh.last, last);
@@ -379,12 +579,12 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   const uint e0 = min(lid * CHUNK, (uint)ENTRIES), e1 = min(e0 + CHUNK, (uint)ENTRIES);
   uint own = 0;
   for (uint e = e0; e < e1; e++)
-    own += popcount(sh.mask[e]);
+    own += entry_count(sh.mask, e);
   uint selected;
   uint run = group_exclusive(own, sh.part, &selected);
   for (uint e = e0; e < e1; e++) {
     sh.offset[e] = run;
-    run += popcount(sh.mask[e]);
+    run += entry_count(sh.mask, e);
   }
   const cnt_t aggregate = cnt_make(selected, base + (sh.last ? sh.last - 1u : 0u));
   if (lid == 0 && !withheld)
@@ -392,19 +592,28 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Stage the tile in local memory: selected at their rank, rejected (partition) from the back.
+  // A vector's first rank: its entry's offset and the selected components of the lanes below.
   const uint below = (1u << lane) - 1u;
 #pragma unroll
-  for (uint j = 0; j < ITEMS; j++) {
-    const uint k = j * CLSCAN_WG + lid, e = j * NG + g;
+  for (uint j = 0; j < VECS; j++) {
+    const uint k = (j * CLSCAN_WG + lid) * SEL_VEC, e = j * NG + g;
     if (k < valid) {
-      const uint rank = sh.offset[e] + popcount(sh.mask[e] & below);
-      if ((bits >> j) & 1u) {
-        sh.stage[rank] = v[j];
+      uint first = sh.offset[e];
+#pragma unroll
+      for (uint c = 0; c < SEL_VEC; c++)
+        first += popcount(sh.mask[e * SEL_VEC + c] & below);
+      const uint own = bits >> (j * SEL_VEC);
+#pragma unroll
+      for (uint c = 0; c < SEL_VEC; c++) {
+        const uint i = k + c, rank = first + popcount(own & ((1u << c) - 1u));
+        if ((own >> c) & 1u) {
+          sh.stage[STAGE_AT(rank)] = v[j * SEL_VEC + c];
 #if SEL_RLE
-        sh.head[rank] = k;
+          sh.head[HEAD_AT(rank)] = i;
 #endif
-      } else if (SEL_PARTITION) {
-        sh.stage[TILE - 1u - (k - rank)] = v[j];
+        } else if (SEL_PARTITION && i < valid) {
+          sh.stage[STAGE_AT(TILE - 1u - (i - rank))] = v[j * SEL_VEC + c];
+        }
       }
     }
   }
@@ -423,25 +632,24 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   const ulong before = CNT_COUNT(prefix);
 
   // The tile's selected run, consecutive work-items to consecutive addresses.
+  store_run(out, out_off, before, selected, cap, &sh);
+#if SEL_RLE
+  // Head q closes the run before it: the tile's previous head, or the run entering the tile.
   for (uint q = lid; q < selected; q += CLSCAN_WG) {
     const ulong dst = before + q;
-    if (dst < cap)
-      out[dst] = sh.stage[q];
-#if SEL_RLE
-    // Head q closes the run before it: the tile's previous head, or the run entering the tile.
     if (dst > 0 && dst - 1 < cap) {
-      const ulong prev = q > 0 ? base + sh.head[q - 1] : prefix.p;
-      lengths[dst - 1] = (len_t)(base + sh.head[q] - prev);
+      const ulong prev = q > 0 ? base + sh.head[HEAD_AT(q - 1)] : prefix.p;
+      lengths[dst - 1] = (len_t)(base + sh.head[HEAD_AT(q)] - prev);
     }
-#endif
   }
+#endif
 #if SEL_PARTITION
   const ulong total = ((__global ulong *)temp)[1];
   const ulong rejected_before = base - before;
   for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
     const ulong dst = total + rejected_before + q;
     if (dst < cap)
-      out[dst] = sh.stage[TILE - 1u - q];
+      out[dst] = sh.stage[STAGE_AT(TILE - 1u - q)];
   }
 #endif
 

@@ -5,7 +5,9 @@
  * cl/select_cpu.cl (CPU: one work-item per tile of cpu_tile elements). Both build on
  * cl/status.cl, whose state is renamed to the selection's count state by cl/select_common.cl; the
  * GPU shape looks back with cl/lookback_warp.cl's warp-wide window on NVIDIA (a tree reduction of
- * the counts) and with status.cl's serial walker elsewhere.
+ * the counts) and with status.cl's serial walker elsewhere. The GPU shape loads 16-byte vectors
+ * (CLSCAN_VECTOR_IO=1) in the plan's kernel set where the plan's vec > 1, and single elements in
+ * its unaligned set (select_api.c picks the set per request; the launch names it).
  *
  * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
  * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (per tile: one word
@@ -24,6 +26,7 @@ enum { EMPTY = CLSCAN__SEL_KERNEL_EMPTY, PASS, COUNT_TILES, COUNT_TOTAL };
 static const clscan__program gpu_program = {
     .name = "select",
     .files = {"common", "select_common", "status", "lookback_warp", "select", NULL},
+    .vector_io_option = 1, /* the vector loads (cl/select.cl's SEL_VEC) */
 };
 
 static const clscan__program cpu_program = {
@@ -88,7 +91,7 @@ static cl_uint tickets(const clscan_select_plan *plan, size_t n) {
 /* Partition: counts every tile, then sums the counts into the total at byte 8 of temp. */
 static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles, size_t local) {
   const clscan__select_request *r = l->req;
-  const cl_kernel *k = l->plan->kernels.k;
+  const cl_kernel *k = l->kernels->k;
   cl_mem in = r->buf[CLSCAN__SEL_IN].mem, temp = l->temp;
   cl_mem flags = r->buf[CLSCAN__SEL_FLAGS].mem ? r->buf[CLSCAN__SEL_FLAGS].mem : in;
   cl_ulong in_off = r->buf[CLSCAN__SEL_IN].off, flags_off = r->buf[CLSCAN__SEL_FLAGS].off;
@@ -128,8 +131,8 @@ static clscan_status enqueue(const clscan__select_launch *l) {
       CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),     CLSCAN__ARG(lengths_off),
       CLSCAN__ARG(count),     CLSCAN__ARG(count_off),   CLSCAN__ARG(n),
       CLSCAN__ARG(temp),      CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
-  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(plan->kernels.k[PASS], 15, r->extra, 0));
-  return clscan__chain_call(l->chain, plan->kernels.k[PASS], args, 15, tiles, local);
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[PASS], 15, r->extra, 0));
+  return clscan__chain_call(l->chain, l->kernels->k[PASS], args, 15, tiles, local);
 }
 
 const clscan__select_algorithm clscan__select_single_pass = {

@@ -792,12 +792,14 @@ struct clscan_select_plan {
   char *user_source;                /* the prelude: user sources and the selection's switches */
   clscan__tuning tuning;
   unsigned items;             /* GPU shape: elements per work-item */
+  unsigned vec;               /* elements per vector load of `kernels` (1: none) */
   unsigned withhold;          /* test only (CLSCAN_TEST_WITHHOLD) */
   clscan_algorithm algorithm; /* resolved (never AUTO) */
   const clscan__select_algorithm *algo;
   clscan_plan *scan;    /* multi-pass: the plan of the flag scan (uint8 -> uint64), else NULL */
   pthread_mutex_t lock; /* the kernels' arguments with their enqueue (and the scan plan's) */
-  clscan__algo_kernels kernels;
+  clscan__algo_kernels kernels;   /* built at creation: vector loads where vec > 1 */
+  clscan__algo_kernels unaligned; /* vec > 1: the scalar loads, built on first unaligned use */
 };
 
 /* What a selection algorithm's enqueue gets (the plan lock is held). */
@@ -805,6 +807,7 @@ typedef struct clscan__select_launch {
   const clscan_select_plan *plan;
   clscan__chain *chain;
   const clscan__select_request *req;
+  const clscan__algo_kernels *kernels; /* the plan's kernel set for the request's alignment */
   cl_mem temp;
   cl_ulong epoch;      /* single pass: this launch's epoch */
   cl_uint ticket_base; /* single pass: the ticket counter's value before the launch */
@@ -816,7 +819,8 @@ struct clscan__select_algorithm {
   const char *name;
   int id;                                 /* the clscan_algorithm value that selects it */
   const clscan__program *const *programs; /* NULL-terminated: every program config may pick */
-  /* Fills the program, kernels, geometry and switches of the plan's configuration. */
+  /* Fills the program, kernels, geometry and switches of the plan's configuration (the caller
+   * has set cfg->vector_io: 1 for the kernel set with the plan's vector loads). */
   clscan_status (*config)(const clscan_select_plan *plan, clscan__kernel_config *cfg);
   size_t (*temp_bytes)(const clscan_select_plan *plan, size_t n);
   cl_uint (*tickets)(const clscan_select_plan *plan, size_t n); /* NULL: none */

@@ -221,7 +221,9 @@ static size_t tile_local_budget(const clscan__device_info *info) {
  * vectors of the wider element type each (one element of a user type), at most 32 (a work-item's
  * flags are the bits of a word), fewer where the staged tile would not fit in local memory: per
  * element its value (and, for run-length encoding, its head's index), counted as at least 5 bytes
- * (the tiles of 1-byte types as measured). Large user types take fewer work-items. */
+ * (the tiles of 1-byte types as measured); whole vectors as long as one is left. Large user types
+ * take fewer work-items. The single pass loads `vec` elements per vector (cl/select.cl's SEL_VEC)
+ * where the items are whole vectors, else 1. */
 static void gpu_tile(clscan_select_plan *plan, const clscan__device_info *info, int user) {
   size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
   size_t vec = user || io >= 16 ? 1 : 16 / io;
@@ -232,10 +234,12 @@ static void gpu_tile(clscan_select_plan *plan, const clscan__device_info *info, 
   const size_t budget = tile_local_budget(info);
   const unsigned min_wg = info->is_nvidia ? 32 : 1;
   while (items > 1 && plan->tuning.tile_wg * items * per > budget)
-    items--;
+    items -= items > vec && items % vec == 0 ? vec : 1;
   while (plan->tuning.tile_wg > min_wg && plan->tuning.tile_wg * items * per > budget)
     plan->tuning.tile_wg /= 2;
   plan->items = (unsigned)items;
+  int gpu_pass = plan->algorithm == CLSCAN_ALGO_SINGLE_PASS && !plan->tuning.single_pass_cpu;
+  plan->vec = gpu_pass && vec > 1 && items % vec == 0 ? (unsigned)vec : 1;
 }
 
 /* Sizes, algorithm and tuning of a new plan. */
@@ -275,29 +279,81 @@ static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_de
   return CLSCAN_SUCCESS;
 }
 
-/* Creates the kernels of the plan's algorithm (built through the program cache). */
-static clscan_status plan_kernels(clscan_select_plan *plan) {
-  clscan__kernel_config *cfg = &plan->kernels.cfg;
+/* The configuration of the plan's algorithm (vector_io: the vector loads of cl/select.cl). */
+static clscan_status plan_config(const clscan_select_plan *plan, int vector_io,
+                                 clscan__kernel_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->type = plan->out_type;
   cfg->in_type = plan->in_type;
   cfg->op = plan->common_op;
   cfg->map = plan->map;
   cfg->user_source = plan->user_source;
-  CLSCAN_RETURN_IF_ERROR(plan->algo->config(plan, cfg));
-  cl_program program = NULL;
-  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, cfg, &program));
+  cfg->vector_io = vector_io;
+  return plan->algo->config(plan, cfg);
+}
+
+/* Creates a configuration's kernels into k (all or none). */
+static clscan_status create_kernels(cl_program program, const clscan__kernel_config *cfg,
+                                    cl_kernel k[CLSCAN__MAX_KERNELS]) {
   for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
     cl_int err;
-    plan->kernels.k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
-                                             clCreateKernel(program, cfg->kernels->name[i], &err));
+    k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
+                               clCreateKernel(program, cfg->kernels->name[i], &err));
     if (err != CL_SUCCESS) {
-      plan->kernels.k[i] = NULL;
+      k[i] = NULL;
+      for (int j = 0; j < i; j++) {
+        clReleaseKernel(k[j]);
+        k[j] = NULL;
+      }
       return clscan__cl_fail(err, "clCreateKernel");
     }
   }
+  return CLSCAN_SUCCESS;
+}
+
+/* Creates the kernels of the plan's algorithm (built through the program cache), with vector
+ * loads where the plan has them. */
+static clscan_status plan_kernels(clscan_select_plan *plan) {
+  clscan__kernel_config *cfg = &plan->kernels.cfg;
+  CLSCAN_RETURN_IF_ERROR(plan_config(plan, plan->vec > 1, cfg));
+  cl_program program = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, cfg, &program));
+  CLSCAN_RETURN_IF_ERROR(create_kernels(program, cfg, plan->kernels.k));
   plan->kernels.ready = 1;
   return CLSCAN_SUCCESS;
+}
+
+/* The kernel set for a request: the plan's vector loads need the input's and the flags' offsets
+ * to be multiples of a vector; otherwise the scalar set, built on first use (the build runs
+ * without the plan's lock; the program cache builds it once, however many threads ask). */
+static clscan_status kernels_for(clscan_select_plan *plan, const clscan__select_request *r,
+                                 const clscan__algo_kernels **out) {
+  const clscan__buffer *b = r->buf;
+  *out = &plan->kernels;
+  if (plan->vec <= 1 || (b[CLSCAN__SEL_IN].off % plan->vec == 0 &&
+                         (!b[CLSCAN__SEL_FLAGS].mem || b[CLSCAN__SEL_FLAGS].off % plan->vec == 0)))
+    return CLSCAN_SUCCESS;
+  *out = &plan->unaligned;
+  pthread_mutex_lock(&plan->lock);
+  int ready = plan->unaligned.ready;
+  pthread_mutex_unlock(&plan->lock);
+  if (ready)
+    return CLSCAN_SUCCESS;
+  clscan__kernel_config cfg;
+  CLSCAN_RETURN_IF_ERROR(plan_config(plan, 0, &cfg));
+  cl_program program = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
+  clscan_status st = CLSCAN_SUCCESS;
+  pthread_mutex_lock(&plan->lock);
+  if (!plan->unaligned.ready) {
+    st = create_kernels(program, &cfg, plan->unaligned.k);
+    if (st == CLSCAN_SUCCESS) {
+      plan->unaligned.cfg = cfg;
+      plan->unaligned.ready = 1;
+    }
+  }
+  pthread_mutex_unlock(&plan->lock);
+  return st;
 }
 
 /* The multi-pass path's flag scan: uint8 flags summed exclusively into uint64 positions. */
@@ -318,6 +374,8 @@ void clscan_select_plan_release(clscan_select_plan *plan) {
   for (int i = 0; i < CLSCAN__MAX_KERNELS; i++) {
     if (plan->kernels.k[i])
       clReleaseKernel(plan->kernels.k[i]);
+    if (plan->unaligned.k[i])
+      clReleaseKernel(plan->unaligned.k[i]);
   }
   clscan__plan_release(plan->scan);
   free(plan->user_source);
@@ -607,8 +665,9 @@ static clscan_status select_dispatch(clscan_select_plan *plan, const clscan__sel
   clscan_status st = CLSCAN_SUCCESS;
   clscan__chain c = {0};
   clscan__temp_lease lease = {.slot = -1};
-  clscan__select_launch l = {.plan = plan, .chain = &c, .req = r};
+  clscan__select_launch l = {.plan = plan, .chain = &c, .req = r, .kernels = &plan->kernels};
   if (r->n > 0) {
+    CLSCAN_RETURN_IF_ERROR(kernels_for(plan, r, &l.kernels));
     size_t bytes = plan->algo->temp_bytes(plan, r->n);
     cl_uint tickets = plan->algo->tickets ? plan->algo->tickets(plan, r->n) : 0;
     CLSCAN_RETURN_IF_ERROR(

@@ -608,8 +608,9 @@ static void test_sizes(void **state) {
  * warp, two and eight lane groups per work-group, elements per work-item not a power of two, at
  * sizes around the tile (tile - 1, tile, tile + 1, 2 tiles + 3), with no, half and every element
  * selected (a full tile staged entirely as selected, or as rejected for partition), runs of mean
- * length 1 and 64, and the fallback forced for half selected. NVIDIA refuses work-groups below 32
- * work-items, so GPUs skip the first geometry. */
+ * length 1 and 64, and the fallback forced for half selected; all with vector loads (offset 0),
+ * and at 2 tiles + 3 with half selected also with the scalar loads (input offset 1). NVIDIA
+ * refuses work-groups below 32 work-items, so GPUs skip the first geometry. */
 static void test_tiles(void **state) {
   (void)state;
   const struct geometry { unsigned wg, vpt; } geo[] = {{8, 1}, {32, 3}, {64, 8}, {256, 2}};
@@ -634,6 +635,10 @@ static void test_tiles(void **state) {
           check_case(&c);
           if (level == 1) {
             c.withhold = 3;
+            check_case(&c);
+          }
+          if (level == 1 && s == 3) { /* the scalar loads (an offset of no whole vector) */
+            c.in_off = 1;
             check_case(&c);
           }
         }
@@ -753,6 +758,10 @@ static void test_algorithms(void **state) {
         c.withhold = w;
         c.count_size = w == 2 ? 8 : 4;
         check_case(&c);
+        if (shape == 1 && w == 3) { /* the GPU shape's scalar loads */
+          c.in_off = 1;
+          check_case(&c);
+        }
       }
     }
   }
@@ -763,8 +772,10 @@ static void test_edges(void **state) {
   (void)state;
   for (int shape = 1; shape <= 2; shape++) {
     for (size_t o = 0; o < 4; o++) {
-      const long deltas[] = {-1, -100, -40000, -100000, 5};
-      for (size_t i = 0; i < 5; i++) {
+      // -70002: a capacity of 19999, within the output of every operation but partition (and
+      // within a vector of the GPU shape's stores).
+      const long deltas[] = {-1, -100, -40000, -70002, -100000, 5};
+      for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
         if (all_ops[o] == CLSCAN_PARTITION && deltas[i] < 0)
           continue;
         sel_case c = base_case(all_ops[o], 90001);
@@ -782,6 +793,16 @@ static void test_edges(void **state) {
       check_case(&c);
       c.count_size = 4;
       c.type = CLSCAN_INT8;
+      check_case(&c);
+      // The GPU shape's vector loads from offsets of whole vectors (16 int8, 4 int32), and its
+      // scalar loads where only the flags' offset is not one (runs read no flags: vectors).
+      c.in_off = 32;
+      c.flags_off = 48;
+      check_case(&c);
+      c.type = CLSCAN_INT32;
+      c.count_size = 8;
+      check_case(&c);
+      c.flags_off = 2;
       check_case(&c);
       sel_case z = base_case(all_ops[o], 0);
       z.shape = shape;

@@ -11,7 +11,8 @@
  * work-items x 4 elements), and the multi-pass path over each scan algorithm, at a few small
  * sizes that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 128 int32, CLSCAN_CPU_TILE=64),
  * and n = 0 (select_empty alone), with offsets and a capacity below the count, each checked against
- * the host reference (test_select.c's cases).
+ * the host reference (test_select.c's cases). The GPU shape's vector loads run at n = 700 (input
+ * and flags at offsets of whole vectors), its scalar loads at n = 301 (the input at offset 3).
  *
  * The multi-pass cases each run in a context of their own, because of an Oclgrind 21.10 bug: once
  * a buffer has been released, a larger buffer created later (one that takes the released one's
@@ -47,7 +48,8 @@ int main(void) {
       {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0, 0, 0},
       {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, 0},
   };
-  const size_t sizes[] = {1, 45, 700, 0};                          /* 0 last: select_empty alone */
+  const size_t sizes[] = {1, 45, 700, 301, 0}; /* 0 last: select_empty alone */
+  const size_t in_offs[] = {0, 1, 4, 3, 4}, flags_offs[] = {0, 0, 8, 0, 0};
   const int shared = getenv("CLSCAN_TEST_SHARED_CONTEXT") != NULL; /* see above */
   setenv("CLSCAN_TILE_WG", "16", 1);
   setenv("CLSCAN_SEED_WG", "16", 1);
@@ -71,7 +73,8 @@ int main(void) {
         c.withhold = configs[g].withhold;
         c.tile_wg = configs[g].tile_wg;
         c.tile_vpt = configs[g].tile_vpt;
-        c.in_off = s;
+        c.in_off = in_offs[s];
+        c.flags_off = flags_offs[s];
         c.out_off = 1;
         c.cap_delta = c.op == CLSCAN_PARTITION || s != 1 ? 0 : -10;
         char what[512], msg[512] = "";
