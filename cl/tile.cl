@@ -1104,8 +1104,8 @@ ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar 
  * tile_hint_next() advances from vector j to j + 1 (vector_index(): SG * VEC elements further,
  * by tile_hint_step()):
  * for offsets, a lower bound of the next offset index (0 at the start; the search moves it); for
- * rows, the position of the vector's first element in its row, so that a work-item divides once
- * per tile instead of once per vector.
+ * rows under TILE_ROWS_HINT, the position of the vector's first element in its row, so that a
+ * work-item divides once per tile instead of once per vector (otherwise 0, unused).
  */
 ALWAYS_INLINE ulong tile_hint(ulong base, uint lid) {
 #if TILE_ROWS_HINT
