@@ -73,6 +73,48 @@ typedef struct single_pass_shared {
 #endif
 } single_pass_shared;
 
+#if TILE_SEG_FIRSTS
+/* The tile firsts of segments by offsets (CLSCAN_SEG_OFFSETS_FIRSTS, tile.cl): one ulong per tile
+ * after the status words and gates, from the next multiple of 256 bytes from the start of temp
+ * (status is temp + 64 bytes). The host reserves them past its own bound of the status words
+ * (algo_single_pass.c), which is at least this one. */
+ALWAYS_INLINE __global ulong *seg_firsts(__global status_t *status, ulong n) {
+  const ulong tiles = (n + TILE - 1) / TILE;
+  const ulong end = 64 + tiles * (STATUS_WORDS + 1) * sizeof(status_t);
+  return (__global ulong *)((__global uchar *)status - 64 + (end + 255) / 256 * 256);
+}
+
+/* Tile t's first offset index. */
+ALWAYS_INLINE ulong seg_first(__global status_t *status, ulong n, ulong t) {
+  return seg_firsts(status, n)[t];
+}
+
+/*
+ * The pre-pass of segments by offsets with tile firsts: work-item t (of ceil(n / TILE) and up)
+ * writes tile t's first, the index of the first offset not below the tile's start (a binary
+ * search; the launch's global offset is the number of offsets, SEG_PARAM()). Unsorted offsets
+ * give some index in [0, count], and the scan reads no offset outside [0, count) for it.
+ */
+__kernel void seg_offsets_firsts(const __global seg_offset_t *off, ulong off_off, ulong n,
+                                 __global uint *temp) {
+  const ulong t = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
+  if (t >= (n + TILE - 1) / TILE)
+    return;
+  const ulong v = t * TILE;
+  off += off_off;
+  ulong a = 0, b = SEG_PARAM();
+  while (a < b) {
+    const ulong mid = a + (b - a) / 2;
+    if (off[mid] < v) {
+      a = mid + 1;
+    } else {
+      b = mid;
+    }
+  }
+  seg_firsts((__global status_t *)((__global uchar *)temp + 64), n)[t] = a;
+}
+#endif
+
 /*
  * The finishing launch of an in-place scan: work-group g looks at the gates of tiles
  * g * CLSCAN_WG .. (one work-item each) and scans each tile whose owner left its output to it,
@@ -97,7 +139,7 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
     const elem_t lead = sh->lead;
     tile_items x;
     elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux CLSCAN_XA, n, t, &x, &sh->scratch);
+    tile_load(in, aux CLSCAN_XA, n, t, &x, &sh->scratch TILE_FIRST_A(seg_first(status, n, t)));
     tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
     tile_store(out, n, t, &x, pre, combine(lead, group_prefix CLSCAN_XA), exclusive,
                seed CLSCAN_XA);
@@ -141,7 +183,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   // Load and scan the tile locally; publish its aggregate at once.
   tile_items x;
   elem_t pre[CLSCAN_VPT], group_prefix;
-  tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch);
+  tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch TILE_FIRST_A(seg_first(status, n, tile)));
   const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
   if (lid == 0) {
     if (withheld) {
@@ -205,7 +247,8 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
       if (!sh->entered)
         continue;
     }
-    const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent, &sh->scratch);
+    const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent,
+                                    &sh->scratch TILE_FIRST_A(seg_first(status, n, silent)));
     if (lid == 0) {
       status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
 #if !CLSCAN_NV_PTX

@@ -62,14 +62,15 @@
 #define TILE ((ulong)CLSCAN_WG * CLSCAN_VPT * VEC)
 
 /* How a tile finds its heads for segments by offsets (CLSCAN_SEGMENTS 3). With
- * CLSCAN_SEG_OFFSETS_MASK 1 (common.cl; the host's choice for the GPU-shaped single pass), aux is
- * a head mask in global memory that a pre-pass built (seg_offsets_mark, below): each work-item
- * reads one mask word per vector beside its value load, with no search and no barrier. Without
- * it, aux is the offsets, and CLSCAN_SEG_OFFSETS_SEARCH picks: 0 (the default) the work-group
- * finds the tile's first offset with a wide search and marks the tile's heads in a bit mask in
- * local memory (seg_mark_tile), which each work-item then reads; 1: each work-item searches the
- * offsets for each of its elements (seg_is_offset in common.cl), as a fallback and for
- * comparisons. */
+ * CLSCAN_SEG_OFFSETS_MASK 1 (common.cl; set by the host for the GPU-shaped single pass under
+ * CLSCAN_SEG_OFFSETS_MASK=1), aux is a head mask in global memory that a pre-pass built
+ * (seg_offsets_mark, below): each work-item reads one mask word per vector beside its value load,
+ * with no search and no barrier. Without it, aux is the offsets, and CLSCAN_SEG_OFFSETS_SEARCH
+ * picks: 0 (the default) the work-group marks the tile's heads in a bit mask in local memory
+ * (seg_mark_tile), which each work-item then reads, from the tile's first offset, which a
+ * pre-pass wrote (CLSCAN_SEG_OFFSETS_FIRSTS 1, below: the GPU-shaped single pass's default) or a
+ * wide search by the work-group finds; 1: each work-item searches the offsets for each of its
+ * elements (seg_is_offset in common.cl), as a fallback and for comparisons. */
 #ifndef CLSCAN_SEG_OFFSETS_SEARCH
 #define CLSCAN_SEG_OFFSETS_SEARCH 0
 #endif
@@ -78,6 +79,21 @@
 #define TILE_MASK_WORDS ((CLSCAN_WG * CLSCAN_VPT * VEC + 31) / 32)
 #else
 #define TILE_HEAD_MASK 0
+#endif
+/* CLSCAN_SEG_OFFSETS_FIRSTS 1 (set by the host with the local head mask): the tile's first offset
+ * is not searched but read from the tile firsts that a pre-pass wrote (seg_offsets_firsts); the
+ * kernel passes it to tile_load() and tile_reduce() as their last argument (TILE_FIRST_A), which
+ * other kernels do not have. */
+#ifndef CLSCAN_SEG_OFFSETS_FIRSTS
+#define CLSCAN_SEG_OFFSETS_FIRSTS 0
+#endif
+#define TILE_SEG_FIRSTS (TILE_HEAD_MASK && CLSCAN_SEG_OFFSETS_FIRSTS)
+#if TILE_SEG_FIRSTS
+#define TILE_FIRST_P , ulong first
+#define TILE_FIRST_A(f) , (f)
+#else
+#define TILE_FIRST_P
+#define TILE_FIRST_A(f)
 #endif
 /* The packed path (see above). */
 #if CLSCAN_NARROW && CLSCAN_VECTOR_IO
@@ -238,6 +254,11 @@ ALWAYS_INLINE elem_t item_state(const tile_items *x, uint j, uint k) {
 #ifndef CLSCAN_STASH
 #define CLSCAN_STASH 0
 #endif
+/* Rows of a fixed length take their positions from a work-item's hint (tile_hint) with the stash,
+ * and divide once per vector without it: on the H200 (int32, rows of 1024) the hint ran at 1.10x
+ * the plain scan's time stashed against 1.16x for the division, and in registers at 1.22x against
+ * 1.16x (its position stays live through the loads). */
+#define TILE_ROWS_HINT (CLSCAN_SEGMENTS == 4 && CLSCAN_STASH)
 #if CLSCAN_STASH
 #if TILE_PACKED
 typedef uint4 stash_vec_t;
@@ -884,7 +905,7 @@ ALWAYS_INLINE void narrow_store(__global val_t *out, ulong n, ulong e, int full,
 /* Loads a work-item's vectors of tile t from in[0, n) (aux is unused: the packed path has no
  * segments); elements past n read as the identity. Every load is issued before any is used. */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
-                             ulong t, tile_items *x, __local tile_scratch *s) {
+                             ulong t, tile_items *x, __local tile_scratch *s TILE_FIRST_P) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -939,7 +960,7 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * Every work-item must call it.
  */
 ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                                 ulong n, ulong t, __local tile_scratch *s) {
+                                 ulong n, ulong t, __local tile_scratch *s TILE_FIRST_P) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -1044,14 +1065,19 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
     xs[k] = seg_make(MAP(u.e[k], e + k), (heads >> k) & 1u);
   (void)at;
 #elif CLSCAN_SEGMENTS == 4
-  // Rows of a fixed length: one division gives the position of the vector's first element in its
-  // row, and the position counts up from there.
+  // Rows of a fixed length: the position of element e in its row (from the hint, or one division),
+  // counting up from there with selects only (a branch here would keep the compiler from issuing
+  // every vector's load first).
   const ulong len = SEG_PARAM();
-  ulong r = e % len;
+#if TILE_ROWS_HINT
+  ulong p = *at;
+#else
+  ulong p = e % len;
+#endif
 #pragma unroll
   for (uint k = 0; k < VEC; k++) {
-    xs[k] = seg_make(MAP(u.e[k], r), r == 0);
-    r = r + 1 == len ? 0 : r + 1;
+    xs[k] = seg_make(MAP(u.e[k], p), p == 0);
+    p = p + 1 == len ? 0 : p + 1;
   }
 #else
 #pragma unroll
@@ -1073,11 +1099,43 @@ ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar 
   }
 }
 
-/* load_vector_at() without a search hint (not for rows: their hint is a position). */
-ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                               ulong n, ulong e, int full, elem_t xs[VEC]) {
-  ulong at = 0;
-  load_vector_at(in, aux CLSCAN_XA, n, e, full, &at, xs);
+/*
+ * A work-item's hint for its vectors of a tile, which load_vector_at() reads and
+ * tile_hint_next() advances from vector j to j + 1 (vector_index(): SG * VEC elements further,
+ * by tile_hint_step()):
+ * for offsets, a lower bound of the next offset index (0 at the start; the search moves it); for
+ * rows under TILE_ROWS_HINT, the position of the vector's first element in its row, so that a
+ * work-item divides once per tile instead of once per vector (otherwise 0, unused).
+ */
+ALWAYS_INLINE ulong tile_hint(ulong base, uint lid) {
+#if TILE_ROWS_HINT
+  const ulong e = base + (ulong)vector_index(lid, 0) * VEC, len = SEG_PARAM();
+  return ((e | len) >> 32) == 0 ? (uint)e % (uint)len : e % len;
+#else
+  (void)base;
+  (void)lid;
+  return 0;
+#endif
+}
+
+/* What tile_hint_next() adds for rows: SG * VEC modulo the row length (0 for other kinds). */
+ALWAYS_INLINE ulong tile_hint_step(void) {
+#if TILE_ROWS_HINT
+  const ulong len = SEG_PARAM();
+  return len > SG * VEC ? SG * VEC : (uint)(SG * VEC) % (uint)len;
+#else
+  return 0;
+#endif
+}
+
+ALWAYS_INLINE void tile_hint_next(ulong *at, ulong step) {
+#if TILE_ROWS_HINT
+  const ulong len = SEG_PARAM(), r = *at + step;
+  *at = r >= len ? r - len : r;
+#else
+  (void)at;
+  (void)step;
+#endif
 }
 
 #if TILE_HEAD_MASK
@@ -1135,14 +1193,19 @@ ALWAYS_INLINE ulong seg_group_lower_bound(const __global seg_offset_t *off, ulon
  * in [0, count). Every work-item must call it; the mask is complete when it returns.
  */
 ALWAYS_INLINE void seg_mark_tile(const __global uchar *aux, ulong n, ulong t,
-                                 __local tile_scratch *s) {
+                                 __local tile_scratch *s TILE_FIRST_P) {
   const __global seg_offset_t *off = (const __global seg_offset_t *)aux;
   const uint lid = get_local_id(0);
   const ulong count = SEG_PARAM(), base = t * TILE, end = min(base + TILE, n);
   barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's heads are read */
   for (uint w = lid; w < TILE_MASK_WORDS; w += CLSCAN_WG)
     s->head_mask[w] = 0;
+#if TILE_SEG_FIRSTS
+  first = min(first, count);
+  barrier(CLK_LOCAL_MEM_FENCE); /* the mask is zero */
+#else
   const ulong first = seg_group_lower_bound(off, count, base, s->search_slot);
+#endif
   for (ulong q = first + lid; q < count; q += CLSCAN_WG) {
     const ulong o = off[q];
     if (o >= end)
@@ -1208,7 +1271,7 @@ ALWAYS_INLINE void tile_vector(const __global in_t *in, const __global uchar *au
  * and each work-item takes its bits from the mask. Every work-item must call it (for offsets it
  * contains barriers; s is the work-group's scratch, otherwise unused). */
 ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP, ulong n,
-                             ulong t, tile_items *x, __local tile_scratch *s) {
+                             ulong t, tile_items *x, __local tile_scratch *s TILE_FIRST_P) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
@@ -1217,17 +1280,19 @@ ALWAYS_INLINE void tile_load(const __global in_t *in, const __global uchar *aux 
   for (uint j = 0; j < CLSCAN_VPT; j++)
     load_vector_values(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full,
                        x->v[j]);
-  seg_mark_tile(aux, n, t, s);
+  seg_mark_tile(aux, n, t, s TILE_FIRST_A(first));
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++)
     x->heads[j] = seg_vector_heads(s, base, vector_index(lid, j));
 #else
-  ulong at = 0; /* the offset search's hint (make_elem_at): the search starts at the first offset */
+  ulong at = tile_hint(base, lid);
+  const ulong step = tile_hint_step();
   (void)s;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC];
     load_vector_at(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, &at, xs);
+    tile_hint_next(&at, step);
 #if CLSCAN_SEGMENTS
     x->heads[j] = 0;
 #pragma unroll
@@ -1280,19 +1345,21 @@ ALWAYS_INLINE elem_t tile_scan_local(const tile_items *x, elem_t pre[CLSCAN_VPT]
  * tile in registers would cost every work-group occupancy. Every work-item must call it.
  */
 ALWAYS_INLINE elem_t tile_reduce(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                                 ulong n, ulong t, __local tile_scratch *s) {
+                                 ulong n, ulong t, __local tile_scratch *s TILE_FIRST_P) {
   const uint lid = get_local_id(0);
   const ulong base = t * TILE;
   const int full = base + TILE <= n;
   elem_t carry = IDENTITY;
 #if TILE_HEAD_MASK
-  seg_mark_tile(aux, n, t, s);
+  seg_mark_tile(aux, n, t, s TILE_FIRST_A(first));
 #endif
-  ulong at = 0; /* the offset search's hint (make_elem_at): the search starts at the first offset */
+  ulong at = tile_hint(base, lid);
+  const ulong step = tile_hint_step();
 #pragma unroll 1
   for (uint j = 0; j < CLSCAN_VPT; j++) {
     elem_t xs[VEC], excl, total;
     tile_vector(in, aux CLSCAN_XA, n, t, vector_index(lid, j), full, &at, s, xs);
+    tile_hint_next(&at, step);
     elem_t vt = xs[0];
 #pragma unroll
     for (uint k = 1; k < VEC; k++)
@@ -1370,7 +1437,7 @@ __kernel void tile_probe(const __global in_t *in, __global val_t *out, val_t see
   __local tile_scratch s;
   tile_items x;
   elem_t pre[CLSCAN_VPT], gp;
-  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x, &s);
+  tile_load(in, (const __global uchar *)in CLSCAN_XA, 0, 0, &x, &s TILE_FIRST_A(0));
   const elem_t total = tile_scan_local(&x, pre, &gp, &s CLSCAN_XA);
   tile_store(out, 0, 0, &x, pre, combine(gp, total CLSCAN_XA), 0, seed CLSCAN_XA);
 }

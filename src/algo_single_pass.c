@@ -12,14 +12,21 @@
  * gate per tile (cl/single_pass.cl, "In place"); on devices without 64-bit atomics, 4-byte words,
  * two per 4 bytes of state (cl/status.cl, CLSCAN_STATUS32).
  *
- * Segments by offsets in the GPU shape (unless CLSCAN_SEG_OFFSETS_MASK=0): a pre-pass turns the
- * offsets into a head mask of (n + 31) / 32 words in the temporary buffer, after the gates at
- * MASK_ALIGN: a zero fill, then one work-item per offset setting its bit (cl/tile.cl,
- * seg_offsets_mark). The scan then reads its heads from the mask, one word per vector, instead
- * of searching the offsets in every tile. A last zero fill leaves the mask's bytes zero again: a
- * later single pass on the same buffer with more tiles reads them as status words, which must
- * hold zeros or older epochs (temp.c). The pre-pass is the chain's first commands, so it waits
- * for the caller's events, and the last fill's event ends the whole.
+ * Segments by offsets in the GPU shape (CLSCAN_SEG_OFFSETS_MASK picks; plan.c):
+ * - 2, the default: tile firsts. A pre-pass of one work-item per tile finds the index of the
+ *   tile's first offset (a binary search) and writes it in the temporary buffer, after the gates
+ *   at MASK_ALIGN (cl/single_pass.cl, seg_offsets_firsts). Each tile then reads its offsets from
+ *   there, coalesced, and marks its heads in local memory (cl/tile.cl, seg_mark_tile). The firsts
+ *   are below 2^35, so a later single pass whose status words cover them reads them as epoch 0
+ *   (temp.c); with 32-bit status words, or 2^35 offsets and more, a last zero fill clears them.
+ * - 1: a head mask of (n + 31) / 32 words there: a zero fill, then one work-item per offset
+ *   setting its bit (cl/tile.cl, seg_offsets_mark). The scan reads its heads from the mask, one
+ *   word per vector. A last zero fill leaves the mask's bytes zero again, since a later single
+ *   pass with more tiles reads them as status words, which must hold zeros or older epochs.
+ * - 0: each tile searches its first offset with the whole work-group (no pre-pass).
+ * The pre-pass is the chain's first command, so it waits for the caller's events; the last
+ * command's event ends the whole. On the H200 (int32, 2^28, segments of mean length 1000) the
+ * firsts ran at 1.12x the plain scan's time, the mask at 1.20x (docs/performance.md).
  */
 #include "internal.h"
 
@@ -55,6 +62,13 @@ static const clscan__kernel_names gpu_mask_kernels = {
      [SCAN_IN_PLACE] = "single_pass_scan_in_place",
      [FINISH] = "single_pass_finish",
      [MARK] = "seg_offsets_mark"}};
+/* The GPU shape with the tile firsts of segments by offsets: the same kernels and their pre-pass.
+ */
+static const clscan__kernel_names gpu_firsts_kernels = {
+    {[SCAN] = "single_pass_scan",
+     [SCAN_IN_PLACE] = "single_pass_scan_in_place",
+     [FINISH] = "single_pass_finish",
+     [MARK] = "seg_offsets_firsts"}};
 static const clscan__kernel_names cpu_kernels = {{[SCAN] = "single_pass_scan_cpu",
                                                   [SCAN_IN_PLACE] = "single_pass_scan_cpu",
                                                   [FINISH] = "single_pass_scan_cpu"}};
@@ -69,7 +83,13 @@ static size_t tile_elems(const clscan_plan *plan) {
 
 /* 1 when the plan's scans build a head mask of their offsets first (GPU shape only). */
 static int uses_mask(const clscan_plan *plan) {
-  return plan->seg_mask && plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS &&
+  return plan->seg_mask == 1 && plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS &&
+         !plan->tuning.single_pass_cpu;
+}
+
+/* 1 when the plan's scans find each tile's first offset in a pre-pass (GPU shape only). */
+static int uses_firsts(const clscan_plan *plan) {
+  return plan->seg_mask == 2 && plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS &&
          !plan->tuning.single_pass_cpu;
 }
 
@@ -85,8 +105,11 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
     return CLSCAN_SUCCESS;
   }
   cfg->program = &gpu_program;
-  cfg->kernels = uses_mask(plan) ? &gpu_mask_kernels : &gpu_kernels;
+  cfg->kernels = uses_mask(plan)     ? &gpu_mask_kernels
+                 : uses_firsts(plan) ? &gpu_firsts_kernels
+                                     : &gpu_kernels;
   cfg->seg_mask = uses_mask(plan);
+  cfg->seg_firsts = uses_firsts(plan);
   cfg->wg = t->tile_wg;
   cfg->vpt = t->tile_vpt;
   cfg->vector_io = vector_io;
@@ -113,9 +136,26 @@ static size_t mask_bytes(size_t n) {
   return clscan__div_up(n, 32) * sizeof(cl_uint);
 }
 
-/* The status words and gates, then with a head mask the mask. */
+/* The status words and gates, then with a head mask the mask, with tile firsts one ulong per
+ * tile (cl/single_pass.cl's seg_firsts() puts them after its status words and gates, whose end
+ * status_bytes() bounds). */
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+  if (uses_firsts(plan))
+    return mask_offset(plan, n) + clscan__div_up(n, tile_elems(plan)) * sizeof(cl_ulong);
   return uses_mask(plan) ? mask_offset(plan, n) + mask_bytes(n) : status_bytes(plan, n);
+}
+
+/* The pre-pass of tile firsts: one work-item per tile searches its first offset. */
+static clscan_status enqueue_firsts(const clscan__launch *l) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  const size_t local = plan->tuning.tile_wg;
+  cl_mem off = l->aux, temp = l->temp;
+  cl_ulong off_off = l->aux_off, n = r->n;
+  const clscan__karg args[] = {CLSCAN__ARG(off), CLSCAN__ARG(off_off), CLSCAN__ARG(n),
+                               CLSCAN__ARG(temp)};
+  return clscan__chain_call(l->chain, l->kernels->k[MARK], args, 4,
+                            clscan__div_up(clscan__div_up(r->n, tile_elems(plan)), local), local);
 }
 
 /* The pre-pass of a head mask (see the top): the mask's zero fill and its marking kernel, one
@@ -155,6 +195,8 @@ static clscan_status enqueue(const clscan__launch *l) {
     aux = temp;
     aux_off = mask_offset(plan, r->n) / sizeof(cl_uint);
   }
+  if (l->kernels->cfg.seg_firsts)
+    CLSCAN_RETURN_IF_ERROR(enqueue_firsts(l));
   cl_uint ticket_base = l->ticket_base;
   cl_int excl = plan->desc.exclusive != 0, in_place = r->in_place;
   const clscan__karg args[] = {CLSCAN__ARG(in),      CLSCAN__ARG(in_off), CLSCAN__ARG(aux),
@@ -170,6 +212,13 @@ static clscan_status enqueue(const clscan__launch *l) {
     CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINISH], 13, l->extra, 1));
     CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13,
                                               clscan__div_up(tiles, local), local));
+  }
+  if (l->kernels->cfg.seg_firsts && (plan->status32 || r->seg_param >> 35)) {
+    // Tile firsts below 2^35 read as status words of epoch 0 (never a launch's) to a later single
+    // pass whose status words cover them; others, and any under 32-bit status words, are cleared
+    // (with this scan's status words, which are done with: zeros read as epoch 0 too).
+    return clscan__chain_zero_at(l->chain, temp, STATUS_OFFSET,
+                                 temp_bytes(plan, r->n) - STATUS_OFFSET);
   }
   if (!l->kernels->cfg.seg_mask)
     return CLSCAN_SUCCESS;

@@ -265,6 +265,7 @@ struct clscan__kernel_config {
   unsigned withhold;       /* test only: every withhold-th tile never publishes (0: off) */
   int status32;            /* 1: 32-bit status words (cl/status.cl, CLSCAN_STATUS32) */
   int seg_mask;            /* 1: segments by offsets read a head mask (CLSCAN_SEG_OFFSETS_MASK) */
+  int seg_firsts;          /* 1: their tiles read their first offset's index (the same, 2) */
   int stash;               /* 1: the single pass stashes its tile in local memory (CLSCAN_STASH) */
   unsigned nv_registers;   /* NVIDIA: register cap (CLSCAN_NV_REGISTERS, -cl-nv-maxrregcount) */
 };
@@ -396,6 +397,7 @@ typedef struct clscan__tuning_key {
   size_t elem_size;           /* the wider of the input and output element sizes (8: user types) */
   size_t in_size;             /* the input element size */
   int segmented;              /* 1: a segmented or by-key scan */
+  clscan_segments segments;   /* which: the descriptor's kind (CLSCAN__SEGMENTS_ROWS for rows) */
   int packed; /* 1: a plain 1- or 2-byte scan under a built-in operator (cl/tile.cl's packed path)
                */
   size_t state_size; /* bytes per scan state, for the local-memory fit */
@@ -648,8 +650,9 @@ struct clscan_plan {
   clscan__tuning tuning;
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
   int status32;         /* 1: the single pass uses 32-bit status words (no 64-bit atomics) */
-  int seg_mask;         /* 1: segments by offsets through a head mask where the algorithm has one
-                           (CLSCAN_SEG_OFFSETS_MASK, default on) */
+  int seg_mask;         /* segments by offsets where the algorithm has a choice
+                           (CLSCAN_SEG_OFFSETS_MASK): 2 (the default) each tile's first offset from
+                           a pre-pass, 1 a head mask from a pre-pass, 0 a search per tile */
   pthread_mutex_t lock; /* kernel creation and argument setting with enqueueing */
   clscan__algo_kernels algos[CLSCAN_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];
   clscan__algo_kernels reductions[CLSCAN__REDUCE_ALGORITHM_COUNT][CLSCAN__IO_VARIANTS];

@@ -162,6 +162,7 @@ static clscan_status tuning_of(const clscan__device_info *info, const clscan_sca
                                   .elem_size = p->elem_size,
                                   .in_size = p->in_size,
                                   .segmented = desc->segments != 0,
+                                  .segments = desc->segments,
                                   .packed = packed,
                                   .state_size = p->state_size,
                                   .floating = clscan__type_is_float(clscan__out_type(desc)),
@@ -221,8 +222,9 @@ static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
   plan->status32 = !plan->ctx->info.has_int64_atomics ||
                    clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0;
-  plan->seg_mask = desc->segments == CLSCAN_SEGMENTS_OFFSETS &&
-                   clscan__env_unsigned(CLSCAN__ENV_SEG_OFFSETS_MASK, 1, NULL) != 0;
+  plan->seg_mask = desc->segments == CLSCAN_SEGMENTS_OFFSETS
+                       ? (int)clscan__env_unsigned(CLSCAN__ENV_SEG_OFFSETS_MASK, 2, NULL)
+                       : 0;
   return CLSCAN_SUCCESS;
 }
 

@@ -56,6 +56,8 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
       APPEND(" -DCLSCAN_KEY_TYPE=%d", (int)cfg->key_type);
     if (cfg->seg_mask)
       APPEND(" -DCLSCAN_SEG_OFFSETS_MASK=1");
+    if (cfg->seg_firsts)
+      APPEND(" -DCLSCAN_SEG_OFFSETS_FIRSTS=1");
   }
   if (cfg->state_size)
     APPEND(" -DCLSCAN_STATE_SIZE=%zu", cfg->state_size);

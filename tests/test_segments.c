@@ -589,12 +589,13 @@ static void test_offsets_tiles(void **state) {
   free(o);
 }
 
-/* The GPU-shaped single pass (run 3) builds a head mask from the offsets in a pre-pass by default
- * (CLSCAN_SEG_OFFSETS_MASK=0 selects the per-tile search instead): the tile patterns with every
- * offset type through the mask, through the search, and through the mask with every other tile
- * silent (CLSCAN_TEST_WITHHOLD=2), so that successors take the decoupled fallback, which reads a
- * silent tile's heads from the mask too; random partitions at sizes around the tiles with int32
- * offsets through the mask. */
+/* The GPU-shaped single pass (run 3) finds each tile's first offset in a pre-pass by default (the
+ * tile firsts; CLSCAN_SEG_OFFSETS_MASK=1 selects a global head mask built by a pre-pass instead,
+ * =0 a search per tile): the tile patterns with every offset type through the firsts, through the
+ * mask, through the search, and through the firsts with every other tile silent
+ * (CLSCAN_TEST_WITHHOLD=2), so that successors take the decoupled fallback, which marks a silent
+ * tile's heads from its first too; random partitions at sizes around the tiles with int32 offsets
+ * through the firsts and through the mask. */
 static void test_offsets_gpu_paths(void **state) {
   (void)state;
   const int r = 3;
@@ -607,15 +608,23 @@ static void test_offsets_gpu_paths(void **state) {
   for (size_t k = 0; k < sizeof mask_types / sizeof mask_types[0]; k++)
     offsets_tiles_run(r, mask_types[k], o);
   uint64_t seed = tu_mix(tu_seed(), 11);
-  for (size_t k = 0; k < NUM_SIZES; k++) {
-    uint64_t s = tu_mix(seed, (uint64_t)k);
-    size_t n = sizes[k] * 3, n_segments = 0;
-    clscan_ref_fill_offsets(n, 1 + k % 5, s, o, 5000, &n_segments);
-    offsets_case("mask-random", o, n_segments, n, CLSCAN_INT32, r, (int)k, s);
+  for (int mask = 0; mask < 2; mask++) {
+    tu_env_saved saved;
+    tu_env_set("CLSCAN_SEG_OFFSETS_MASK", mask ? "1" : "2", &saved);
+    for (size_t k = 0; k < NUM_SIZES; k++) {
+      uint64_t s = tu_mix(seed, (uint64_t)k);
+      size_t n = sizes[k] * 3, n_segments = 0;
+      clscan_ref_fill_offsets(n, 1 + k % 5, s, o, 5000, &n_segments);
+      offsets_case(mask ? "mask-random" : "firsts-random", o, n_segments, n, CLSCAN_INT32, r,
+                   (int)k, s);
+    }
+    tu_env_restore(&saved);
   }
   static const struct {
     const char *name, *value;
-  } envs[] = {{"CLSCAN_SEG_OFFSETS_MASK", "0"}, {"CLSCAN_TEST_WITHHOLD", "2"}};
+  } envs[] = {{"CLSCAN_SEG_OFFSETS_MASK", "1"},
+              {"CLSCAN_SEG_OFFSETS_MASK", "0"},
+              {"CLSCAN_TEST_WITHHOLD", "2"}};
   for (size_t e = 0; e < sizeof envs / sizeof envs[0]; e++) {
     tu_env_saved saved;
     tu_env_set(envs[e].name, envs[e].value, &saved);
@@ -652,11 +661,13 @@ static void plain_case(const char *what, const clscan_tuning *t, size_t n, uint6
   free(got);
 }
 
-/* The head mask lives in the temporary buffer past the scan's status words, where a later single
- * pass with more tiles keeps its own status words, which must read as zeros or older epochs: an
- * offsets scan with every element a segment (every mask bit set) is followed on the same queue
- * by plain single passes in place (their gates are status words too) of many more tiles in both
- * shapes, which must be right and must end. */
+/* The tile firsts (the default) and the head mask (CLSCAN_SEG_OFFSETS_MASK=1) live in the
+ * temporary buffer past the scan's status words, where a later single pass with more tiles keeps
+ * its own status words, which must read as zeros or older epochs: an offsets scan with every
+ * element a segment (every mask bit set, firsts up to 1000) is followed on the same queue by
+ * plain single passes in place (their gates are status words too) of many more tiles in both
+ * shapes, which must be right and must end (segments.offsets_status32 runs this with 32-bit
+ * status words, under which the firsts are cleared after each scan). */
 static void test_offsets_mask_reuse(void **state) {
   (void)state;
   if (!run_ok(3))
@@ -668,20 +679,28 @@ static void test_offsets_mask_reuse(void **state) {
     o[i] = i;
   // Follow-up sizes in tiles, so that the mask's bytes fall among their status words or gates.
   static const size_t tiles[] = {10, 20, 40, 90, 200, 1000};
-  for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
-    for (int shape = 0; shape < 2; shape++) {
-      const uint64_t s = tu_mix(tu_seed(), 1200 + 2 * k + (size_t)shape);
-      offsets_case("mask-reuse", o, n, n, CLSCAN_INT32, 3, 0, s);
-      const size_t tile = shape ? run_tuning(4)->cpu_tile : run_tile(3);
-      char what[96];
-      snprintf(what, sizeof what, "after the mask: %s, %zu tiles", shape ? "CPU" : "GPU", tiles[k]);
-      plain_case(what, run_tuning(3 + shape), tiles[k] * tile + 3, s);
+  for (int mask = 0; mask < 2; mask++) {
+    tu_env_saved saved;
+    tu_env_set("CLSCAN_SEG_OFFSETS_MASK", mask ? "1" : "2", &saved);
+    const char *pass = mask ? "mask" : "firsts";
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+      for (int shape = 0; shape < 2; shape++) {
+        const uint64_t s = tu_mix(tu_seed(), 1200 + 2 * k + (size_t)shape);
+        char what[96];
+        snprintf(what, sizeof what, "%s-reuse", pass);
+        offsets_case(what, o, n, n, CLSCAN_INT32, 3, 0, s);
+        const size_t tile = shape ? run_tuning(4)->cpu_tile : run_tile(3);
+        snprintf(what, sizeof what, "after the %s: %s, %zu tiles", pass, shape ? "CPU" : "GPU",
+                 tiles[k]);
+        plain_case(what, run_tuning(3 + shape), tiles[k] * tile + 3, s);
+      }
     }
+    tu_env_restore(&saved);
   }
   free(o);
 }
 
-/* The mask's pre-pass is the chain's first command: an offsets scan waiting on a user event runs
+/* The offsets' pre-pass is the chain's first command: an offsets scan waiting on a user event runs
  * nothing (the output stays as it was, the events stay pending) until the event completes; then
  * the first event (the mask's fill) and the last (the whole scan) complete, and the result is
  * right. */
@@ -730,7 +749,7 @@ static void test_offsets_events(void **state) {
       clGetEventInfo(first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
       CL_SUCCESS);
   if (status == CL_COMPLETE)
-    failf("offsets events", "the mask's fill ran before the caller's event completed");
+    failf("offsets events", "the pre-pass ran before the caller's event completed");
   assert_int_equal(
       clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
       CL_SUCCESS);

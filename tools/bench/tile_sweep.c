@@ -20,7 +20,10 @@
  * below 2^24, so every order of addition is exact), f64 (integers in [-1000, 1000], exact for the
  * same reason below 2^53), u8 (uint8 into uint32),
  * map (int32, x * 3 + (i & 15)), seg (int32, head flags, one element in 1000 a head),
- * key (int32 values, int32 keys, the same segments).
+ * key (int32 values, int32 keys, the same segments), off (int32, the same segments by uint32
+ * offsets), row (int32, rows of ROW_LENGTH elements through clscan_scan_batched, timed by its one
+ * event: rows are one kernel; WG and VPT reach it through CLSCAN_TILE_WG and CLSCAN_TILE_VPT in a
+ * context of its own, since the batched call finds its plan by descriptor).
  *
  *   build/tile_sweep LOG2N REPS CONFIG...   e.g. build/tile_sweep 28 20 i32:256:8 i32:128:6
  *
@@ -55,7 +58,17 @@ static const kind kinds[] = {
     {"map", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, "x * 3 + (int)(i & 15)"},
     {"seg", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_HEAD_FLAGS, NULL},
     {"key", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_KEYS, NULL},
+    {"off", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_OFFSETS, NULL},
+    {"row", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL},
 };
+
+/* The row length of the kind "row". */
+#define ROW_LENGTH 1024
+
+/* Returns 1 for the kind "row". */
+static int is_rows(const struct kind *k) {
+  return strcmp(k->name, "row") == 0;
+}
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
 /* Everything the configurations share. */
@@ -64,11 +77,14 @@ typedef struct sweep {
   int reps;
   clscan_context *ctx;
   cl_command_queue queue;
-  cl_mem in, out, aux;
+  cl_mem in, out, aux, offsets;
+  size_t n_segments; /* of the offsets: the heads of the flags */
   void *host_in, *host_out;
   uint8_t *flags;
   int32_t *keys;
-  const kind *loaded; /* the kind whose input is on the device */
+  const kind *loaded;       /* the kind whose input is on the device */
+  clscan_context *rows_ctx; /* the kind "row": a context of the configuration's own */
+  clscan_scan_desc rows_desc;
   uint64_t rng;
 } sweep;
 
@@ -106,10 +122,13 @@ static uint64_t input_value(const sweep *s, const kind *k, size_t i) {
 
 /* Returns 1 if element i starts a segment. */
 static int is_head(const sweep *s, const kind *k, size_t i) {
+  if (is_rows(k))
+    return i % ROW_LENGTH == 0;
   if (k->segments == CLSCAN_SEGMENTS_NONE)
     return 0;
-  return i == 0 || (k->segments == CLSCAN_SEGMENTS_HEAD_FLAGS ? s->flags[i] != 0
-                                                              : s->keys[i] != s->keys[i - 1]);
+  if (k->segments == CLSCAN_SEGMENTS_KEYS)
+    return i == 0 || s->keys[i] != s->keys[i - 1];
+  return i == 0 || s->flags[i] != 0;
 }
 
 /* Output element i, widened (integers wrap to the output's width, as the reference does). */
@@ -182,6 +201,8 @@ static int load_input(sweep *s, const kind *k) {
   if (err == CL_SUCCESS && k->segments == CLSCAN_SEGMENTS_KEYS)
     err = clEnqueueWriteBuffer(s->queue, s->aux, CL_TRUE, 0, s->n * 4, s->keys, 0, NULL, NULL);
   s->loaded = k;
+  if (err != CL_SUCCESS)
+    fprintf(stderr, "tile_sweep: uploading the input failed (error %d)\n", (int)err);
   return err == CL_SUCCESS ? 0 : 2;
 }
 
@@ -193,11 +214,26 @@ static int time_once(sweep *s, clscan_plan *plan, const kind *k, double *scan_ms
     fprintf(stderr, "tile_sweep: clEnqueueCopyBuffer of %zu bytes failed\n", copy_bytes);
     return 2;
   }
-  clscan_status st = k->segments
-                         ? clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0,
-                                                         s->out, 0, s->n, 0, NULL, &first, &last)
-                         : clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0,
-                                                     NULL, &first, &last);
+  clscan_status st;
+  if (is_rows(k)) {
+    // The batched call returns its last event only; rows without padding are one kernel.
+    const clscan_batch b = {.rows = s->n / ROW_LENGTH, .row_length = ROW_LENGTH};
+    st = clscan_scan_batched(s->rows_ctx, s->queue, &s->rows_desc, &b, s->in, 0, s->out, 0, 0, NULL,
+                             &last);
+    if (st == CLSCAN_SUCCESS) {
+      clRetainEvent(last);
+      first = last;
+    }
+  } else if (k->segments == CLSCAN_SEGMENTS_OFFSETS) {
+    st = clscan_plan_enqueue_offsets(plan, s->queue, s->offsets, 0, s->n_segments, s->in, 0, s->out,
+                                     0, s->n, 0, NULL, &first, &last);
+  } else if (k->segments) {
+    st = clscan_plan_enqueue_segmented(plan, s->queue, s->aux, 0, s->in, 0, s->out, 0, s->n, 0,
+                                       NULL, &first, &last);
+  } else {
+    st = clscan_plan_enqueue_timed(plan, s->queue, s->in, 0, s->out, 0, s->n, 0, NULL, &first,
+                                   &last);
+  }
   if (st != CLSCAN_SUCCESS) {
     fprintf(stderr, "tile_sweep: enqueue: %s\n", clscan_status_string(st));
     return 2;
@@ -233,17 +269,34 @@ static int run_config(sweep *s, const config *c) {
   if (s->loaded != k && load_input(s, k))
     return 2;
 
-  clscan_scan_desc d = {.type = k->type,
-                        .op = CLSCAN_ADD,
-                        .exclusive = 1,
-                        .algorithm = CLSCAN_ALGO_SINGLE_PASS,
-                        .out_type = k->out == k->type ? CLSCAN_OUT_SAME : CLSCAN_OUT_TYPE(k->out),
-                        .map_source = k->map,
-                        .segments = k->segments,
-                        .key_type = CLSCAN_INT32};
+  clscan_scan_desc d = {
+      .type = k->type,
+      .op = CLSCAN_ADD,
+      .exclusive = 1,
+      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
+      .out_type = k->out == k->type ? CLSCAN_OUT_SAME : CLSCAN_OUT_TYPE(k->out),
+      .map_source = k->map,
+      .segments = k->segments,
+      .key_type = k->segments == CLSCAN_SEGMENTS_OFFSETS ? CLSCAN_UINT32 : CLSCAN_INT32};
   const clscan_tuning tuning = {.tile_wg = c->wg, .tile_vpt = c->vpt};
   clscan_plan *plan;
-  clscan_status st = clscan_plan_create_tuned(s->ctx, &d, &tuning, &plan);
+  clscan_status st;
+  if (is_rows(k)) {
+    // A context of its own, whose plan takes the tile from the environment.
+    char text[16];
+    snprintf(text, sizeof text, "%u", c->wg);
+    c->wg ? setenv("CLSCAN_TILE_WG", text, 1) : unsetenv("CLSCAN_TILE_WG");
+    snprintf(text, sizeof text, "%u", c->vpt);
+    c->vpt ? setenv("CLSCAN_TILE_VPT", text, 1) : unsetenv("CLSCAN_TILE_VPT");
+    s->rows_desc = d;
+    st = clscan_context_create(clscan_context_cl_context(s->ctx), clscan_context_device(s->ctx),
+                               &s->rows_ctx);
+    plan = NULL; /* the batched call makes its own */
+    unsetenv("CLSCAN_TILE_WG");
+    unsetenv("CLSCAN_TILE_VPT");
+  } else {
+    st = clscan_plan_create_tuned(s->ctx, &d, &tuning, &plan);
+  }
   if (st != CLSCAN_SUCCESS) {
     printf("%-40s plan: %s (%s)\n", c->text, clscan_status_string(st), clscan_last_error_detail());
     return 2;
@@ -273,7 +326,11 @@ static int run_config(sweep *s, const config *c) {
   }
   free(scan);
   free(copy);
-  clscan_plan_release(plan);
+  if (plan)
+    clscan_plan_release(plan);
+  if (s->rows_ctx)
+    clscan_context_release(s->rows_ctx);
+  s->rows_ctx = NULL;
   return rc;
 }
 
@@ -281,16 +338,17 @@ static int run_config(sweep *s, const config *c) {
  * whether any scans with head flags or keys. */
 typedef struct needs {
   size_t in_size, out_size;
-  int flags, keys;
+  int flags, keys, offsets;
 } needs;
 
 static needs needs_of(const config *configs, int count) {
-  needs w = {0, 0, 0, 0};
+  needs w = {0, 0, 0, 0, 0};
   for (int i = 0; i < count; i++) {
     const kind *k = configs[i].k;
     w.in_size = k->in_size > w.in_size ? k->in_size : w.in_size;
     w.out_size = k->out_size > w.out_size ? k->out_size : w.out_size;
-    w.flags |= k->segments == CLSCAN_SEGMENTS_HEAD_FLAGS;
+    w.flags |= k->segments == CLSCAN_SEGMENTS_HEAD_FLAGS || k->segments == CLSCAN_SEGMENTS_OFFSETS;
+    w.offsets |= k->segments == CLSCAN_SEGMENTS_OFFSETS;
     w.keys |= k->segments == CLSCAN_SEGMENTS_KEYS;
   }
   // The copy before each scan moves n * (in + out) / 2 bytes from the input to the output.
@@ -324,6 +382,30 @@ static void make_segments(sweep *s) {
   }
 }
 
+/* Uploads the heads of the flags as uint32 offsets (0, every later head, n). */
+static int upload_offsets(sweep *s, cl_context cl) {
+  uint32_t *off = malloc((s->n + 1) * sizeof *off);
+  if (!off) {
+    fprintf(stderr, "tile_sweep: out of host memory for the offsets\n");
+    return 2;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (i == 0 || s->flags[i])
+      off[count++] = (uint32_t)i;
+  }
+  off[count] = (uint32_t)s->n;
+  s->n_segments = count;
+  s->offsets = new_buffer(cl, (count + 1) * sizeof *off, "offsets");
+  cl_int err = s->offsets ? clEnqueueWriteBuffer(s->queue, s->offsets, CL_TRUE, 0,
+                                                 (count + 1) * sizeof *off, off, 0, NULL, NULL)
+                          : CL_INVALID_MEM_OBJECT;
+  free(off);
+  if (err != CL_SUCCESS)
+    fprintf(stderr, "tile_sweep: uploading the offsets failed (error %d)\n", (int)err);
+  return err == CL_SUCCESS ? 0 : 2;
+}
+
 /* Creates the context, buffers and segments every configuration shares. */
 static int setup(sweep *s, const needs *w) {
   clscan_status st = clscan_context_create_default(&s->ctx);
@@ -348,6 +430,8 @@ static int setup(sweep *s, const needs *w) {
     return 2;
   }
   make_segments(s);
+  if (w->offsets && upload_offsets(s, cl))
+    return 2;
   char device[256] = "";
   clGetDeviceInfo(clscan_context_device(s->ctx), CL_DEVICE_NAME, sizeof device, device, NULL);
   printf("tile_sweep on %s, n = %zu, median of %d\n", device, s->n, s->reps);
@@ -356,8 +440,8 @@ static int setup(sweep *s, const needs *w) {
 
 /* Releases what setup() created. */
 static void teardown(sweep *s) {
-  cl_mem all[3] = {s->in, s->out, s->aux};
-  for (int i = 0; i < 3; i++) {
+  cl_mem all[4] = {s->in, s->out, s->aux, s->offsets};
+  for (int i = 0; i < 4; i++) {
     if (all[i])
       clReleaseMemObject(all[i]);
   }
@@ -385,7 +469,7 @@ int main(int argc, char **argv) {
   int ok = configs != NULL;
   for (int i = 0; ok && i < count; i++)
     ok = parse_config(argv[3 + i], &configs[i]);
-  needs w = ok ? needs_of(configs, count) : (needs){0, 0, 0, 0};
+  needs w = ok ? needs_of(configs, count) : (needs){0, 0, 0, 0, 0};
   int worst = ok ? setup(&s, &w) : 2;
   int ready = worst == 0;
   for (int i = 0; ready && i < count; i++) {
