@@ -686,10 +686,9 @@ static void test_offsets_mask_reuse(void **state) {
     for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
       for (int shape = 0; shape < 2; shape++) {
         const uint64_t s = tu_mix(tu_seed(), 1200 + 2 * k + (size_t)shape);
-        char what[96];
-        snprintf(what, sizeof what, "%s-reuse", pass);
-        offsets_case(what, o, n, n, CLSCAN_INT32, 3, 0, s);
+        offsets_case(mask ? "mask-reuse" : "firsts-reuse", o, n, n, CLSCAN_INT32, 3, 0, s);
         const size_t tile = shape ? run_tuning(4)->cpu_tile : run_tile(3);
+        char what[96];
         snprintf(what, sizeof what, "after the %s: %s, %zu tiles", pass, shape ? "CPU" : "GPU",
                  tiles[k]);
         plain_case(what, run_tuning(3 + shape), tiles[k] * tile + 3, s);
