@@ -1099,6 +1099,14 @@ ALWAYS_INLINE void load_vector_at(const __global in_t *in, const __global uchar 
   }
 }
 
+/* load_vector_at() without a hint (cl/reduce.cl's loads; not for rows, whose hint is a
+ * position). */
+ALWAYS_INLINE void load_vector(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
+  ulong at = 0;
+  load_vector_at(in, aux CLSCAN_XA, n, e, full, &at, xs);
+}
+
 /*
  * A work-item's hint for its vectors of a tile, which load_vector_at() reads and
  * tile_hint_next() advances from vector j to j + 1 (vector_index(): SG * VEC elements further,
