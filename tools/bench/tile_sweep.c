@@ -22,8 +22,9 @@
  * map (int32, x * 3 + (i & 15)), seg (int32, head flags, one element in 1000 a head),
  * key (int32 values, int32 keys, the same segments), off (int32, the same segments by uint32
  * offsets), row (int32, rows of ROW_LENGTH elements through clscan_scan_batched, timed by its one
- * event: rows are one kernel; WG and VPT reach it through CLSCAN_TILE_WG and CLSCAN_TILE_VPT in a
- * context of its own, since the batched call finds its plan by descriptor).
+ * event: rows are one kernel; WG and VPT reach it through CLSCAN_TILE_WG and CLSCAN_TILE_VPT,
+ * set until the configuration ends, in a context of its own, since the batched call creates its
+ * plan at its first call and finds it again by descriptor; LOG2N at least 10).
  *
  *   build/tile_sweep LOG2N REPS CONFIG...   e.g. build/tile_sweep 28 20 i32:256:8 i32:128:6
  *
@@ -265,6 +266,10 @@ static int parse_config(const char *text, config *c) {
 /* Runs one configuration and prints its line; returns 0, 1 (wrong output) or 2. */
 static int run_config(sweep *s, const config *c) {
   const kind *k = c->k;
+  if (is_rows(k) && s->n < ROW_LENGTH) {
+    fprintf(stderr, "tile_sweep: the kind row needs LOG2N >= 10 (rows of %d)\n", ROW_LENGTH);
+    return 2;
+  }
   setenv("CLSCAN_BUILD_OPTIONS", c->options, 1);
   if (s->loaded != k && load_input(s, k))
     return 2;
@@ -291,9 +296,7 @@ static int run_config(sweep *s, const config *c) {
     s->rows_desc = d;
     st = clscan_context_create(clscan_context_cl_context(s->ctx), clscan_context_device(s->ctx),
                                &s->rows_ctx);
-    plan = NULL; /* the batched call makes its own */
-    unsetenv("CLSCAN_TILE_WG");
-    unsetenv("CLSCAN_TILE_VPT");
+    plan = NULL; /* the batched call makes its own at its first call, which reads the tile */
   } else {
     st = clscan_plan_create_tuned(s->ctx, &d, &tuning, &plan);
   }
@@ -331,6 +334,8 @@ static int run_config(sweep *s, const config *c) {
   if (s->rows_ctx)
     clscan_context_release(s->rows_ctx);
   s->rows_ctx = NULL;
+  unsetenv("CLSCAN_TILE_WG");
+  unsetenv("CLSCAN_TILE_VPT");
   return rc;
 }
 
