@@ -73,11 +73,18 @@ typedef struct single_pass_shared {
 #endif
 } single_pass_shared;
 
-#if TILE_SEG_FIRSTS
-/* The tile firsts of segments by offsets (CLSCAN_SEG_OFFSETS_FIRSTS, tile.cl): one ulong per tile
- * after the status words and gates, from the next multiple of 256 bytes from the start of temp
- * (status is temp + 64 bytes). The host reserves them past its own bound of the status words
- * (algo_single_pass.c), which is at least this one. */
+#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_FIRSTS
+/*
+ * The tile firsts of segments by offsets (CLSCAN_SEG_OFFSETS_FIRSTS, tile.cl): for each tile the
+ * index of its first offset, after the status words and gates, from the next multiple of 256
+ * bytes from the start of temp (status is temp + 64 bytes). The host reserves them past its own
+ * bound of the status words (algo_single_pass.c), which is at least this one. Each first takes
+ * SEG_FIRST_WORDS ulongs of 16 bits, lowest first: every 64-bit word, and every 32-bit half of
+ * one, then reads as a status word of epoch 0 (never a launch's; cl/status.cl) to a later single
+ * pass whose status words cover them, with either size of status words, so nothing clears them.
+ */
+#define SEG_FIRST_WORDS 4
+
 ALWAYS_INLINE __global ulong *seg_firsts(__global status_t *status, ulong n) {
   const ulong tiles = (n + TILE - 1) / TILE;
   const ulong end = 64 + tiles * (STATUS_WORDS + 1) * sizeof(status_t);
@@ -86,7 +93,12 @@ ALWAYS_INLINE __global ulong *seg_firsts(__global status_t *status, ulong n) {
 
 /* Tile t's first offset index. */
 ALWAYS_INLINE ulong seg_first(__global status_t *status, ulong n, ulong t) {
-  return seg_firsts(status, n)[t];
+  const __global ulong *f = seg_firsts(status, n) + SEG_FIRST_WORDS * t;
+  ulong q = 0;
+#pragma unroll
+  for (uint i = 0; i < SEG_FIRST_WORDS; i++)
+    q |= f[i] << (16 * i);
+  return q;
 }
 
 /*
@@ -111,7 +123,11 @@ __kernel void seg_offsets_firsts(const __global seg_offset_t *off, ulong off_off
       b = mid;
     }
   }
-  seg_firsts((__global status_t *)((__global uchar *)temp + 64), n)[t] = a;
+  __global ulong *f =
+      seg_firsts((__global status_t *)((__global uchar *)temp + 64), n) + SEG_FIRST_WORDS * t;
+#pragma unroll
+  for (uint i = 0; i < SEG_FIRST_WORDS; i++)
+    f[i] = (a >> (16 * i)) & 0xffffu;
 }
 #endif
 

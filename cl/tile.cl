@@ -213,6 +213,8 @@ typedef struct tile_scratch {
   elem_t group_total[NUM_GROUPS];
 #if TILE_HEAD_MASK
   uint head_mask[TILE_MASK_WORDS];
+#endif
+#if TILE_HEAD_MASK && !TILE_SEG_FIRSTS
   uint search_slot[3];
 #endif
 } tile_scratch;

@@ -16,9 +16,9 @@
  * - 2, the default: tile firsts. A pre-pass of one work-item per tile finds the index of the
  *   tile's first offset (a binary search) and writes it in the temporary buffer, after the gates
  *   at MASK_ALIGN (cl/single_pass.cl, seg_offsets_firsts). Each tile then reads its offsets from
- *   there, coalesced, and marks its heads in local memory (cl/tile.cl, seg_mark_tile). The firsts
- *   are below 2^35, so a later single pass whose status words cover them reads them as epoch 0
- *   (temp.c); with 32-bit status words, or 2^35 offsets and more, a last zero fill clears them.
+ *   there, coalesced, and marks its heads in local memory (cl/tile.cl, seg_mark_tile). Each first
+ *   is stored in 16-bit pieces, one per 8-byte word, so that a later single pass whose status
+ *   words (of either size) cover them reads them as epoch 0 (temp.c): nothing clears them.
  * - 1: a head mask of (n + 31) / 32 words there: a zero fill, then one work-item per offset
  *   setting its bit (cl/tile.cl, seg_offsets_mark). The scan reads its heads from the mask, one
  *   word per vector. A last zero fill leaves the mask's bytes zero again, since a later single
@@ -40,6 +40,9 @@ enum { SCAN, SCAN_IN_PLACE, FINISH, MARK };
 /* Alignment of the head mask in the temporary buffer (a multiple of the fill pattern's 4 bytes
  * and of every device's base address alignment in the words' kernel argument offset). */
 #define MASK_ALIGN 256
+
+/* Bytes per tile first (cl/single_pass.cl, SEG_FIRST_WORDS ulongs of 16 bits each). */
+#define FIRST_BYTES 32
 
 static const clscan__program gpu_program = {
     .name = "single_pass",
@@ -141,7 +144,7 @@ static size_t mask_bytes(size_t n) {
  * status_bytes() bounds). */
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
   if (uses_firsts(plan))
-    return mask_offset(plan, n) + clscan__div_up(n, tile_elems(plan)) * sizeof(cl_ulong);
+    return mask_offset(plan, n) + clscan__div_up(n, tile_elems(plan)) * FIRST_BYTES;
   return uses_mask(plan) ? mask_offset(plan, n) + mask_bytes(n) : status_bytes(plan, n);
 }
 
@@ -212,13 +215,6 @@ static clscan_status enqueue(const clscan__launch *l) {
     CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINISH], 13, l->extra, 1));
     CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, l->kernels->k[FINISH], args, 13,
                                               clscan__div_up(tiles, local), local));
-  }
-  if (l->kernels->cfg.seg_firsts && (plan->status32 || r->seg_param >> 35)) {
-    // Tile firsts below 2^35 read as status words of epoch 0 (never a launch's) to a later single
-    // pass whose status words cover them; others, and any under 32-bit status words, are cleared
-    // (with this scan's status words, which are done with: zeros read as epoch 0 too).
-    return clscan__chain_zero_at(l->chain, temp, STATUS_OFFSET,
-                                 temp_bytes(plan, r->n) - STATUS_OFFSET);
   }
   if (!l->kernels->cfg.seg_mask)
     return CLSCAN_SUCCESS;

@@ -26,9 +26,10 @@
  *                          of 256 x 16 or 256 x 8 (comparisons and tests).
  *   CLSCAN_SORT_ITEMS      1 to 16: keys per work-item of the radix sort's warp ranking (tiles of
  *                          256 x K; default 16, 8 for 8-byte keys); other values are ignored.
- *   CLSCAN_SEG_OFFSETS_MASK 0: the GPU-shaped single pass of segments by offsets searches the
- *                          offsets in each tile instead of building a head mask in a pre-pass
- *                          (comparisons); other values or unset: the mask.
+ *   CLSCAN_SEG_OFFSETS_MASK how the GPU-shaped single pass of segments by offsets finds each
+ *                          tile's first offset: 2 or unset (or any other value), a pre-pass of
+ *                          one binary search per tile (the tile firsts); 1, a global head mask
+ *                          from a pre-pass instead; 0, a search by each tile (comparisons).
  */
 #include <stdlib.h>
 

@@ -222,9 +222,10 @@ static clscan_status plan_fill(clscan_plan *plan, const clscan_scan_desc *desc,
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
   plan->status32 = !plan->ctx->info.has_int64_atomics ||
                    clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0;
-  plan->seg_mask = desc->segments == CLSCAN_SEGMENTS_OFFSETS
-                       ? (int)clscan__env_unsigned(CLSCAN__ENV_SEG_OFFSETS_MASK, 2, NULL)
-                       : 0;
+  const unsigned seg_mode = clscan__env_unsigned(CLSCAN__ENV_SEG_OFFSETS_MASK, 2, NULL);
+  plan->seg_mask = desc->segments != CLSCAN_SEGMENTS_OFFSETS ? 0
+                   : seg_mode <= 1                           ? (int)seg_mode
+                                                             : 2;
   return CLSCAN_SUCCESS;
 }
 

@@ -595,7 +595,8 @@ static void test_offsets_tiles(void **state) {
  * mask, through the search, and through the firsts with every other tile silent
  * (CLSCAN_TEST_WITHHOLD=2), so that successors take the decoupled fallback, which marks a silent
  * tile's heads from its first too; random partitions at sizes around the tiles with int32 offsets
- * through the firsts and through the mask. */
+ * through the firsts and through the mask; every element a segment over 200003 elements (firsts
+ * past 2^16) through the firsts. */
 static void test_offsets_gpu_paths(void **state) {
   (void)state;
   const int r = 3;
@@ -620,6 +621,14 @@ static void test_offsets_gpu_paths(void **state) {
     }
     tu_env_restore(&saved);
   }
+  // More than 2^16 offsets: tile firsts of more than one 16-bit piece (cl/single_pass.cl).
+  const size_t big = 200003;
+  uint64_t *every = malloc((big + 1) * sizeof *every);
+  assert_non_null(every);
+  for (size_t i = 0; i <= big; i++)
+    every[i] = i;
+  offsets_case("firsts-every-element", every, big, big, CLSCAN_UINT32, r, 1, tu_mix(seed, 99));
+  free(every);
   static const struct {
     const char *name, *value;
   } envs[] = {{"CLSCAN_SEG_OFFSETS_MASK", "1"},
@@ -667,7 +676,7 @@ static void plain_case(const char *what, const clscan_tuning *t, size_t n, uint6
  * element a segment (every mask bit set, firsts up to 1000) is followed on the same queue by
  * plain single passes in place (their gates are status words too) of many more tiles in both
  * shapes, which must be right and must end (segments.offsets_status32 runs this with 32-bit
- * status words, under which the firsts are cleared after each scan). */
+ * status words). */
 static void test_offsets_mask_reuse(void **state) {
   (void)state;
   if (!run_ok(3))
