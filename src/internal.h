@@ -577,6 +577,15 @@ typedef struct clscan__algo_kernels {
   cl_kernel k[CLSCAN__MAX_KERNELS]; /* by the algorithm's kernel index */
 } clscan__algo_kernels;
 
+/* Returns 1 when a kernel set exists (its ready flag, read under its owner's lock). */
+int clscan__kernel_set_ready(pthread_mutex_t *lock, const clscan__algo_kernels *ak);
+
+/* Builds (or finds, through the program cache) a configuration's program and creates its kernels
+ * into the set once: the build runs without `lock`, so that enqueues of built sets go on, and the
+ * kernels are created and published under it (a set another thread finished first stays). */
+clscan_status clscan__kernel_set_build(clscan_context *ctx, pthread_mutex_t *lock,
+                                       const clscan__kernel_config *cfg, clscan__algo_kernels *ak);
+
 /* What an algorithm's enqueue gets: the plan, its kernels, the chain to append to, the request
  * and the leased temporary buffer. */
 typedef struct clscan__launch {

@@ -278,36 +278,6 @@ static clscan_status plan_config(const clscan_plan *plan, const clscan__algorith
   return algo->config(plan, vector_io, cfg);
 }
 
-/* Creates the configured kernels from a built program into k (released again on failure). */
-static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program program,
-                                    cl_kernel *k) {
-  for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
-    cl_int err;
-    k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
-                               clCreateKernel(program, cfg->kernels->name[i], &err));
-    if (err != CL_SUCCESS) {
-      for (int j = 0; j < i; j++) {
-        clReleaseKernel(k[j]);
-        k[j] = NULL;
-      }
-      k[i] = NULL;
-      return clscan__cl_fail(err, "clCreateKernel");
-    }
-  }
-  return CLSCAN_SUCCESS;
-}
-
-static clscan_status build_set(clscan_plan *plan, const clscan__kernel_config *config,
-                               clscan__algo_kernels *ak);
-
-/* Returns 1 when a kernel set of the plan exists (read under the plan's lock). */
-static int is_ready(clscan_plan *plan, const clscan__algo_kernels *ak) {
-  pthread_mutex_lock(&plan->lock);
-  int ready = ak->ready;
-  pthread_mutex_unlock(&plan->lock);
-  return ready;
-}
-
 /* The plan's kernel set of an algorithm (its family's table, by id) and I/O variant. */
 static clscan__algo_kernels *kernel_set(clscan_plan *plan, const clscan__algorithm *algo, int v) {
   if (algo->family == CLSCAN__FAMILY_REDUCE)
@@ -334,46 +304,25 @@ clscan_status clscan__plan_prepare(clscan_plan *plan, const clscan__algorithm *a
     vector_io = 0;
   clscan__algo_kernels *ak = kernel_set(plan, algo, vector_io ? 1 : 0);
   *out = ak;
-  if (is_ready(plan, ak))
+  if (clscan__kernel_set_ready(&plan->lock, ak))
     return CLSCAN_SUCCESS;
 
   clscan__kernel_config cfg;
   CLSCAN_RETURN_IF_ERROR(plan_config(plan, algo, vector_io, &cfg));
-  return build_set(plan, &cfg, ak);
+  return clscan__kernel_set_build(plan->ctx, &plan->lock, &cfg, ak);
 }
 
 clscan_status clscan__plan_prepare_batch(clscan_plan *plan, clscan__algo_kernels **out) {
   clscan__algo_kernels *ak = &plan->batch;
   *out = ak;
-  if (is_ready(plan, ak))
+  if (clscan__kernel_set_ready(&plan->lock, ak))
     return CLSCAN_SUCCESS;
   clscan__kernel_config cfg;
   shared_config(plan, &cfg);
   cfg.program = &clscan__batch_program;
   cfg.kernels = &clscan__batch_kernels;
   cfg.wg = plan->tuning.seed_wg;
-  return build_set(plan, &cfg, ak);
-}
-
-/* Builds (or finds) a configuration's program and creates its kernels into a kernel set. */
-static clscan_status build_set(clscan_plan *plan, const clscan__kernel_config *config,
-                               clscan__algo_kernels *ak) {
-  // The build runs without the plan's lock, so that enqueues of built kernel sets go on; the
-  // program cache builds each program once, however many threads ask.
-  clscan__kernel_config cfg = *config;
-  cl_program program = NULL;
-  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
-  clscan_status st = CLSCAN_SUCCESS;
-  pthread_mutex_lock(&plan->lock);
-  if (!ak->ready) {
-    st = create_kernels(&cfg, program, ak->k);
-    if (st == CLSCAN_SUCCESS) {
-      ak->cfg = cfg;
-      ak->ready = 1;
-    }
-  }
-  pthread_mutex_unlock(&plan->lock);
-  return st;
+  return clscan__kernel_set_build(plan->ctx, &plan->lock, &cfg, ak);
 }
 
 void clscan__plan_release(clscan_plan *plan) {

@@ -325,3 +325,46 @@ void clscan__program_build_log(clscan__program_cache *cache, char *buf, size_t s
   }
   pthread_mutex_unlock(&cache->lock);
 }
+
+/* Creates the configured kernels from a built program into k (released again on failure). */
+static clscan_status create_kernels(const clscan__kernel_config *cfg, cl_program program,
+                                    cl_kernel *k) {
+  for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
+    cl_int err;
+    k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
+                               clCreateKernel(program, cfg->kernels->name[i], &err));
+    if (err != CL_SUCCESS) {
+      for (int j = 0; j < i; j++) {
+        clReleaseKernel(k[j]);
+        k[j] = NULL;
+      }
+      k[i] = NULL;
+      return clscan__cl_fail(err, "clCreateKernel");
+    }
+  }
+  return CLSCAN_SUCCESS;
+}
+
+int clscan__kernel_set_ready(pthread_mutex_t *lock, const clscan__algo_kernels *ak) {
+  pthread_mutex_lock(lock);
+  int ready = ak->ready;
+  pthread_mutex_unlock(lock);
+  return ready;
+}
+
+clscan_status clscan__kernel_set_build(clscan_context *ctx, pthread_mutex_t *lock,
+                                       const clscan__kernel_config *cfg, clscan__algo_kernels *ak) {
+  cl_program program = NULL;
+  CLSCAN_RETURN_IF_ERROR(clscan__program_get(ctx, cfg, &program));
+  clscan_status st = CLSCAN_SUCCESS;
+  pthread_mutex_lock(lock);
+  if (!ak->ready) {
+    st = create_kernels(cfg, program, ak->k);
+    if (st == CLSCAN_SUCCESS) {
+      ak->cfg = *cfg;
+      ak->ready = 1;
+    }
+  }
+  pthread_mutex_unlock(lock);
+  return st;
+}

@@ -292,35 +292,12 @@ static clscan_status plan_config(const clscan_select_plan *plan, int vector_io,
   return plan->algo->config(plan, cfg);
 }
 
-/* Creates a configuration's kernels into k (all or none). */
-static clscan_status create_kernels(cl_program program, const clscan__kernel_config *cfg,
-                                    cl_kernel k[CLSCAN__MAX_KERNELS]) {
-  for (int i = 0; i < CLSCAN__MAX_KERNELS && cfg->kernels->name[i]; i++) {
-    cl_int err;
-    k[i] = CLSCAN_FAULT_CREATE(err, CL_OUT_OF_RESOURCES,
-                               clCreateKernel(program, cfg->kernels->name[i], &err));
-    if (err != CL_SUCCESS) {
-      k[i] = NULL;
-      for (int j = 0; j < i; j++) {
-        clReleaseKernel(k[j]);
-        k[j] = NULL;
-      }
-      return clscan__cl_fail(err, "clCreateKernel");
-    }
-  }
-  return CLSCAN_SUCCESS;
-}
-
 /* Creates the kernels of the plan's algorithm (built through the program cache), with vector
  * loads where the plan has them. */
 static clscan_status plan_kernels(clscan_select_plan *plan) {
-  clscan__kernel_config *cfg = &plan->kernels.cfg;
-  CLSCAN_RETURN_IF_ERROR(plan_config(plan, plan->vec > 1, cfg));
-  cl_program program = NULL;
-  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, cfg, &program));
-  CLSCAN_RETURN_IF_ERROR(create_kernels(program, cfg, plan->kernels.k));
-  plan->kernels.ready = 1;
-  return CLSCAN_SUCCESS;
+  clscan__kernel_config cfg;
+  CLSCAN_RETURN_IF_ERROR(plan_config(plan, plan->vec > 1, &cfg));
+  return clscan__kernel_set_build(plan->ctx, &plan->lock, &cfg, &plan->kernels);
 }
 
 /* The kernel set for a request: the plan's vector loads need the input's and the flags' offsets
@@ -334,26 +311,11 @@ static clscan_status kernels_for(clscan_select_plan *plan, const clscan__select_
                          (!b[CLSCAN__SEL_FLAGS].mem || b[CLSCAN__SEL_FLAGS].off % plan->vec == 0)))
     return CLSCAN_SUCCESS;
   *out = &plan->unaligned;
-  pthread_mutex_lock(&plan->lock);
-  int ready = plan->unaligned.ready;
-  pthread_mutex_unlock(&plan->lock);
-  if (ready)
+  if (clscan__kernel_set_ready(&plan->lock, &plan->unaligned))
     return CLSCAN_SUCCESS;
   clscan__kernel_config cfg;
   CLSCAN_RETURN_IF_ERROR(plan_config(plan, 0, &cfg));
-  cl_program program = NULL;
-  CLSCAN_RETURN_IF_ERROR(clscan__program_get(plan->ctx, &cfg, &program));
-  clscan_status st = CLSCAN_SUCCESS;
-  pthread_mutex_lock(&plan->lock);
-  if (!plan->unaligned.ready) {
-    st = create_kernels(program, &cfg, plan->unaligned.k);
-    if (st == CLSCAN_SUCCESS) {
-      plan->unaligned.cfg = cfg;
-      plan->unaligned.ready = 1;
-    }
-  }
-  pthread_mutex_unlock(&plan->lock);
-  return st;
+  return clscan__kernel_set_build(plan->ctx, &plan->lock, &cfg, &plan->unaligned);
 }
 
 /* The multi-pass path's flag scan: uint8 flags summed exclusively into uint64 positions. */
