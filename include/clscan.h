@@ -996,7 +996,9 @@ typedef struct clscan_select_desc {
 typedef struct clscan_select_plan clscan_select_plan;
 
 /**
- * Creates a selection plan: validates the descriptor and builds its kernels.
+ * Creates a selection plan: validates the descriptor and builds its kernels (on GPUs those that
+ * load 16-byte vectors; a first enqueue whose input or flags offset is not a multiple of a
+ * vector builds the scalar ones).
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (ctx, desc or out NULL, a user type without
  *   type_name, runs of a user type without equal_source); CLSCAN_INVALID_VALUE (op, count_size,
  *   predicate_source for runs, equal_source for SELECT or PARTITION, type fields given for a
@@ -1055,8 +1057,10 @@ typedef struct clscan_select_buffers {
  *   scalar value with `buffer` set); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
  *   CLSCAN_INVALID_BUFFER (another context, not a buffer, an output CL_MEM_READ_ONLY);
  *   CLSCAN_INVALID_QUEUE; CLSCAN_INVALID_WAIT_LIST; CLSCAN_OUT_OF_DEVICE_MEMORY;
- *   CLSCAN_OPENCL_ERROR. Every check runs before anything is enqueued, and the buffers are then
- *   untouched.
+ *   CLSCAN_OPENCL_ERROR; where the first unaligned request builds the plan's scalar kernels
+ *   (clscan_select_plan_create()), also CLSCAN_BUILD_FAILED, CLSCAN_USER_SOURCE_INVALID and
+ *   CLSCAN_TYPE_SIZE_MISMATCH. Every check runs before anything is enqueued, and the buffers are
+ *   then untouched.
  */
 CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
                                                const clscan_select_buffers *buffers, size_t n,
