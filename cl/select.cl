@@ -283,10 +283,11 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
 
 /* Where the element of rank r is staged. With vector loads a work-item's components go to
  * neighbouring ranks, so that consecutive work-items' stores (and the vector stores' reads) would
- * fall into the same banks; SEL_STAGE_PAD puts one 4-byte word of padding after every 128 bytes,
- * which spreads them. SEL_VEC_STORE: the selected run leaves local memory in vectors (store_run).
- * Both are on by default except for run-length encoding, which ran faster without them on the
- * H200 (docs/performance.md); -DSEL_STAGE_PAD=0 or 1 and -DSEL_VEC_STORE=0 or 1 override. */
+ * fall into the same banks; SEL_STAGE_PAD puts padding after every 128 bytes, which spreads them:
+ * 4 bytes for elements of 1 to 4 bytes, one element for 8 bytes (1/32 and 1/16 more staging).
+ * SEL_VEC_STORE: the selected run leaves local memory in vectors (store_run). Both are on by
+ * default except for run-length encoding, which ran faster without them on the H200
+ * (docs/performance.md); -DSEL_STAGE_PAD=0 or 1 and -DSEL_VEC_STORE=0 or 1 override. */
 #ifndef SEL_STAGE_PAD
 #define SEL_STAGE_PAD (!SEL_RLE)
 #endif
