@@ -748,7 +748,13 @@ static void test_offsets_events(void **state) {
   assert_int_equal(clscan_plan_enqueue_offsets(plan, NULL, ob, 0, n_segments, ib, 0, outb, 0, n, 1,
                                                &gate, &first, &done),
                    CLSCAN_SUCCESS);
-  assert_true(first && done && first != done);
+  if (!(first && done && first != done)) {
+    // Let the queue go on before failing, so that later cases do not wait for the gate forever.
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    failf("offsets events",
+          "the scan returned no pre-pass event before its last (under "
+          "CLSCAN_SEG_OFFSETS_MASK=0 the scan has no pre-pass)");
+  }
   clFlush(clscan_context_queue(ctx));
   struct timespec pause = {0, 50 * 1000 * 1000};
   nanosleep(&pause, NULL);

@@ -9,7 +9,9 @@
  * per thread and mode (default 64; the shared-plan mode runs twice as many); the total of
  * threads x scans is printed at the end. Every fourth scan of the first two modes is segmented
  * (int32 add with head flags, or the affine user type by uint64 key, through tests/user_case.c),
- * so that user programs are built and segmented scans run while other threads scan.
+ * so that user programs are built and segmented scans run while other threads scan. Last, the
+ * threads share one selection plan in the GPU shape, whose scalar kernels (for offsets that are not
+ * multiples of a vector) are built at the first such request, by whichever threads race to it.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -219,11 +221,129 @@ static void test_shared_plan(void **state) {
   run_workers(SHARED_PLAN, 3);
 }
 
+/* ============================================================================================== */
+/* A shared selection plan                                                                        */
+/* ============================================================================================== */
+
+/* One thread's selections by flags through the shared plan. */
+typedef struct select_worker {
+  clscan_select_plan *plan;
+  uint64_t seed;
+  int runs, failures;
+  char first_failure[256];
+} select_worker;
+
+/* Runs one selection of n int32 elements at an offset of `off` elements (input and flags) and
+ * checks the count and the selected elements against the host; returns 1 when it is right. */
+static int select_once(select_worker *w, size_t n, size_t off, uint64_t *s) {
+  clscan_context *ctx = tu_context();
+  int32_t *in = malloc((off + n) * 4), *got = malloc(n * 4), *want = malloc(n * 4);
+  uint8_t *flags = malloc(off + n);
+  cl_mem ib = tu_buffer(ctx, 0, (off + n) * 4), fb = tu_buffer(ctx, 0, off + n);
+  cl_mem ob = tu_buffer(ctx, 0, n * 4), cb = tu_buffer(ctx, 0, 8);
+  int ok = in && got && want && flags && ib && fb && ob && cb;
+  size_t count = 0;
+  for (size_t i = 0; ok && i < off + n; i++) {
+    *s = tu_mix(*s, i);
+    in[i] = (int32_t)(*s >> 16);
+    flags[i] = (uint8_t)(*s % 3 == 0);
+    if (i >= off && flags[i])
+      want[count++] = in[i];
+  }
+  ok = ok && tu_write(ctx, NULL, ib, 0, (off + n) * 4, in) &&
+       tu_write(ctx, NULL, fb, 0, off + n, flags);
+  const clscan_select_buffers b = {.in = ib,
+                                   .in_offset = off,
+                                   .flags = fb,
+                                   .flags_offset = off,
+                                   .out = ob,
+                                   .out_capacity = n,
+                                   .count = cb};
+  cl_event done = NULL;
+  clscan_status st =
+      ok ? clscan_select_enqueue(w->plan, NULL, &b, n, 0, NULL, &done) : CLSCAN_SUCCESS;
+  uint64_t got_count = 0;
+  if (ok && st == CLSCAN_SUCCESS) {
+    ok = clWaitForEvents(1, &done) == CL_SUCCESS && tu_read(ctx, NULL, cb, 0, 8, &got_count) &&
+         tu_read(ctx, NULL, ob, 0, n * 4, got);
+    clReleaseEvent(done);
+  }
+  if (ok && (st != CLSCAN_SUCCESS || got_count != count || memcmp(got, want, count * 4) != 0)) {
+    ok = 0;
+    if (!w->failures)
+      snprintf(w->first_failure, sizeof w->first_failure,
+               "n %zu offset %zu: %s, count %" PRIu64 " (want %zu)", n, off,
+               clscan_status_string(st), got_count, count);
+  }
+  cl_mem all[4] = {ib, fb, ob, cb};
+  for (int i = 0; i < 4; i++) {
+    if (all[i])
+      clReleaseMemObject(all[i]);
+  }
+  free(in);
+  free(got);
+  free(want);
+  free(flags);
+  return ok;
+}
+
+static void *select_worker_main(void *arg) {
+  select_worker *w = arg;
+  uint64_t s = w->seed;
+  for (int i = 0; i < 6; i++) {
+    const size_t n = tu_random_size(&s, 1, 5000);
+    w->runs++;
+    // Odd runs start at an element that is not a multiple of a vector: the scalar kernels.
+    w->failures += !select_once(w, n, i % 2 ? 3 : 8, &s);
+  }
+  return NULL;
+}
+
+static void test_shared_select_plan(void **state) {
+  (void)state;
+  // The GPU shape with small tiles, so that the plan has vector and scalar kernels on any device.
+  tu_env_saved saved[3];
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved[0]);
+  tu_env_set("CLSCAN_TILE_WG", "16", &saved[1]);
+  tu_env_set("CLSCAN_TILE_VPT", "2", &saved[2]);
+  const clscan_select_desc d = {
+      .op = CLSCAN_SELECT, .type = CLSCAN_INT32, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  clscan_select_plan *plan = NULL;
+  const clscan_status st = clscan_select_plan_create(tu_context(), &d, &plan);
+  for (int i = 2; i >= 0; i--)
+    tu_env_restore(&saved[i]);
+  if (st == CLSCAN_UNSUPPORTED_BY_DEVICE) {
+    printf("  the single pass is not supported here: no shared selection plan\n");
+    return;
+  }
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  select_worker w[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    w[i] = (select_worker){.plan = plan, .seed = tu_mix(tu_seed(), 4000 + (uint64_t)i)};
+    assert_int_equal(pthread_create(&threads[i], NULL, select_worker_main, &w[i]), 0);
+  }
+  int runs = 0, failures = 0;
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(threads[i], NULL);
+    runs += w[i].runs;
+    failures += w[i].failures;
+    if (w[i].failures)
+      printf("  thread %d: first failure: %s (seed %" PRIu64 ")\n", i, w[i].first_failure,
+             w[i].seed);
+  }
+  clscan_select_plan_release(plan);
+  printf("  %d selections through one plan on %d threads, %d failed\n", runs, THREADS, failures);
+  if (failures)
+    fail_msg("%d of %d selections failed (first failures above)", failures, runs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_own_queues),
       cmocka_unit_test(test_shared_queue),
       cmocka_unit_test(test_shared_plan),
+      cmocka_unit_test(test_shared_select_plan),
   };
   if (!tu_context())
     return 1;
