@@ -595,6 +595,22 @@ ALWAYS_INLINE ulong seg_row_pos(ulong i) {
 }
 #endif
 
+#if CLSCAN_SEGMENTS == 3
+/* Returns the first index q in [a, b) with off[q] >= v, or b (a binary search; off[a .. b) must
+ * be sorted for a meaningful answer, and it reads nothing outside them either way). */
+ALWAYS_INLINE ulong seg_binary_search(const __global seg_offset_t *off, ulong a, ulong b, ulong v) {
+  while (a < b) {
+    const ulong mid = a + (b - a) / 2;
+    if (off[mid] < v) {
+      a = mid + 1;
+    } else {
+      b = mid;
+    }
+  }
+  return a;
+}
+#endif
+
 #if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
 /* Returns 1 when the head mask (see CLSCAN_SEG_OFFSETS_MASK) marks element i. */
 ALWAYS_INLINE uint seg_mask_bit(const __global uchar *aux, ulong i) {
@@ -611,16 +627,7 @@ ALWAYS_INLINE ulong seg_lower_bound(const __global seg_offset_t *off, ulong lo, 
     const ulong probe = lo + step;
     if (probe >= count || off[probe] >= v) {
       // The answer is in (lo, probe]: a binary search of off[lo + 1 .. probe).
-      ulong a = lo + 1, b = probe < count ? probe : count;
-      while (a < b) {
-        const ulong mid = a + (b - a) / 2;
-        if (off[mid] < v) {
-          a = mid + 1;
-        } else {
-          b = mid;
-        }
-      }
-      return a;
+      return seg_binary_search(off, lo + 1, probe < count ? probe : count, v);
     }
     lo = probe + 1;
     step <<= 1;

@@ -112,17 +112,7 @@ __kernel void seg_offsets_firsts(const __global seg_offset_t *off, ulong off_off
   const ulong t = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
   if (t >= (n + TILE - 1) / TILE)
     return;
-  const ulong v = t * TILE;
-  off += off_off;
-  ulong a = 0, b = SEG_PARAM();
-  while (a < b) {
-    const ulong mid = a + (b - a) / 2;
-    if (off[mid] < v) {
-      a = mid + 1;
-    } else {
-      b = mid;
-    }
-  }
+  const ulong a = seg_binary_search(off + off_off, 0, SEG_PARAM(), t * TILE);
   __global ulong *f =
       seg_firsts((__global status_t *)((__global uchar *)temp + 64), n) + SEG_FIRST_WORDS * t;
 #pragma unroll

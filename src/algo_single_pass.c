@@ -139,7 +139,7 @@ static size_t mask_bytes(size_t n) {
   return clscan__div_up(n, 32) * sizeof(cl_uint);
 }
 
-/* The status words and gates, then with a head mask the mask, with tile firsts one ulong per
+/* The status words and gates, then with a head mask the mask, with tile firsts FIRST_BYTES per
  * tile (cl/single_pass.cl's seg_firsts() puts them after its status words and gates, whose end
  * status_bytes() bounds). */
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {

@@ -396,8 +396,8 @@ typedef struct clscan__tuning_key {
   clscan_algorithm algorithm; /* the plan's resolved algorithm */
   size_t elem_size;           /* the wider of the input and output element sizes (8: user types) */
   size_t in_size;             /* the input element size */
-  int segmented;              /* 1: a segmented or by-key scan */
-  clscan_segments segments;   /* which: the descriptor's kind (CLSCAN__SEGMENTS_ROWS for rows) */
+  clscan_segments segments;   /* segmented and by-key scans: the descriptor's kind
+                                 (CLSCAN__SEGMENTS_ROWS for rows); 0: none */
   int packed; /* 1: a plain 1- or 2-byte scan under a built-in operator (cl/tile.cl's packed path)
                */
   size_t state_size; /* bytes per scan state, for the local-memory fit */

@@ -161,7 +161,6 @@ static clscan_status tuning_of(const clscan__device_info *info, const clscan_sca
   const clscan__tuning_key key = {.algorithm = resolve(info, desc->algorithm),
                                   .elem_size = p->elem_size,
                                   .in_size = p->in_size,
-                                  .segmented = desc->segments != 0,
                                   .segments = desc->segments,
                                   .packed = packed,
                                   .state_size = p->state_size,

@@ -222,7 +222,7 @@ static int row_applies(const tuning_row *r, const clscan__device_info *info,
   int shape_ok = (r->algorithm == CLSCAN_ALGO_AUTO || r->algorithm == key->algorithm) &&
                  (r->elem_bytes == 0 || r->elem_bytes == key->elem_size) &&
                  (r->in_bytes == 0 || r->in_bytes == key->in_size) &&
-                 (!r->segmented || key->segmented) &&
+                 (!r->segmented || key->segments) &&
                  (!r->segments || r->segments == key->segments) && (!r->packed || key->packed) &&
                  (!r->floating || key->floating) &&
                  (!r->ops || (key->op < CLSCAN_OP_COUNT && (r->ops >> key->op & 1u))) &&
@@ -334,7 +334,7 @@ static void fit_single_pass(const clscan__device_info *info, const clscan__tunin
                             const clscan__tuning *row, clscan__tuning *t) {
   const cl_ulong vectors = (cl_ulong)t->tile_wg * t->tile_vpt;
   const cl_ulong rest = (cl_ulong)t->tile_wg * (key->state_size + 1) + 288 * key->state_size + 4096;
-  const cl_ulong bytes = vectors * (16 + (key->segmented ? 4 : 0)) + rest;
+  const cl_ulong bytes = vectors * (16 + (key->segments ? 4 : 0)) + rest;
   if (key->user || t->single_pass_cpu || bytes > info->local_mem)
     t->stash = 0;
   if (!info->is_nvidia || t->tile_wg != row->tile_wg || t->tile_vpt != row->tile_vpt)
