@@ -2,11 +2,12 @@
  * clscan kernels: the selections' single pass in its GPU shape (select, partition, unique,
  * run-length encoding), the flag count fused with the scatter.
  *
- * Each work-group takes a ticket (its tile of TILE = CLSCAN_WG x ITEMS elements). The tile is
- * read in vectors of SEL_VEC elements: VEC (16 bytes of the wider of the input and output types,
- * common.cl) where the host guarantees that the input's and the flags' offsets are multiples of
- * VEC (CLSCAN_VECTOR_IO=1) and a work-item's ITEMS are whole vectors, else 1 (the scalar path:
- * unaligned offsets, user types). Work-item lid holds VECS = ITEMS / SEL_VEC vectors; its vector j
+ * Each work-group takes a ticket (its tile of TILE = CLSCAN_WG x ITEMS elements; on NVIDIA some
+ * selections take their group id instead, SEL_GROUP_TILE). The tile is read in vectors of SEL_VEC
+ * elements: VEC (16 bytes of the wider of the input and output types, common.cl) where the host
+ * guarantees that the input's and the flags' offsets are multiples of VEC (CLSCAN_VECTOR_IO=1)
+ * and a work-item's ITEMS are whole vectors, else 1 (the scalar path: unaligned offsets, user
+ * types). Work-item lid holds VECS = ITEMS / SEL_VEC vectors; its vector j
  * covers the tile's elements (j * CLSCAN_WG + lid) * SEL_VEC + k, k < SEL_VEC (every load
  * coalesced). Select by flags loads one uchar vector of flags per vector, and its values only when
  * one of them is set (partition: always); a predicate is applied per element after the vector
@@ -40,7 +41,7 @@
  * re-reads the flags (or, with a predicate, the input). Run-length encoding: the state carries
  * the index of the last run head, so the tile's first head closes the run entering the tile, the
  * other heads close the runs started within it, and the last tile closes the last run; the heads'
- * tile indices are staged beside the values.
+ * tile indices are staged beside the values (ushorts, SEL_HEAD16).
  *
  * Input and output never overlap (the host refuses it). Needs common.cl, select_common.cl,
  * status.cl and lookback_warp.cl first.
@@ -308,11 +309,27 @@ ALWAYS_INLINE cnt_t tile_count(const __global in_t *in, const __global uchar *fl
 #define HEADS TILE
 #endif
 
+/* Run-length encoding stages each head's tile index beside its value: a ushort (a tile has at
+ * most 32768 elements: 1024 work-items of 32), so that the tile takes 2 bytes per element fewer
+ * (select_api.c's gpu_tile() counts 2). SEL_HEAD16=0: a uint, the earlier staging (which fits
+ * NVIDIA's local memory with at most 20 int32 per work-item of 256: CLSCAN_TILE_VPT=5). */
+#ifndef SEL_HEAD16
+#define SEL_HEAD16 1
+#endif
+#if SEL_HEAD16
+typedef ushort head_t;
+#if TILE > 65536
+#error "SEL_HEAD16: a tile index must fit in a ushort"
+#endif
+#else
+typedef uint head_t;
+#endif
+
 /* The work-group's shared state. */
 typedef struct select_shared {
   val_t stage[STAGED]; /* selected at their rank, rejected (partition) from the back */
 #if SEL_RLE
-  uint head[HEADS]; /* the tile index of the head of rank q */
+  head_t head[HEADS]; /* the tile index of the head of rank q */
 #endif
   uint mask[ENTRIES * SEL_VEC]; /* entry j * NG + g, mask k: component k of row j, group g */
   uint offset[ENTRIES];         /* selected elements in the tile before the entry */
@@ -510,6 +527,29 @@ ALWAYS_INLINE void store_run(__global val_t *out, ulong out_off, ulong before, u
 #endif
 }
 
+/* SEL_GROUP_TILE: a work-group's tile is its group id, which NVIDIA starts in order, so that its
+ * loads need not wait for the ticket's atomic round trip; the ticket is still taken (its result
+ * unused), so that the counter advances as the host counts. A tile whose predecessor has not
+ * started counts it itself (the fallback), so the order is not needed for termination, only for
+ * speed. Otherwise the tile is the ticket: tiles in the order work-groups start. On by default on
+ * NVIDIA for select by predicate, unique and run-length encoding, which ran 2-7 % faster with it
+ * on the H200 (int32, n = 2^28); select by flags ran 2-5 % slower with it at 50 % selected (faster
+ * at 0 %), and partition was not measured, so both keep the ticket (-DSEL_GROUP_TILE=0 or 1
+ * overrides). */
+#ifndef SEL_GROUP_TILE
+#define SEL_GROUP_TILE (CLSCAN_NV_PTX && !SEL_PARTITION && (CLSCAN_SELECT_PRED || SEL_RUNS))
+#endif
+
+/* Work-item 0: takes the work-group's ticket; returns its tile unless SEL_GROUP_TILE. */
+ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
+#if SEL_GROUP_TILE
+  atomic_inc(temp);
+  return get_group_id(0);
+#else
+  return atomic_inc(temp) - ticket_base;
+#endif
+}
+
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
  * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
@@ -535,11 +575,16 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     sh.mask[e] = 0;
 #endif
   if (lid == 0) {
-    sh.tile = atomic_inc(temp) - ticket_base;
+    sh.tile = take_tile(temp, ticket_base);
     sh.last = 0;
   }
+#if SEL_GROUP_TILE
+  const ulong tile = get_group_id(0);
+#else
   barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong tile = sh.tile, base = tile * TILE, tiles = (n + TILE - 1) / TILE;
+  const ulong tile = sh.tile;
+#endif
+  const ulong base = tile * TILE, tiles = (n + TILE - 1) / TILE;
   const uint valid = (uint)min((ulong)TILE, n - base);
   const int withheld = tile_withheld(tile);
 
@@ -561,6 +606,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
         bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
     }
   }
+#if SEL_GROUP_TILE
+  // Work-item 0's sh.last (and elsewhere the masks' zeros) before anyone records a flag.
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   uint last = 0;
 #pragma unroll
   for (uint j = 0; j < VECS; j++) {
@@ -610,7 +659,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
         if ((own >> c) & 1u) {
           sh.stage[STAGE_AT(rank)] = v[j * SEL_VEC + c];
 #if SEL_RLE
-          sh.head[HEAD_AT(rank)] = i;
+          sh.head[HEAD_AT(rank)] = (head_t)i;
 #endif
         } else if (SEL_PARTITION && i < valid) {
           sh.stage[STAGE_AT(TILE - 1u - (i - rank))] = v[j * SEL_VEC + c];

@@ -220,16 +220,16 @@ static size_t tile_local_budget(const clscan__device_info *info) {
 /* The GPU shape's tile (cl/select.cl): tile_wg work-items of `items` elements, tile_vpt 16-byte
  * vectors of the wider element type each (one element of a user type), at most 32 (a work-item's
  * flags are the bits of a word), fewer where the staged tile would not fit in local memory: per
- * element its value (and, for run-length encoding, its head's index), counted as at least 5 bytes
- * (the tiles of 1-byte types as measured); whole vectors as long as one is left. Large user types
- * take fewer work-items. The single pass loads `vec` elements per vector (cl/select.cl's SEL_VEC)
- * where the items are whole vectors, else 1. */
+ * element its value (and, for run-length encoding, its head's tile index, a ushort), counted as
+ * at least 5 bytes (the tiles of 1-byte types as measured); whole vectors as long as one is left.
+ * Large user types take fewer work-items. The single pass loads `vec` elements per vector
+ * (cl/select.cl's SEL_VEC) where the items are whole vectors, else 1. */
 static void gpu_tile(clscan_select_plan *plan, const clscan__device_info *info, int user) {
   size_t io = plan->in_size > plan->out_size ? plan->in_size : plan->out_size;
   size_t vec = user || io >= 16 ? 1 : 16 / io;
   size_t items = plan->tuning.tile_vpt * vec;
   items = items < 1 ? 1 : items > 32 ? 32 : items;
-  size_t per = plan->out_size + (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 4 : 0);
+  size_t per = plan->out_size + (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 2 : 0);
   per = per < 5 ? 5 : per;
   const size_t budget = tile_local_budget(info);
   const unsigned min_wg = info->is_nvidia ? 32 : 1;
