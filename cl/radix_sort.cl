@@ -35,8 +35,9 @@
  * Set by the host (the plan's prelude): SORT_KEY_TYPE (a clscan_type value), SORT_KEY_SIZE,
  * SORT_VALUE_SIZE (0: keys only), SORT_DESCENDING, SORT_WG, SORT_ITEMS, SORT_LANES (Onesweep:
  * work-items that run look-backs, a power of two <= SORT_WG), SORT_RANK_WARPS (1: the warp
- * ranking, with SORT_WG 256). SORT_WARP_MATCH=1 (build option) gives the warp ranking NVIDIA's
- * match instruction where CLSCAN_NV_PTX is set. Needs common.cl first (with
+ * ranking, with SORT_WG 256), SORT_EXCHANGE (1: 4- or 8-byte values staged beside the keys).
+ * Where CLSCAN_NV_PTX is set the warp ranking and the work-group scans use warp barriers and
+ * shuffles (SORT_NV_WARPS). Needs common.cl first (with
  * CLSCAN_TYPE uint and CLSCAN_OP add), and status.cl before it for the Onesweep kernels
  * (SORT_ONESWEEP).
  */
@@ -153,11 +154,60 @@ ALWAYS_INLINE uint sort_in_tile(ulong t, ulong n) {
   return (uint)min((ulong)SORT_TILE, n - t * SORT_TILE);
 }
 
+/* On NVIDIA (CLSCAN_NV_PTX) the work-group scan and the warp ranking use the warp's shuffles and
+ * barriers: 32 consecutive work-items of a one-dimensional work-group are a hardware warp. The
+ * build option -DSORT_NV_WARPS=0 takes the portable code there too (for measurements). */
+#ifndef SORT_NV_WARPS
+#define SORT_NV_WARPS 1
+#endif
+#if SORT_NV_WARPS && !(CLSCAN_NV_PTX && SORT_WG > 1 && SORT_WG % 32 == 0)
+#undef SORT_NV_WARPS
+#define SORT_NV_WARPS 0
+#endif
+#if SORT_NV_WARPS
+ALWAYS_INLINE uint sort_shfl_up(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+
+ALWAYS_INLINE uint sort_shfl_idx(uint x, uint lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(lane));
+  return r;
+}
+
+ALWAYS_INLINE void sort_warp_barrier(void) {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+#endif
+
 /* Exclusive scan of one value per work-item across the work-group; *total gets the sum. */
 ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #if SORT_WG == 1
   *total = x;
   return 0;
+#elif SORT_NV_WARPS
+  // Each warp scans its values with shuffles; then every work-item adds the totals of the warps
+  // before its own.
+  const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
+  uint inc = x;
+  for (uint d = 1; d < 32; d <<= 1) {
+    const uint y = sort_shfl_up(inc, d);
+    inc += lane >= d ? y : 0u;
+  }
+  if (lane == 31)
+    s[w] = inc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint before = 0, all = 0;
+  for (uint v = 0; v < SORT_WG / 32; v++) {
+    const uint c = s[v];
+    before += v < w ? c : 0u;
+    all += c;
+  }
+  *total = all;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return before + inc - x;
 #else
   const uint lid = get_local_id(0);
   s[lid] = x;
@@ -193,14 +243,15 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * The warp ranking (SORT_RANK_WARPS 1: 256 work-items of SORT_ITEMS keys) splits the work-group
  * into warps of 32 consecutive work-items, each owning SORT_ITEMS * 32 consecutive keys of the
  * tile, which it ranks in SORT_ITEMS rounds of 32 (lane l of warp w takes tile key
- * w * 32 * SORT_ITEMS + i * 32 + l in round i, so the loads coalesce). It keeps one count per digit
- * and warp. In each round every lane sets its bit in the word of its (warp, digit) with
- * atomic_or; after a barrier the word names the lanes of the round with the same digit, so a
- * lane's rank is the warp's count of the digit so far plus the peers below it, and after a second
- * barrier the lowest peer adds the peers to the count and clears the word (two sets of words
- * alternate between rounds, so the clearing needs no third barrier). The bits decide the order,
- * not the atomics' order, so the ranking is stable. Then an exclusive scan of the counts in
- * (digit, warp) order gives each (digit, warp)'s first place in the tile.
+ * w * 32 * SORT_ITEMS + i * 32 + l in round i, so the loads coalesce). First each warp counts its
+ * keys of every digit (local atomics: the early counts), and work-item d scans digit d's counts
+ * over the warps and the digits' totals, which gives each (warp, digit) its first place in the
+ * tile. Then in each round every lane sets its bit in the word of its (warp, digit) with
+ * atomic_or; the word then names the lanes of the round with the same digit, so a lane's place is
+ * the warp's next place of the digit plus the peers below it, and one peer advances the next place
+ * by the number of peers and clears the word (sort_place_tile: with work-group barriers anywhere,
+ * with warp barriers and a shuffle on NVIDIA). The bits decide the order, not the atomics' order,
+ * so the ranking is stable.
  */
 #if SORT_WG > 1
 #define SORT_STAGED 1
@@ -217,8 +268,21 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #error "the warp ranking needs SORT_WG == 256 (one digit per work-item in its scan)"
 #endif
 #define SORT_WARPS (SORT_WG / 32)
-/* Words of the warp ranking: the counts of every (warp, digit), then two sets of peer words. */
+/* Words of the warp ranking: the next place of every (warp, digit), then two sets of peer words
+ * (one on NVIDIA). */
 #define SORT_WARP_WORDS (3 * SORT_WARPS * SORT_RADIX)
+
+/* Values of 4 or 8 bytes may move through local memory like the keys (SORT_EXCHANGE 1, which the
+ * host sets where the staged values fit beside the staged keys): loaded with consecutive
+ * work-items reading consecutive values, staged at their keys' places, and stored with the keys.
+ * Otherwise they are gathered from global memory by the staged keys' tile indices
+ * (sort_staged_from). */
+#ifndef SORT_EXCHANGE
+#define SORT_EXCHANGE 0
+#endif
+#if SORT_EXCHANGE && SORT_VALUE_SIZE != 4 && SORT_VALUE_SIZE != 8
+#error "SORT_EXCHANGE needs values of 4 or 8 bytes"
+#endif
 
 /* The local memory of one tile's ranking: the ranking's words and the staged tile share it. */
 typedef struct sort_tile_mem {
@@ -227,15 +291,23 @@ typedef struct sort_tile_mem {
   uint start[SORT_RADIX]; /* digit d's first place in the tile */
   uint scratch[SORT_WG];
   union {
-    uint rank[SORT_WARP_WORDS]; /* counts[w * 256 + d], then the peer words */
+    uint rank[SORT_WARP_WORDS]; /* next[w * 256 + d], then the peer words */
     struct {
       sort_bits_t keys[SORT_KEY_AT(SORT_TILE)]; /* the tile in sorted order */
-#if SORT_VALUE_SIZE
+#if SORT_EXCHANGE
+      sort_value_t vals[SORT_KEY_AT(SORT_TILE)]; /* their values */
+#elif SORT_VALUE_SIZE
       sort_rank_t from[SORT_TILE]; /* from[p]: the tile index of the key at place p */
 #endif
     } s;
   } u;
 } sort_tile_mem;
+
+/* Warp w's next place for digit d (its count of the digit until the ranking starts). */
+#define SORT_NEXT(m, w, d) ((m)->u.rank[(w)*SORT_RADIX + (d)])
+/* The peer word of warp w and digit d in set `set`. */
+#define SORT_PEERS(m, set, w, d) \
+  ((m)->u.rank[(1 + (set)) * SORT_WARPS * SORT_RADIX + (w)*SORT_RADIX + (d)])
 
 /* A work-item's keys and their places in the tile, between ranking and scatter. */
 typedef struct sort_mine {
@@ -249,74 +321,13 @@ ALWAYS_INLINE uint sort_warp_index(uint i) {
   return (lid / 32) * 32 * SORT_ITEMS + i * 32 + lid % 32;
 }
 
-#ifndef SORT_WARP_MATCH
-#define SORT_WARP_MATCH 0
-#endif
-#if SORT_WARP_MATCH && (!defined(CLSCAN_NV_PTX) || !CLSCAN_NV_PTX)
-#undef SORT_WARP_MATCH
-#define SORT_WARP_MATCH 0
-#endif
-
-#if SORT_WARP_MATCH
-/*
- * On NVIDIA (CLSCAN_NV_PTX, and SORT_WARP_MATCH set through the build options) a round finds
- * its peers with the warp's match instruction instead of the peer words, and orders the counts'
- * reads and updates with warp barriers instead of the work-group's: a warp of the ranking is a
- * hardware warp there (32 consecutive work-items of a one-dimensional work-group). Every lane
- * runs every round; lanes past the tile's end take digit SORT_RADIX, which no key has.
- */
-ALWAYS_INLINE uint sort_match(uint d) {
-  uint peers;
-  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
-  return peers;
-}
-
-ALWAYS_INLINE void sort_warp_barrier(void) {
-  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
-}
-#endif
-
-/* Rounds of 32 keys per warp (see above): mine->place[i] becomes the key's rank among the warp's
- * keys of its digit, and the warp's counts its keys of each digit. */
-ALWAYS_INLINE void sort_rank_rounds(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
-                                    sort_mine *mine) {
-  const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
-  __local uint *counts = m->u.rank + w * SORT_RADIX;
-#pragma unroll
-  for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = sort_warp_index(i) < in_tile;
-#if SORT_WARP_MATCH
-    const uint d = valid ? sort_digit(mine->k[i], shift, mask) : SORT_RADIX;
-    const uint peers = sort_match(d);
-    mine->place[i] = valid ? counts[d] + popcount(peers & below) : 0u;
-    sort_warp_barrier();
-    if (valid && !(peers & below))
-      counts[d] += popcount(peers);
-    sort_warp_barrier();
-#else
-    const uint d = sort_digit(mine->k[i], shift, mask);
-    volatile __local uint *peers_word =
-        m->u.rank + (1 + (i & 1)) * SORT_WARPS * SORT_RADIX + w * SORT_RADIX + d;
-    if (valid)
-      atomic_or(peers_word, below + 1u);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint peers = valid ? *peers_word : 0u;
-    mine->place[i] = counts[d] + popcount(peers & below);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (valid && !(peers & below)) {
-      counts[d] += popcount(peers);
-      *peers_word = 0;
-    }
-#endif
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-/* Loads the work-item's keys of tile t and ranks them: afterwards mine->place holds each key's
- * place in the tile, m->start each digit's first place and m->count each digit's keys. */
-ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
-                                  uint mask, __local sort_tile_mem *m, sort_mine *mine) {
-  const uint lid = get_local_id(0);
+/* Loads the work-item's keys of tile t and counts each warp's keys of every digit (the early
+ * counts); then work-item d scans digit d's counts over the warps and the digits' totals over the
+ * digits, so that m->count and m->start hold each digit's keys and first place in the tile and
+ * SORT_NEXT(m, w, d) warp w's first place for digit d. */
+ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                   uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+  const uint lid = get_local_id(0), w = lid / 32;
   for (uint e = lid; e < SORT_WARP_WORDS; e += SORT_WG)
     m->u.rank[e] = 0;
   const uint in_tile = sort_in_tile(t, n);
@@ -327,27 +338,92 @@ ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulo
     mine->k[i] = j < in_tile ? keys[j] : (sort_bits_t)0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  sort_rank_rounds(in_tile, shift, mask, m, mine);
-  // Work-item d scans digit d's counts over the warps, then the digits' totals.
-  uint run = 0;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    if (sort_warp_index(i) < in_tile)
+      atomic_inc(&SORT_NEXT(m, w, sort_digit(mine->k[i], shift, mask)));
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint c[SORT_WARPS], run = 0;
+#pragma unroll
   for (uint v = 0; v < SORT_WARPS; v++) {
-    const uint c = m->u.rank[v * SORT_RADIX + lid];
-    m->u.rank[v * SORT_RADIX + lid] = run;
-    run += c;
+    const uint x = SORT_NEXT(m, v, lid);
+    c[v] = run;
+    run += x;
   }
   uint total;
   const uint start = sort_wg_exclusive(run, m->scratch, &total);
   m->count[lid] = run;
   m->start[lid] = start;
+#pragma unroll
+  for (uint v = 0; v < SORT_WARPS; v++)
+    SORT_NEXT(m, v, lid) = start + c[v];
   barrier(CLK_LOCAL_MEM_FENCE);
-  __local uint *before = m->u.rank + (lid / 32) * SORT_RADIX;
+}
+
+#if SORT_NV_WARPS
+/*
+ * Ranking on NVIDIA: the same peer words, ordered by warp barriers instead of the work-group's
+ * (a warp of the ranking is a hardware warp). The highest peer takes the warp's next place of the
+ * digit and advances it, hands the place to its peers by a shuffle and clears the word. Lanes past
+ * the tile's end take part in the barriers and shuffles only.
+ */
+ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
+                                   sort_mine *mine) {
+  const uint lid = get_local_id(0), w = lid / 32, lane = lid % 32, below = (1u << lane) - 1u;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
+    const int valid = sort_warp_index(i) < in_tile;
     const uint d = sort_digit(mine->k[i], shift, mask);
-    mine->place[i] += m->start[d] + before[d];
+    volatile __local uint *word = &SORT_PEERS(m, 0, w, d);
+    if (valid)
+      atomic_or(word, below + 1u);
+    sort_warp_barrier();
+    const uint peers = valid ? *word : 0u;
+    const uint leader = valid ? 31u - clz(peers) : lane;
+    uint first = 0;
+    if (valid && lane == leader) {
+      first = SORT_NEXT(m, w, d);
+      SORT_NEXT(m, w, d) = first + popcount(peers);
+    }
+    first = sort_shfl_idx(first, leader);
+    if (valid && lane == leader)
+      *word = 0;
+    sort_warp_barrier();
+    mine->place[i] = first + popcount(peers & below);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
+#else
+/*
+ * Ranking with work-group barriers (any device): in round i every lane sets its bit in the peer
+ * word of its (warp, digit) of set i % 2; after a barrier the word names the lanes of the round
+ * with the same digit, so a lane's place is the warp's next place of the digit plus the peers
+ * below it; after a second barrier the lowest peer advances the next place and clears the word
+ * (the sets alternate, so the clearing needs no third barrier).
+ */
+ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
+                                   sort_mine *mine) {
+  const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    const int valid = sort_warp_index(i) < in_tile;
+    const uint d = sort_digit(mine->k[i], shift, mask);
+    volatile __local uint *word = &SORT_PEERS(m, i & 1, w, d);
+    if (valid)
+      atomic_or(word, below + 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint peers = valid ? *word : 0u;
+    mine->place[i] = SORT_NEXT(m, w, d) + popcount(peers & below);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (valid && !(peers & below)) {
+      SORT_NEXT(m, w, d) += popcount(peers);
+      *word = 0;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
 
 /* Digit d's first place in the tile (after sort_rank_tile). */
 ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
@@ -358,13 +434,15 @@ ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
 ALWAYS_INLINE __local sort_bits_t *sort_staged_keys(__local sort_tile_mem *m) {
   return m->u.s.keys;
 }
-#if SORT_VALUE_SIZE
+#if SORT_VALUE_SIZE && !SORT_EXCHANGE
 ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
   return m->u.s.from;
 }
 #endif
 
 #else /* the per-work-item ranking */
+#undef SORT_EXCHANGE
+#define SORT_EXCHANGE 0 /* values are gathered (sort_staged_from) */
 
 /* The local memory of one tile's ranking. */
 typedef struct sort_tile_mem {
@@ -419,8 +497,8 @@ ALWAYS_INLINE void sort_load_tile(const __global sort_bits_t *keys, ulong n, ulo
 /* Loads the tile (staged), counts the work-item's keys per digit, then scans the counts:
  * afterwards m->rank holds each (digit, work-item)'s first place in the tile and m->count each
  * digit's keys in the tile. */
-ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
-                                  uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                   uint mask, __local sort_tile_mem *m, sort_mine *mine) {
   (void)mine;
   const uint lid = get_local_id(0);
   for (uint e = lid; e < SORT_RANK_ENTRIES; e += SORT_WG)
@@ -451,6 +529,16 @@ ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulo
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* Nothing: this ranking's places are in m->rank once the counts are scanned. */
+ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local sort_tile_mem *m,
+                                   sort_mine *mine) {
+  (void)in_tile;
+  (void)shift;
+  (void)mask;
+  (void)m;
+  (void)mine;
+}
+
 /* Digit d's first place in the tile (after sort_rank_tile). */
 ALWAYS_INLINE uint sort_digit_start(__local sort_tile_mem *m, uint d) {
   return m->rank[SORT_RANK_AT(d * SORT_WG)];
@@ -469,6 +557,14 @@ ALWAYS_INLINE __local sort_rank_t *sort_staged_from(__local sort_tile_mem *m) {
 #endif
 #endif /* SORT_RANK_WARPS */
 
+/* Loads and ranks tile t: afterwards mine->place holds each key's place in the tile, m->start
+ * each digit's first place and m->count each digit's keys. */
+ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                  uint mask, __local sort_tile_mem *m, sort_mine *mine) {
+  sort_count_tile(keys, n, t, shift, mask, m, mine);
+  sort_place_tile(sort_in_tile(t, n), shift, mask, m, mine);
+}
+
 #if SORT_STAGED
 /* Stores the staged tile (in sorted order) with consecutive work-items writing consecutive
  * places of a digit's run: the key at place p, of digit d, goes to m->base[d] + p. */
@@ -482,7 +578,9 @@ ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global s
     const sort_bits_t k = staged[SORT_KEY_AT(p)];
     const uint to = m->base[sort_digit(k, shift, mask)] + p;
     dkeys[to] = k;
-#if SORT_VALUE_SIZE
+#if SORT_EXCHANGE
+    dvals[to] = m->u.s.vals[SORT_KEY_AT(p)];
+#elif SORT_VALUE_SIZE
     dvals[to] = vals[begin + sort_staged_from(m)[p]];
 #endif
   }
@@ -496,15 +594,21 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
                                      __global sort_value_t *dvals, ulong n, ulong t, uint shift,
                                      uint mask, __local sort_tile_mem *m, sort_mine *mine) {
 #if SORT_RANK_WARPS
-  // Place the keys in local memory in sorted order (the ranking's words are no longer read).
+  // Place the keys (and 4- or 8-byte values) in local memory in sorted order (the ranking's
+  // words are no longer read).
   (void)keys;
   const uint in_tile = sort_in_tile(t, n);
+#if SORT_EXCHANGE
+  const __global sort_value_t *tile_vals = vals + t * SORT_TILE;
+#endif
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
     if (j < in_tile) {
       m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
-#if SORT_VALUE_SIZE
+#if SORT_EXCHANGE
+      m->u.s.vals[SORT_KEY_AT(mine->place[i])] = tile_vals[j];
+#elif SORT_VALUE_SIZE
       m->u.s.from[mine->place[i]] = (sort_rank_t)j;
 #endif
     }
@@ -568,11 +672,18 @@ __kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong
     hist[d] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 #if SORT_RANK_WARPS
-  const ulong begin = t * SORT_TILE;
+  // Every key is loaded before the first is counted, so that the loads are all in flight.
+  const uint in_tile = sort_in_tile(t, n);
   __local uint *mine = hist + (lid / 32) * SORT_RADIX;
-  for (uint j = lid; j < SORT_TILE; j += SORT_WG) {
-    if (begin + j < n)
-      atomic_inc(&mine[sort_digit(keys[begin + j], shift, mask)]);
+  sort_bits_t k[SORT_ITEMS];
+  keys += t * SORT_TILE;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++)
+    k[i] = lid + i * SORT_WG < in_tile ? keys[lid + i * SORT_WG] : (sort_bits_t)0;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    if (lid + i * SORT_WG < in_tile)
+      atomic_inc(&mine[sort_digit(k[i], shift, mask)]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < SORT_RADIX; d += SORT_WG) {
@@ -811,13 +922,41 @@ ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, u
 #endif
 #endif
 
+/* Pauses between rounds of a look-back in which no chain moved: SORT_BACKOFF_NS nanoseconds on
+ * NVIDIA (0: none), a fixed pause (the scan's doubling back-off measured slower here). */
+#ifndef SORT_BACKOFF_NS
+#define SORT_BACKOFF_NS 32
+#endif
+ALWAYS_INLINE void sort_backoff(void) {
+#if CLSCAN_NV_PTX && SORT_BACKOFF_NS > 0
+  asm volatile("nanosleep.u32 %0;" ::"r"((uint)SORT_BACKOFF_NS));
+#endif
+}
+
+/* Publishes a digit's count or inclusive prefix in its status word. On NVIDIA (SORT_NV_STORE,
+ * on by default) with a relaxed store rather than the scan's atomic max: every publisher of a
+ * word's state writes the same count (the owner and a fallback count the same keys), and a word
+ * that goes back from a prefix to an aggregate only makes a reader walk further, so the words need
+ * not only grow here. */
+#ifndef SORT_NV_STORE
+#define SORT_NV_STORE 1
+#endif
+ALWAYS_INLINE void sort_publish(__global ulong *word, ulong epoch, ulong state, uint value) {
+#if CLSCAN_NV_PTX && SORT_NV_STORE && !CLSCAN_STATUS32
+  const ulong w = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT) | value;
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(w) : "memory");
+#else
+  status_publish(word, 0, epoch, state, value);
+#endif
+}
+
 /* Ends chain d's look-back with the tile's exclusive prefix `prefix`: publishes the tile's
  * inclusive prefix (unless it is tile 0, which published it first, or withheld) and turns
  * m->base[d] into the destination of the digit's first key minus its place. */
 ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch, int withheld,
                                    uint d, uint prefix, __local sort_tile_mem *m) {
   if (t > 0 && !withheld)
-    status_publish(sort_word(status, t, d), 0, epoch, STATE_PREFIX, prefix + m->count[d]);
+    sort_publish(sort_word(status, t, d), epoch, STATE_PREFIX, prefix + m->count[d]);
   m->base[d] += prefix - sort_digit_start(m, d);
 }
 
@@ -867,7 +1006,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
     }
     if (fk < SORT_CHAINS) {
       fc = sort_count_digit(keys, n, ft, shift, mask, fd);
-      status_publish(sort_word(status, ft, fd), 0, epoch, STATE_AGGREGATE, fc);
+      sort_publish(sort_word(status, ft, fd), epoch, STATE_AGGREGATE, fc);
     }
     int open = 0, moved = 0;
 #pragma unroll
@@ -891,7 +1030,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
       return;
     idle = moved ? 0 : idle + 1;
     if (idle)
-      backoff(idle - 1);
+      sort_backoff();
   }
 }
 
@@ -926,9 +1065,10 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   const ulong epoch = pass + 1;
   __global ulong *status = (__global ulong *)((__global uchar *)temp + SORT_STATUS_OFFSET);
   sort_mine mine;
-  sort_rank_tile(keys, n, t, shift, mask, &m, &mine);
+  sort_count_tile(keys, n, t, shift, mask, &m, &mine);
 
-  // Publish this tile's count of every digit (test only: withheld tiles publish nothing).
+  // Publish this tile's count of every digit as soon as it is known, before the keys are placed,
+  // so that the tiles after this one find it early (test only: withheld tiles publish nothing).
 #if CLSCAN_TEST_WITHHOLD
   const int withheld = t % CLSCAN_TEST_WITHHOLD == 1;
 #else
@@ -936,14 +1076,15 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
 #endif
   if (!withheld) {
     for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-      status_publish(sort_word(status, t, d), 0, epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
-                     m.count[d]);
+      sort_publish(sort_word(status, t, d), epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
+                   m.count[d]);
   }
 
   // The digits' starts in the whole pass (sort_passes scanned the histogram), in local memory.
   const __global uint *starts = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
   for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
     m.base[d] = starts[d];
+  sort_place_tile(sort_in_tile(t, n), shift, mask, &m, &mine);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS

@@ -23,9 +23,10 @@
  *                          without 64-bit atomics use, also where 64-bit atomics exist.
  *   CLSCAN_SORT_CLASSIC    non-zero: radix sorts in the GPU shape rank tiles of 32 x 32 keys with
  *                          one count per digit and work-item instead of the warp ranking's tiles
- *                          of 256 x 16 or 256 x 8 (comparisons and tests).
- *   CLSCAN_SORT_ITEMS      1 to 16: keys per work-item of the radix sort's warp ranking (tiles of
- *                          256 x K; default 16, 8 for 8-byte keys); other values are ignored.
+ *                          of 256 x 20, 16 or 12 (comparisons and tests).
+ *   CLSCAN_SORT_ITEMS      1 to 24: keys per work-item of the radix sort's warp ranking (tiles of
+ *                          256 x K; default 20, 16 for 8-byte keys, 12 for 8-byte keys with
+ *                          values); other values are ignored.
  *   CLSCAN_SEG_OFFSETS_MASK how the GPU-shaped single pass of segments by offsets finds each
  *                          tile's first offset: 2 or unset (or any other value), a pre-pass of
  *                          one binary search per tile (the tile firsts); 1, a global head mask

@@ -17,18 +17,22 @@
 #include "sort_internal.h"
 
 /* Work-items per work-group and keys per work-item of the GPU shapes. The warp ranking keeps one
- * count per digit and warp of 32 work-items: 256 x 16 keys, or 256 x 8 for 8-byte keys (with 16
- * of those a work-item, pairs of 8-byte keys and values took 142 registers and 45 KB of local
- * memory in sort_scatter on sm_90 (ptxas), one work-group per multiprocessor; with 8, 70 and
- * 28 KB). The per-work-item ranking keeps one count per digit and work-item, so its work-groups
- * stay small (32 x 32); devices get it where the warp ranking's work-groups or local memory do
- * not fit, or where CLSCAN_SORT_CLASSIC asks for it. Onesweep's look-back work-items walk one of
- * the 256 digit chains each in the warp shape, 8 at once in the per-work-item shape. The CPU
- * shape has one work-item per tile of CPU_ITEMS keys (16384: within 5% of 8192 to 65535 on
- * POCL, 2^24 uint32 keys). */
+ * count per digit and warp of 32 work-items: tiles of 256 x 20 keys of up to 4 bytes, 256 x 16
+ * 8-byte keys, or 256 x 12 8-byte keys with values (measured on the H200 at 2^28 uniform keys
+ * with build/sort_sweep: uint32 LSD 35.8 G keys/s at 20 against 34.3 at 18, 33.5 at 22 and
+ * 30.2 at 16; uint64 LSD 12.05 at 16 against 11.95 at 12; see docs/performance.md). sort_scatter
+ * then takes 72 registers and 28 KB of local memory on sm_90 (ptxas), 46 KB with uint32 values
+ * staged beside the keys. The per-work-item ranking keeps one count per digit and work-item, so
+ * its work-groups stay small (32 x 32); devices get it where the warp ranking's work-groups do not
+ * fit even with one key per work-item, or where CLSCAN_SORT_CLASSIC asks for it. Onesweep's
+ * look-back work-items walk one of the 256 digit chains each in the warp shape, 8 at once in the
+ * per-work-item shape. The CPU shape has one work-item per tile of CPU_ITEMS keys (16384: within
+ * 5% of 8192 to 65535 on POCL, 2^24 uint32 keys). */
 #define WARP_WG 256
-#define WARP_ITEMS 16
-#define WARP_ITEMS_WIDE 8
+#define WARP_ITEMS 20
+#define WARP_ITEMS_WIDE 16
+#define WARP_ITEMS_WIDE_PAIRS 12
+#define WARP_ITEMS_MAX 24 /* the most CLSCAN_SORT_ITEMS may ask for */
 #define GPU_WG 32
 #define GPU_ITEMS 32
 #define CPU_ITEMS 16384
@@ -127,18 +131,20 @@ static void resolve(clscan_sort_plan *plan) {
   int cpu = info->is_cpu;
   if (clscan__env_present(CLSCAN__ENV_SINGLE_PASS_CPU))
     cpu = clscan__env_unsigned(CLSCAN__ENV_SINGLE_PASS_CPU, 1, NULL) != 0;
-  // AUTO is LSD on every device, as measured at 2^24 uint32 keys: on the H200 (NVIDIA OpenCL)
-  // 2.1 ms against 32 ms for Onesweep when its look-back walked one digit chain at a time per
-  // work-item, and in the CPU shape (POCL, 2 cores) 0.89 s against 1.26 s.
+  // AUTO is LSD on every device, as measured: on the H200 (NVIDIA OpenCL, 2^28 uniform uint32
+  // keys) 7.5 ms against 10.8 ms for Onesweep, and in the CPU shape (POCL, 2 cores, 2^24) 0.89 s
+  // against 1.26 s.
   plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
   plan->rank_warps = 0;
   if (!cpu && !clscan__env_unsigned(CLSCAN__ENV_SORT_CLASSIC, 0, NULL)) {
-    const unsigned fallback = plan->key_size == 8 ? WARP_ITEMS_WIDE : WARP_ITEMS;
+    const unsigned fallback = plan->key_size < 8 ? WARP_ITEMS
+                              : d->value_size    ? WARP_ITEMS_WIDE_PAIRS
+                                                 : WARP_ITEMS_WIDE;
     unsigned items = clscan__env_unsigned(CLSCAN__ENV_SORT_ITEMS, fallback, NULL);
     plan->wg = WARP_WG;
-    plan->items = items >= 1 && items <= WARP_ITEMS ? items : fallback;
+    plan->items = items >= 1 && items <= WARP_ITEMS_MAX ? items : fallback;
     plan->rank_warps = 1;
   }
   plan->lanes = plan->wg;
@@ -147,11 +153,13 @@ static void resolve(clscan_sort_plan *plan) {
 
 /* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
  * digits' bases, counts and starts and the scan's scratch, then the ranking's words or the
- * staged tile with its keys' tile indices; plus a margin for what the compiler adds. */
-static size_t warp_local_bytes(const clscan_sort_plan *plan) {
-  const size_t tile = clscan__sort_tile(plan);
+ * staged tile with its values (exchange) or its keys' tile indices; plus a margin for what the
+ * compiler adds. */
+static size_t warp_local_bytes(const clscan_sort_plan *plan, int exchange) {
+  const size_t tile = clscan__sort_tile(plan), padded = tile + tile / 32;
+  const size_t vs = plan->desc.value_size;
   size_t words = 3 * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
-  size_t staged = plan->key_size * (tile + tile / 32) + (plan->desc.value_size ? 2 * tile : 0);
+  size_t staged = plan->key_size * padded + (exchange ? vs * padded : vs ? 2 * tile : 0);
   return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) + 256;
 }
 
@@ -160,14 +168,22 @@ static void use_per_item_ranking(clscan_sort_plan *plan) {
   plan->wg = plan->lanes = GPU_WG;
   plan->items = GPU_ITEMS;
   plan->rank_warps = 0;
+  plan->exchange = 0;
 }
 
-/* Falls back to the per-work-item ranking where the device cannot run the warp ranking's
- * work-groups (before building). */
+/* Fits the warp ranking to the device before building: fewer keys per work-item where its tile
+ * does not fit in local memory (32 KB devices take 8-byte keys in smaller tiles), the per-work-item
+ * ranking where its work-groups do not fit at all, and the values' exchange where it fits. */
 static void fit_device(clscan_sort_plan *plan) {
   const clscan__device_info *info = &plan->ctx->info;
-  if (plan->rank_warps && (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan)))
+  while (plan->rank_warps && plan->items > 1 && info->local_mem < warp_local_bytes(plan, 0))
+    plan->items--;
+  if (plan->rank_warps && (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan, 0)))
     use_per_item_ranking(plan);
+  // Values of 4 or 8 bytes are staged beside the keys where both fit in local memory.
+  const size_t vs = plan->desc.value_size;
+  plan->exchange =
+      plan->rank_warps && (vs == 4 || vs == 8) && info->local_mem >= warp_local_bytes(plan, 1);
 }
 
 /* The #defines the kernels are built with. */
@@ -177,10 +193,11 @@ static clscan_status make_prelude(clscan_sort_plan *plan) {
                      "#define SORT_KEY_TYPE %d\n#define SORT_KEY_SIZE %zu\n"
                      "#define SORT_VALUE_SIZE %zu\n#define SORT_DESCENDING %d\n"
                      "#define SORT_WG %u\n#define SORT_ITEMS %u\n#define SORT_LANES %u\n"
-                     "#define SORT_ONESWEEP %d\n#define SORT_RANK_WARPS %d\n",
+                     "#define SORT_ONESWEEP %d\n#define SORT_RANK_WARPS %d\n"
+                     "#ifndef SORT_EXCHANGE\n#define SORT_EXCHANGE %d\n#endif\n",
                      (int)plan->desc.key_type, plan->key_size, plan->desc.value_size,
                      plan->desc.descending != 0, plan->wg, plan->items, plan->lanes,
-                     plan->algorithm == CLSCAN_SORT_ONESWEEP, plan->rank_warps);
+                     plan->algorithm == CLSCAN_SORT_ONESWEEP, plan->rank_warps, plan->exchange);
   plan->prelude = malloc((size_t)len + 1);
   if (!plan->prelude)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "sort plan");
@@ -199,9 +216,9 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       .wg = plan->wg,
       .withhold = plan->withhold,
   };
-  // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads (and its
-  // back-off) where the driver compiles them, as in the single pass; the warp ranking may find
-  // its peers with the warp's match instruction there (SORT_WARP_MATCH, cl/radix_sort.cl).
+  // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads where the
+  // driver compiles them, as in the single pass, and the warp ranking uses the warp's barriers
+  // and shuffles there (SORT_NV_WARPS, cl/radix_sort.cl).
   if (plan->algorithm == CLSCAN_SORT_ONESWEEP || plan->rank_warps)
     CLSCAN_RETURN_IF_ERROR(clscan__device_has_nv_ptx(plan->ctx, &cfg.nv_ptx));
   cl_program program;

@@ -31,6 +31,7 @@ struct clscan_sort_plan {
   unsigned items;       /* keys per work-item (a tile is wg * items keys) */
   unsigned lanes;       /* Onesweep: work-items that walk look-backs */
   int rank_warps;       /* the GPU shape's warp ranking (SORT_RANK_WARPS), else per work-item */
+  int exchange;         /* warp ranking: values staged in local memory (SORT_EXCHANGE) */
   unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
   char *prelude;        /* the #defines the kernels are built with (part of the program key) */
   pthread_mutex_t lock; /* kernel arguments with their enqueue */
