@@ -744,6 +744,62 @@ ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Warp primitives on NVIDIA. Where the host sets CLSCAN_NV_PTX (compute capability 7.0 or newer)
+ * 32 consecutive work-items of a one-dimensional work-group are a hardware warp; these reach its
+ * shuffles and barrier through inline PTX, and all 32 lanes must execute each of them.
+ * ------------------------------------------------------------------------------------------- */
+#ifndef CLSCAN_NV_PTX
+#define CLSCAN_NV_PTX 0
+#endif
+#if CLSCAN_NV_PTX
+ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+  return r;
+}
+ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(lane));
+  return r;
+}
+
+/* Orders the warp's local memory accesses before the barrier against those after it. */
+ALWAYS_INLINE void warp_sync(void) {
+  asm volatile("bar.warp.sync -1;" ::: "memory");
+}
+
+/* Exclusive sum of v over a work-group of wg work-items (a multiple of 32): each warp scans its
+ * values with shuffles, then every work-item adds the totals of the warps before its own, which
+ * go through part (one uint per warp, one barrier; the caller's next barrier frees part). *total
+ * receives the work-group's sum. */
+ALWAYS_INLINE uint warp_group_exclusive_sum(uint v, uint wg, __local uint *part, uint *total) {
+  const uint lid = get_local_id(0), lane = lid & 31u, w = lid >> 5;
+  uint x = v;
+#pragma unroll
+  for (uint d = 1; d < 32; d <<= 1) {
+    const uint y = shfl_up_u32(x, d);
+    x += lane >= d ? y : 0u;
+  }
+  if (lane == 31)
+    part[w] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint before = 0, all = 0;
+  for (uint g = 0; g < wg / 32; g++) {
+    const uint s = part[g];
+    before += g < w ? s : 0u;
+    all += s;
+  }
+  *total = all;
+  return before + x - v;
+}
+#endif
+
+/* ---------------------------------------------------------------------------------------------
  * Layout checks: the host sizes buffers and kernel arguments from its own view of the types, so a
  * disagreement must stop the build rather than corrupt memory.
  * ------------------------------------------------------------------------------------------- */

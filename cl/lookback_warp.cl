@@ -99,11 +99,7 @@ ALWAYS_INLINE void warp_begin(warp_lookback *lb, ulong t, __local elem_t *cache)
 
 #if CLSCAN_LOOKBACK_TREE
 
-ALWAYS_INLINE uint shfl_down_u32(uint x, uint delta) {
-  uint r;
-  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
-  return r;
-}
+/* A warp shuffle of a state, word by word (common.cl shuffles the words). */
 ALWAYS_INLINE elem_t shfl_down(elem_t x, uint delta) {
   elem_bits a = elem_to_bits(x), r;
 #pragma unroll
@@ -160,11 +156,6 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v CLSCAN_XP) {
 }
 
 #else
-
-/* Orders the warp's local memory accesses before the barrier against those after it. */
-ALWAYS_INLINE void warp_sync(void) {
-  asm volatile("bar.warp.sync -1;" ::: "memory");
-}
 
 /* Folds count values of local memory, v[0], v[step], v[2 * step], ... (written by any lane before
  * a warp_sync()), onto acc strictly in that order, in lane 0, and gives every lane the result.

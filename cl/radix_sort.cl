@@ -124,12 +124,12 @@ typedef uint sort_rank_t;
 #endif
 
 /* The ordered bits of a key (see the top of the file). */
+#define SORT_SIGN ((sort_bits_t)((sort_bits_t)1 << (SORT_KEY_BITS - 1)))
 ALWAYS_INLINE sort_bits_t sort_order(sort_bits_t k) {
-  const sort_bits_t sign = (sort_bits_t)((sort_bits_t)1 << (SORT_KEY_BITS - 1));
 #if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
-  k = (k & sign) ? (sort_bits_t)~k : (sort_bits_t)(k | sign);
+  k = (k & SORT_SIGN) ? (sort_bits_t)~k : (sort_bits_t)(k | SORT_SIGN);
 #elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
-  k = (sort_bits_t)(k ^ sign);
+  k = (sort_bits_t)(k ^ SORT_SIGN);
 #endif
 #if SORT_DESCENDING
   k = (sort_bits_t)~k;
@@ -164,23 +164,6 @@ ALWAYS_INLINE uint sort_in_tile(ulong t, ulong n) {
 #undef SORT_NV_WARPS
 #define SORT_NV_WARPS 0
 #endif
-#if SORT_NV_WARPS
-ALWAYS_INLINE uint sort_shfl_up(uint x, uint delta) {
-  uint r;
-  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
-  return r;
-}
-
-ALWAYS_INLINE uint sort_shfl_idx(uint x, uint lane) {
-  uint r;
-  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(lane));
-  return r;
-}
-
-ALWAYS_INLINE void sort_warp_barrier(void) {
-  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
-}
-#endif
 
 /* Exclusive scan of one value per work-item across the work-group; *total gets the sum. */
 ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
@@ -188,26 +171,9 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
   *total = x;
   return 0;
 #elif SORT_NV_WARPS
-  // Each warp scans its values with shuffles; then every work-item adds the totals of the warps
-  // before its own.
-  const uint lid = get_local_id(0), lane = lid % 32, w = lid / 32;
-  uint inc = x;
-  for (uint d = 1; d < 32; d <<= 1) {
-    const uint y = sort_shfl_up(inc, d);
-    inc += lane >= d ? y : 0u;
-  }
-  if (lane == 31)
-    s[w] = inc;
+  const uint r = warp_group_exclusive_sum(x, SORT_WG, s, total);
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint before = 0, all = 0;
-  for (uint v = 0; v < SORT_WG / 32; v++) {
-    const uint c = s[v];
-    before += v < w ? c : 0u;
-    all += c;
-  }
-  *total = all;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return before + inc - x;
+  return r;
 #else
   const uint lid = get_local_id(0);
   s[lid] = x;
@@ -378,7 +344,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
     volatile __local uint *word = &SORT_PEERS(m, 0, w, d);
     if (valid)
       atomic_or(word, below + 1u);
-    sort_warp_barrier();
+    warp_sync();
     const uint peers = valid ? *word : 0u;
     const uint leader = valid ? 31u - clz(peers) : lane;
     uint first = 0;
@@ -386,10 +352,10 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
       first = SORT_NEXT(m, w, d);
       SORT_NEXT(m, w, d) = first + popcount(peers);
     }
-    first = sort_shfl_idx(first, leader);
+    first = shfl_idx_u32(first, leader);
     if (valid && lane == leader)
       *word = 0;
-    sort_warp_barrier();
+    warp_sync();
     mine->place[i] = first + popcount(peers & below);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -572,7 +538,6 @@ ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global s
                                    __global sort_value_t *dvals, ulong n, ulong t, uint shift,
                                    uint mask, __local sort_tile_mem *m) {
   const __local sort_bits_t *staged = sort_staged_keys(m);
-  const ulong begin = t * SORT_TILE;
   const uint in_tile = sort_in_tile(t, n);
   for (uint p = get_local_id(0); p < in_tile; p += SORT_WG) {
     const sort_bits_t k = staged[SORT_KEY_AT(p)];
@@ -581,7 +546,7 @@ ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global s
 #if SORT_EXCHANGE
     dvals[to] = m->u.s.vals[SORT_KEY_AT(p)];
 #elif SORT_VALUE_SIZE
-    dvals[to] = vals[begin + sort_staged_from(m)[p]];
+    dvals[to] = vals[t * SORT_TILE + sort_staged_from(m)[p]];
 #endif
   }
 }
@@ -605,11 +570,12 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
     if (j < in_tile) {
-      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
+      const uint place = mine->place[i];
+      m->u.s.keys[SORT_KEY_AT(place)] = mine->k[i];
 #if SORT_EXCHANGE
-      m->u.s.vals[SORT_KEY_AT(mine->place[i])] = tile_vals[j];
+      m->u.s.vals[SORT_KEY_AT(place)] = tile_vals[j];
 #elif SORT_VALUE_SIZE
-      m->u.s.from[mine->place[i]] = (sort_rank_t)j;
+      m->u.s.from[place] = (sort_rank_t)j;
 #endif
     }
   }
@@ -960,13 +926,31 @@ ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch,
   m->base[d] += prefix - sort_digit_start(m, d);
 }
 
+/* Predecessors a chain reads at once: a round reads tiles next, next - 1, ..., and takes their
+ * counts up to the first that is silent or holds an inclusive prefix. Wider windows walk a long
+ * chain of aggregates in fewer round trips, at the price of more reads and registers. On the H200
+ * (2^28 keys, sort_sweep) 4 was best for keys of up to 4 bytes alone (uint32: 26.8 G keys/s
+ * against 24.9 with 1 and 22.7 with 8), 2 with values (uint32 pairs: 20.9 against 20.2 with 1
+ * and 19.0 with 4), 1 for 8-byte keys (uint64: 11.6 against 10.8 with 4). One work-item walking
+ * several chains (the CPU shape) reads one predecessor a chain. */
+#ifndef SORT_WINDOW
+#if SORT_CHAINS > 1 || SORT_KEY_SIZE > 4
+#define SORT_WINDOW 1
+#elif SORT_VALUE_SIZE
+#define SORT_WINDOW 2
+#else
+#define SORT_WINDOW 4
+#endif
+#endif
+
 /*
  * The look-backs of digits d0, d0 + SORT_LANES, ... (SORT_CHAINS digits), walked at once by one
- * work-item: each round reads the next predecessor of every unfinished chain (independent reads,
- * so their round trips overlap), adds its count and moves back, until an inclusive prefix ends
- * the chain. A predecessor that stays silent for SORT_SPIN rounds is counted here from its keys
- * and published (the decoupled fallback). Counts are sums of integers, so the result is the same
- * whatever was read. Each chain publishes the tile's inclusive prefix as soon as it is done.
+ * work-item: each round reads the next SORT_WINDOW predecessors of every unfinished chain
+ * (independent reads, so their round trips overlap), adds their counts up to the first silent
+ * one and moves back past them, until an inclusive prefix ends the chain. A predecessor that
+ * stays silent for SORT_SPIN rounds is counted here from its keys and published (the decoupled
+ * fallback). Counts are sums of integers, so the result is the same whatever was read. Each
+ * chain publishes the tile's inclusive prefix as soon as it is done.
  */
 ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong n, ulong t,
                                         uint shift, uint mask, uint d0, __global ulong *status,
@@ -982,15 +966,18 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
       sort_chain_done(status, t, epoch, withheld, d0 + k * SORT_LANES, 0, m);
   }
   for (uint idle = 0;;) {
-    ulong state[SORT_CHAINS];
-    uint v[SORT_CHAINS];
+    ulong state[SORT_CHAINS][SORT_WINDOW];
+    uint v[SORT_CHAINS][SORT_WINDOW];
 #pragma unroll
     for (uint k = 0; k < SORT_CHAINS; k++) {
-      state[k] = 0;
-      v[k] = 0;
-      if (next[k] >= 0)
-        state[k] =
-            status_read(sort_word(status, (ulong)next[k], d0 + k * SORT_LANES), 0, epoch, &v[k]);
+#pragma unroll
+      for (uint j = 0; j < SORT_WINDOW; j++) {
+        state[k][j] = 0;
+        v[k][j] = 0;
+        if (next[k] >= (long)j)
+          state[k][j] = status_read(sort_word(status, (ulong)next[k] - j, d0 + k * SORT_LANES), 0,
+                                    epoch, &v[k][j]);
+      }
     }
     // At most one fallback a round (one copy of its code): the first chain whose predecessor
     // stayed silent for SORT_SPIN rounds; other such chains count theirs in the next rounds.
@@ -998,7 +985,7 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
     ulong ft = 0;
 #pragma unroll
     for (uint k = 0; k < SORT_CHAINS; k++) {
-      if (next[k] >= 0 && !state[k] && ++spins[k] >= SORT_SPIN && fk == SORT_CHAINS) {
+      if (next[k] >= 0 && !state[k][0] && ++spins[k] >= SORT_SPIN && fk == SORT_CHAINS) {
         fk = k;
         fd = d0 + k * SORT_LANES;
         ft = (ulong)next[k];
@@ -1012,17 +999,21 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
 #pragma unroll
     for (uint k = 0; k < SORT_CHAINS; k++) {
       if (k == fk) {
-        state[k] = STATE_AGGREGATE;
-        v[k] = fc;
+        state[k][0] = STATE_AGGREGATE;
+        v[k][0] = fc;
       }
-      if (next[k] >= 0 && state[k]) {
-        const uint d = d0 + k * SORT_LANES;
-        acc[k] += v[k];
+      int live = 1; /* the window's tiles so far were all read with a state */
+#pragma unroll
+      for (uint j = 0; j < SORT_WINDOW; j++) {
+        live = live && next[k] >= 0 && state[k][j];
+        if (!live)
+          continue;
+        acc[k] += v[k][j];
         spins[k] = 0;
         moved = 1;
-        next[k] = state[k] == STATE_PREFIX ? -1 : next[k] - 1;
+        next[k] = state[k][j] == STATE_PREFIX ? -1 : next[k] - 1;
         if (next[k] < 0)
-          sort_chain_done(status, t, epoch, withheld, d, acc[k], m);
+          sort_chain_done(status, t, epoch, withheld, d0 + k * SORT_LANES, acc[k], m);
       }
       open |= next[k] >= 0;
     }

@@ -346,33 +346,10 @@ typedef struct select_shared {
 } select_shared;
 
 #if CLSCAN_NV_PTX
-ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
-  uint r;
-  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
-  return r;
-}
-
-/* Exclusive sum of v over the work-group (warp scans, then the warps' totals through part: one
- * barrier); *total receives the sum. part is not written again within the tile. */
+/* Exclusive sum of v over the work-group (warp scans, common.cl); *total receives the sum. part
+ * is not written again within the tile. */
 ALWAYS_INLINE uint group_exclusive(uint v, __local uint *part, uint *total) {
-  const uint lid = get_local_id(0), lane = lid & 31u, w = lid >> 5;
-  uint x = v;
-#pragma unroll
-  for (uint d = 1; d < 32; d <<= 1) {
-    const uint y = shfl_up_u32(x, d);
-    x += lane >= d ? y : 0u;
-  }
-  if (lane == 31)
-    part[w] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint before = 0, all = 0;
-  for (uint g = 0; g < NG; g++) {
-    const uint s = part[g];
-    before += g < w ? s : 0u;
-    all += s;
-  }
-  *total = all;
-  return before + x - v;
+  return warp_group_exclusive_sum(v, NG * 32, part, total);
 }
 
 /* Records flag f of a lane of group g in the mask of entry e (every lane calls it). */

@@ -37,10 +37,6 @@
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 #endif
 
-#ifndef CLSCAN_NV_PTX
-#define CLSCAN_NV_PTX 0
-#endif
-
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
 

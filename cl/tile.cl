@@ -48,9 +48,6 @@
 #ifndef CLSCAN_VECTOR_IO
 #define CLSCAN_VECTOR_IO 1
 #endif
-#ifndef CLSCAN_NV_PTX
-#define CLSCAN_NV_PTX 0
-#endif
 
 #if CLSCAN_NV_PTX
 #define SG 32
@@ -337,17 +334,7 @@ ALWAYS_INLINE void tile_stash_get(tile_items *x, const __local tile_stash *s) {
  * ------------------------------------------------------------------------------------------- */
 #if CLSCAN_NV_PTX
 
-/* Warp shuffles through inline PTX; all 32 lanes execute them. */
-ALWAYS_INLINE uint shfl_up_u32(uint x, uint delta) {
-  uint r;
-  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
-  return r;
-}
-ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
-  uint r;
-  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(lane));
-  return r;
-}
+/* Warp shuffles of a state, word by word (common.cl shuffles the words). */
 ALWAYS_INLINE elem_t shfl_up(elem_t x, uint delta) {
   elem_bits a = elem_to_bits(x), r;
 #pragma unroll
