@@ -27,8 +27,9 @@
  * tile-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
  * silent counts that predecessor's digit itself, so no tile waits for another to be scheduled.
  * The look-back runs the 256 chains in parallel: each of SORT_LANES work-items walks SORT_CHAINS
- * chains at once, one read of each in flight per round, adding counts (sums of integers: exact
- * whatever was read), and publishes each digit's inclusive prefix as soon as its chain is done.
+ * chains at once, reading SORT_WINDOW predecessors of each per round, adding counts (sums of
+ * integers: exact whatever was read), and publishes each digit's inclusive prefix as soon as its
+ * chain is done.
  * A pass in which one digit holds every key is the identity and is skipped; every kernel derives
  * from the histogram which buffer holds the keys before its pass.
  *
