@@ -23,9 +23,10 @@
  * tile's digit offsets from an exclusive scan of all tiles' counts in digit-major order. The
  * Onesweep path (sort_histogram, sort_passes, sort_onesweep, sort_finish) counts every pass's
  * digits in one launch and takes each tile's digit offsets from a chained scan across tiles, one
- * chain per digit, with the scan's status words (status.cl; one word per digit and tile,
- * tile-major), a decoupled look-back and the decoupled fallback: a tile whose predecessor is
- * silent counts that predecessor's digit itself, so no tile waits for another to be scheduled.
+ * chain per digit, with the scan's status words (status.cl; one state per digit and tile,
+ * tile-major: a 64-bit word, or two 32-bit words where the device lacks 64-bit atomics), a
+ * decoupled look-back and the decoupled fallback: a tile whose predecessor is silent counts that
+ * predecessor's digit itself, so no tile waits for another to be scheduled.
  * The look-back runs the 256 chains in parallel: each of SORT_LANES work-items walks SORT_CHAINS
  * chains at once, reading SORT_WINDOW predecessors of each per round, adding counts (sums of
  * integers: exact whatever was read), and publishes each digit's inclusive prefix as soon as its
@@ -758,19 +759,22 @@ __kernel void sort_scatter(const __global sort_bits_t *keys, ulong keys_off,
  * Temporary layout (uints from `temp`): SORT_MAX_PASSES ticket counters, then the histogram of
  * every pass (SORT_MAX_PASSES * SORT_RADIX counts, which sort_passes turns into the digits'
  * starts), then from SORT_STATUS_OFFSET bytes the status words, tile-major: digit d's chain of
- * tile t is word t * SORT_RADIX + d. Pass p publishes under epoch p + 1; the host zeroes
- * counters, histogram and words before each sort.
+ * tile t is state t * SORT_RADIX + d (sort_word). Pass p publishes under epoch p + 1; the host
+ * zeroes counters, histogram and words before each sort.
  * ------------------------------------------------------------------------------------------- */
 #define SORT_MAX_PASSES 8
 #define SORT_HIST_OFFSET 16 /* uints */
 #define SORT_STATUS_OFFSET ((SORT_HIST_OFFSET + SORT_MAX_PASSES * SORT_RADIX) * 4)
 
-/* Tile t's status word in digit d's chain. A tile's words are consecutive, so that the work-items
- * publishing or reading consecutive digits of one tile touch one stretch of memory (a warp's
- * accesses coalesce). */
-ALWAYS_INLINE __global ulong *sort_word(__global ulong *status, ulong t, uint d) {
-  return status + t * SORT_RADIX + d;
+#if SORT_ONESWEEP
+/* Tile t's status in digit d's chain: one 64-bit word, or STATUS_WORDS (two) 32-bit words where
+ * the device lacks 64-bit atomics (CLSCAN_STATUS32); 8 bytes either way. A tile's states are
+ * consecutive, so that the work-items publishing or reading consecutive digits of one tile touch
+ * one stretch of memory (a warp's accesses coalesce). */
+ALWAYS_INLINE __global status_t *sort_word(__global status_t *status, ulong t, uint d) {
+  return status + t * (SORT_RADIX * STATUS_WORDS) + d * STATUS_WORDS;
 }
+#endif
 
 /* The shift and mask of pass p's digit for the bit range [begin_bit, end_bit). */
 ALWAYS_INLINE void sort_pass_digit(uint p, uint begin_bit, uint end_bit, uint *shift, uint *mask) {
@@ -908,7 +912,7 @@ ALWAYS_INLINE void sort_backoff(void) {
 #ifndef SORT_NV_STORE
 #define SORT_NV_STORE 1
 #endif
-ALWAYS_INLINE void sort_publish(__global ulong *word, ulong epoch, ulong state, uint value) {
+ALWAYS_INLINE void sort_publish(__global status_t *word, ulong epoch, ulong state, uint value) {
 #if CLSCAN_NV_PTX && SORT_NV_STORE && !CLSCAN_STATUS32
   const ulong w = (epoch << STATUS_EPOCH_SHIFT) | (state << STATUS_STATE_SHIFT) | value;
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(w) : "memory");
@@ -920,7 +924,7 @@ ALWAYS_INLINE void sort_publish(__global ulong *word, ulong epoch, ulong state, 
 /* Ends chain d's look-back with the tile's exclusive prefix `prefix`: publishes the tile's
  * inclusive prefix (unless it is tile 0, which published it first, or withheld) and turns
  * m->base[d] into the destination of the digit's first key minus its place. */
-ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch, int withheld,
+ALWAYS_INLINE void sort_chain_done(__global status_t *status, ulong t, ulong epoch, int withheld,
                                    uint d, uint prefix, __local sort_tile_mem *m) {
   if (t > 0 && !withheld)
     sort_publish(sort_word(status, t, d), epoch, STATE_PREFIX, prefix + m->count[d]);
@@ -954,7 +958,7 @@ ALWAYS_INLINE void sort_chain_done(__global ulong *status, ulong t, ulong epoch,
  * chain publishes the tile's inclusive prefix as soon as it is done.
  */
 ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong n, ulong t,
-                                        uint shift, uint mask, uint d0, __global ulong *status,
+                                        uint shift, uint mask, uint d0, __global status_t *status,
                                         ulong epoch, int withheld, __local sort_tile_mem *m) {
   uint acc[SORT_CHAINS], spins[SORT_CHAINS];
   long next[SORT_CHAINS]; /* the next predecessor to read; < 0 once the chain is done */
@@ -1055,7 +1059,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong t = tile_id;
   const ulong epoch = pass + 1;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + SORT_STATUS_OFFSET);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + SORT_STATUS_OFFSET);
   sort_mine mine;
   sort_count_tile(keys, n, t, shift, mask, &m, &mine);
 

@@ -1098,7 +1098,8 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
  *   which each work-group ranks its tile in local memory and takes its digit offsets from a chained
  *   scan across tiles with the scan's decoupled look-back and fallback (Onesweep, Adinets and
  *   Merrill 2022): it terminates without forward-progress guarantees. A digit that every key
- *   shares is skipped. About 1 read and 1 write of the keys per digit. Needs 64-bit atomics.
+ *   shares is skipped. About 1 read and 1 write of the keys per digit. Its status words are
+ *   64-bit atomics, or two 32-bit words per state on devices without 64-bit atomics.
  * On CPU devices both run in their CPU shape: one work-item per large tile, a sequential counting
  * sort per tile.
  */
@@ -1152,7 +1153,6 @@ typedef struct clscan_sort_plan clscan_sort_plan;
  * Creates a sort plan: validates the descriptor and builds its kernels.
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT; CLSCAN_INVALID_TYPE (key_type is not built-in);
  *   CLSCAN_INVALID_VALUE (value_size or the bit range); CLSCAN_INVALID_ALGORITHM;
- *   CLSCAN_UNSUPPORTED_BY_DEVICE (ONESWEEP without 64-bit atomics);
  *   CLSCAN_BUILD_FAILED; CLSCAN_OUT_OF_HOST_MEMORY.
  */
 CLSCAN_API clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_desc *desc,

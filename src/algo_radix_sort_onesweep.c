@@ -5,13 +5,15 @@
  * keys are before each, and scans each pass's histogram into the digits' starts; then one
  * sort_onesweep launch per pass ranks each tile in local memory and takes the tile's digit offsets
  * from a chained scan across tiles, one chain per digit, with the scan's status words (status.cl),
- * a decoupled look-back whose work-items walk 8 chains each at once, and the decoupled fallback;
- * sort_finish copies the keys back if they ended in the temporary copies. Needs 64-bit atomics.
+ * a decoupled look-back whose work-items walk their digits' chains, and the decoupled fallback;
+ * sort_finish copies the keys back if they ended in the temporary copies. The status words are
+ * 64-bit, or 32-bit where the device lacks 64-bit atomics (plan->status32, CLSCAN_STATUS32).
  *
  * Temporary layout (zeroed before each sort): the ticket counters of the passes, the pass and
  * side words, the histograms (SORT_HIST_OFFSET in cl/radix_sort.cl), from STATUS_OFFSET the
- * status words (one 8-byte word per digit and tile, tile-major; pass p publishes under epoch
- * p + 1, so one zeroing serves every pass), then the copies of keys and values.
+ * status words (8 bytes per digit and tile, one 64-bit word or two 32-bit ones, tile-major; pass
+ * p publishes under epoch p + 1, so one zeroing serves every pass), then the copies of keys and
+ * values.
  */
 #include "sort_internal.h"
 

@@ -59,9 +59,6 @@ static clscan_status validate_desc(const clscan_context *ctx, const clscan_sort_
   if ((int)desc->algorithm < 0 || (int)desc->algorithm >= CLSCAN_SORT_ALGORITHM_COUNT)
     return clscan__fail(CLSCAN_INVALID_ALGORITHM, "sort algorithm %d is unknown",
                         (int)desc->algorithm);
-  if (desc->algorithm == CLSCAN_SORT_ONESWEEP && !ctx->info.has_int64_atomics)
-    return clscan__fail(CLSCAN_UNSUPPORTED_BY_DEVICE,
-                        "the Onesweep sort needs 64-bit atomics, which the device lacks");
   return CLSCAN_SUCCESS;
 }
 
@@ -135,6 +132,11 @@ static void resolve(clscan_sort_plan *plan) {
   // keys) 7.5 ms against 10.8 ms for Onesweep, and in the CPU shape (POCL, 2 cores, 2^24) 0.89 s
   // against 1.26 s.
   plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
+  // Mesa's llvmpipe (rusticl) ends a work-item's loops after 65535 iterations in all
+  // (tests/rusticl/loop_limit.c): Onesweep's CPU shape, one work-item per tile of 16384 keys,
+  // goes past that and sorts wrongly, so Onesweep takes the GPU shape there, whatever is asked.
+  if (plan->algorithm == CLSCAN_SORT_ONESWEEP && strcmp(info->platform, "rusticl") == 0)
+    cpu = 0;
   plan->wg = cpu ? 1 : GPU_WG;
   plan->items = cpu ? CPU_ITEMS : GPU_ITEMS;
   plan->rank_warps = 0;
@@ -149,6 +151,10 @@ static void resolve(clscan_sort_plan *plan) {
   }
   plan->lanes = plan->wg;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
+  // Onesweep's status words: 32-bit ones where the device lacks 64-bit atomics (or a test asks).
+  plan->status32 = plan->algorithm == CLSCAN_SORT_ONESWEEP &&
+                   (!plan->ctx->info.has_int64_atomics ||
+                    clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0);
 }
 
 /* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
@@ -215,6 +221,7 @@ static clscan_status build(clscan_sort_plan *plan, const clscan__sort_algorithm 
       .user_source = plan->prelude,
       .wg = plan->wg,
       .withhold = plan->withhold,
+      .status32 = plan->status32,
   };
   // On NVIDIA the status words are read with the scan's inline-PTX relaxed loads where the
   // driver compiles them, as in the single pass, and the warp ranking uses the warp's barriers

@@ -27,13 +27,14 @@ struct clscan_sort_plan {
   unsigned begin_bit, end_bit; /* the resolved bit range */
   unsigned passes;             /* digits of up to 8 bits in the range */
   clscan_sort_algorithm algorithm;
-  unsigned wg;          /* work-items per work-group */
-  unsigned items;       /* keys per work-item (a tile is wg * items keys) */
-  unsigned lanes;       /* Onesweep: work-items that walk look-backs */
-  int rank_warps;       /* the GPU shape's warp ranking (SORT_RANK_WARPS), else per work-item */
-  int exchange;         /* warp ranking: values staged in local memory (SORT_EXCHANGE) */
-  unsigned withhold;    /* test only (CLSCAN_TEST_WITHHOLD) */
-  char *prelude;        /* the #defines the kernels are built with (part of the program key) */
+  unsigned wg;       /* work-items per work-group */
+  unsigned items;    /* keys per work-item (a tile is wg * items keys) */
+  unsigned lanes;    /* Onesweep: work-items that walk look-backs */
+  int rank_warps;    /* the GPU shape's warp ranking (SORT_RANK_WARPS), else per work-item */
+  int exchange;      /* warp ranking: values staged in local memory (SORT_EXCHANGE) */
+  unsigned withhold; /* test only (CLSCAN_TEST_WITHHOLD) */
+  int status32;      /* Onesweep: 32-bit status words (no 64-bit atomics; CLSCAN_TEST_STATUS32) */
+  char *prelude;     /* the #defines the kernels are built with (part of the program key) */
   pthread_mutex_t lock; /* kernel arguments with their enqueue */
   cl_kernel k[CLSCAN__SORT_MAX_KERNELS];
 };

@@ -211,7 +211,8 @@ typedef struct sort_case {
   const char *withhold; /* CLSCAN_TEST_WITHHOLD, or NULL */
   clscan_sort_desc desc;
   size_t n, keys_off;
-  int special; /* float keys: NaNs, infinities and both zeros among them */
+  int special;  /* float keys: NaNs, infinities and both zeros among them */
+  int status32; /* Onesweep's 32-bit status words (CLSCAN_TEST_STATUS32) */
 } sort_case;
 
 /* Fills n keys of the case's type from a seed. */
@@ -246,7 +247,7 @@ static int sort_device(const sort_case *c, unsigned char *keys, char *msg, size_
     ok = ref_sort(&c->desc, want_k, vs ? want_v : NULL, n) == 0;
   }
   // The GPU shapes also assert which ranking the plan was built with (cl/radix_sort.cl).
-  tu_env_saved saved[4];
+  tu_env_saved saved[5];
   const char *options = getenv("CLSCAN_BUILD_OPTIONS");
   char with_shape[256];
   snprintf(with_shape, sizeof with_shape, "%s -DCLSCAN_TEST_SORT_RANK_WARPS=%d",
@@ -255,8 +256,10 @@ static int sort_device(const sort_case *c, unsigned char *keys, char *msg, size_
   tu_env_set("CLSCAN_TEST_WITHHOLD", c->withhold, &saved[1]);
   tu_env_set("CLSCAN_SORT_CLASSIC", c->classic, &saved[2]);
   tu_env_set("CLSCAN_BUILD_OPTIONS", with_shape, &saved[3]);
+  tu_env_set("CLSCAN_TEST_STATUS32", c->status32 ? "1" : NULL, &saved[4]);
   clscan_sort_plan *plan = NULL;
   clscan_status st = clscan_sort_plan_create(ctx, &c->desc, &plan);
+  tu_env_restore(&saved[4]);
   tu_env_restore(&saved[3]);
   tu_env_restore(&saved[2]);
   tu_env_restore(&saved[1]);
@@ -302,14 +305,14 @@ static int sort_device(const sort_case *c, unsigned char *keys, char *msg, size_
 
 static void sort_case_run(const sort_case *c, uint64_t seed) {
   char what[256], msg[512] = "";
-  snprintf(what, sizeof what, "sort %s %s%s%s%s values %zu bits [%u,%u) n=%zu keys_off=%zu",
+  snprintf(what, sizeof what, "sort %s %s%s%s%s%s values %zu bits [%u,%u) n=%zu keys_off=%zu",
            c->desc.algorithm == CLSCAN_SORT_ONESWEEP ? "onesweep" : "lsd",
            strcmp(c->shape, "1") == 0 ? "cpu-shape"
            : c->classic               ? "gpu-shape/classic"
                                       : "gpu-shape",
-           c->withhold ? "/fallback " : " ", clscan_type_name(c->desc.key_type),
-           c->desc.descending ? " descending" : "", c->desc.value_size, c->desc.begin_bit,
-           c->desc.end_bit, c->n, c->keys_off);
+           c->withhold ? "/fallback" : "", c->status32 ? "/status32 " : " ",
+           clscan_type_name(c->desc.key_type), c->desc.descending ? " descending" : "",
+           c->desc.value_size, c->desc.begin_bit, c->desc.end_bit, c->n, c->keys_off);
   const char *only = getenv("CLSCAN_TEST_ONLY"); /* a part of the names to run (debugging) */
   if (only && !strstr(what, only))
     return;
@@ -327,20 +330,9 @@ static void sort_case_run(const sort_case *c, uint64_t seed) {
   free(keys);
 }
 
-/* 1 if the device runs Onesweep (it needs 64-bit atomics). */
-static int has_onesweep(void) {
-  clscan_sort_desc d = {.key_type = CLSCAN_UINT32, .algorithm = CLSCAN_SORT_ONESWEEP};
-  clscan_sort_plan *p = NULL;
-  if (clscan_sort_plan_create(tu_context(), &d, &p) != CLSCAN_SUCCESS)
-    return 0;
-  clscan_sort_plan_release(p);
-  return 1;
-}
-
 static void run_sort(void) {
   const clscan_sort_algorithm algos[] = {CLSCAN_SORT_LSD, CLSCAN_SORT_ONESWEEP};
-  const int na = has_onesweep() ? 2 : 1;
-  for (int a = 0; a < na; a++) {
+  for (int a = 0; a < 2; a++) {
     // Shapes: 0 the GPU shape (warp ranking, tiles of 4096 keys), 1 the CPU shape (tiles of
     // 16384), 2 the GPU shape's per-work-item ranking (tiles of 1024).
     for (int cpu = 0; cpu < 3; cpu++) {
@@ -350,12 +342,13 @@ static void run_sort(void) {
       // whose tiles of 16384 keys are long under Oclgrind; the bit range in the GPU shapes only.
       const size_t two = tile + 77, three = 2 * tile + 77;
       const sort_case cases[] = {
-          {shape, classic, NULL, {.key_type = CLSCAN_UINT8, .value_size = 4}, two, 3, 0},
+          {shape, classic, NULL, {.key_type = CLSCAN_UINT8, .value_size = 4}, two, 3, 0, 0},
           {shape,
            classic,
            NULL,
            {.key_type = CLSCAN_UINT32, .begin_bit = 4, .end_bit = 12},
            cpu == 1 ? 0 : three,
+           0,
            0,
            0},
           {shape,
@@ -364,8 +357,19 @@ static void run_sort(void) {
            {.key_type = CLSCAN_FLOAT, .descending = 1, .begin_bit = 24, .end_bit = 32},
            cpu == 1 ? 100 : 1500,
            1,
+           1,
+           0},
+          {shape, classic, "3", {.key_type = CLSCAN_UINT16, .value_size = 2}, three, 0, 0, 0},
+          // Onesweep's 32-bit status words (devices without 64-bit atomics), with the fallback,
+          // in the GPU shapes only.
+          {shape,
+           classic,
+           "3",
+           {.key_type = CLSCAN_UINT32, .value_size = 4},
+           cpu == 1 ? 0 : three,
+           0,
+           0,
            1},
-          {shape, classic, "3", {.key_type = CLSCAN_UINT16, .value_size = 2}, three, 0, 0},
           // 8-byte keys (the warp ranking's tiles of 256 x 8) in the GPU shapes only.
           {shape,
            classic,
@@ -373,6 +377,7 @@ static void run_sort(void) {
            {.key_type = CLSCAN_INT64, .value_size = 8, .descending = 1},
            cpu == 1 ? 0 : 2 * 2048 + 77,
            2,
+           0,
            0},
       };
       for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

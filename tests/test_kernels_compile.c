@@ -101,8 +101,9 @@ static int program_supported(const clscan_test_program_info *info) {
   clscan_scan_desc desc = {
       .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = (clscan_algorithm)info->id};
   if (info->family != 0) {
-    // Other families: a program with the status words (cl/status.cl) needs 64-bit atomics (only
-    // the scan's single pass has 32-bit status words).
+    // Other families: a program with the status words (cl/status.cl) is compiled where the device
+    // has 64-bit atomics (the selections' single pass needs them; Onesweep builds with 32-bit
+    // words elsewhere, which test_sort and sort.status32 run).
     int status_words = 0;
     for (const char *const *f = info->files; *f; f++)
       status_words |= strcmp(*f, "status") == 0;

@@ -229,14 +229,10 @@ static const clscan_type all_types[] = {CLSCAN_INT8,  CLSCAN_UINT8,  CLSCAN_INT1
                                         CLSCAN_FLOAT, CLSCAN_DOUBLE, CLSCAN_HALF};
 #define TYPE_COUNT (sizeof all_types / sizeof all_types[0])
 
-/* The algorithms the device runs: LSD, and Onesweep where it has 64-bit atomics. */
+/* The algorithms: LSD and Onesweep, which every device runs (Onesweep with 32-bit status words
+ * where the device lacks 64-bit atomics), so a plan either cannot create fails the test. */
 static int algorithms(clscan_sort_algorithm out[2]) {
-  clscan_sort_desc d = {.algorithm = CLSCAN_SORT_ONESWEEP};
-  clscan_sort_plan *p = NULL;
   out[0] = CLSCAN_SORT_LSD;
-  if (clscan_sort_plan_create(tu_context(), &d, &p) != CLSCAN_SUCCESS)
-    return 1;
-  clscan_sort_plan_release(p);
   out[1] = CLSCAN_SORT_ONESWEEP;
   return 2;
 }
@@ -528,9 +524,6 @@ static void test_values(void **state) {
  * it count its digits themselves (the decoupled fallback). The CPU shape and both GPU shapes. */
 static void test_fallback(void **state) {
   (void)state;
-  clscan_sort_algorithm algos[2];
-  if (algorithms(algos) < 2)
-    skip();
   tu_env_saved saved, shape, classic;
   tu_env_set("CLSCAN_TEST_WITHHOLD", "3", &saved);
   for (int gpu = 0; gpu < 3; gpu++) {
