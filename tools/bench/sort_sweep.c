@@ -18,8 +18,8 @@
  *
  *   build/sort_sweep LOG2N REPS CONFIG...   e.g. build/sort_sweep 28 10 lsd:keys:u32 lsd:pairs:u32
  *
- * A configuration the device cannot run (Onesweep without 64-bit atomics, as on rusticl) is
- * skipped with a line that says so. Exit status: 0 when every output was right, 1 when one was
+ * A configuration the device refuses (CLSCAN_UNSUPPORTED_BY_DEVICE) is skipped with a line that
+ * says so. Exit status: 0 when every output was right, 1 when one was
  * wrong, 2 for bad arguments or a failed OpenCL or clscan call.
  */
 #include <stdint.h>
