@@ -41,8 +41,8 @@
 /* Validation                                                                                     */
 /* ============================================================================================== */
 
-/* Checks a sort descriptor against the context's device. */
-static clscan_status validate_desc(const clscan_context *ctx, const clscan_sort_desc *desc) {
+/* Checks a sort descriptor (every algorithm runs on every device). */
+static clscan_status validate_desc(const clscan_sort_desc *desc) {
   if (!clscan__type_is_builtin(desc->key_type))
     return clscan__fail(CLSCAN_INVALID_TYPE, "key_type %d is not a built-in type",
                         (int)desc->key_type);
@@ -129,8 +129,8 @@ static void resolve(clscan_sort_plan *plan) {
   if (clscan__env_present(CLSCAN__ENV_SINGLE_PASS_CPU))
     cpu = clscan__env_unsigned(CLSCAN__ENV_SINGLE_PASS_CPU, 1, NULL) != 0;
   // AUTO is LSD on every device, as measured: on the H200 (NVIDIA OpenCL, 2^28 uniform uint32
-  // keys) 7.5 ms against 10.8 ms for Onesweep, and in the CPU shape (POCL, 2 cores, 2^24) 0.89 s
-  // against 1.26 s.
+  // keys) 7.45 ms against 10.0 ms for Onesweep (docs/performance.md), and in the CPU shape (POCL, 2
+  // cores, 2^24) 0.89 s against 1.26 s.
   plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
   // Mesa's llvmpipe (rusticl) ends a work-item's loops after 65535 iterations in all
   // (tests/rusticl/loop_limit.c): Onesweep's CPU shape, one work-item per tile of 16384 keys,
@@ -294,7 +294,7 @@ clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_des
   clscan__clear_error();
   if (!ctx || !desc || !out)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, desc and out must not be NULL");
-  CLSCAN_RETURN_IF_ERROR(validate_desc(ctx, desc));
+  CLSCAN_RETURN_IF_ERROR(validate_desc(desc));
   clscan_sort_plan *plan = calloc(1, sizeof *plan);
   if (!plan)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "sort plan");
@@ -453,7 +453,7 @@ clscan_status clscan_sort_host(clscan_context *ctx, const clscan_sort_desc *desc
     return clscan__fail(CLSCAN_INVALID_VALUE, "values without a value_size");
   if (n > UINT32_MAX)
     return clscan__fail(CLSCAN_SIZE_OVERFLOW, "n = %zu exceeds UINT32_MAX keys", n);
-  CLSCAN_RETURN_IF_ERROR(validate_desc(ctx, desc));
+  CLSCAN_RETURN_IF_ERROR(validate_desc(desc));
   if (n < 2)
     return CLSCAN_SUCCESS;
   clscan_status st;
