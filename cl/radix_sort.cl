@@ -76,6 +76,12 @@
 #ifndef SORT_SPIN
 #define SORT_SPIN 1024
 #endif
+/* Measurement only (-DSORT_TEST_NO_LOOKBACK=1): Onesweep's tiles neither publish nor look back
+ * and take offsets as if each were the first tile, so the output is wrong but every store stays
+ * in bounds; what is left is the time of the pass without its chained scan. */
+#ifndef SORT_TEST_NO_LOOKBACK
+#define SORT_TEST_NO_LOOKBACK 0
+#endif
 #ifndef CLSCAN_TEST_WITHHOLD
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
@@ -236,9 +242,14 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #error "the warp ranking needs SORT_WG == 256 (one digit per work-item in its scan)"
 #endif
 #define SORT_WARPS (SORT_WG / 32)
-/* Words of the warp ranking: the next place of every (warp, digit), then two sets of peer words
- * (one on NVIDIA). */
-#define SORT_WARP_WORDS (3 * SORT_WARPS * SORT_RADIX)
+/* Words of the warp ranking: the next place of every (warp, digit), then the peer words: two sets
+ * that alternate between rounds, or one on NVIDIA, whose warp barriers need no second. */
+#if SORT_NV_WARPS
+#define SORT_PEER_SETS 1
+#else
+#define SORT_PEER_SETS 2
+#endif
+#define SORT_WARP_WORDS ((1 + SORT_PEER_SETS) * SORT_WARPS * SORT_RADIX)
 
 /* Values of 4 or 8 bytes may move through local memory like the keys (SORT_EXCHANGE 1, which the
  * host sets where the staged values fit beside the staged keys): loaded with consecutive
@@ -624,6 +635,18 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
  * sort_scatter, each with one work-group of SORT_WG work-items per tile or block.
  * ------------------------------------------------------------------------------------------- */
 
+/* Loads the work-item's keys of tile t, key lid + i * SORT_WG into k[i] (consecutive work-items
+ * read consecutive keys; zeros past the end); returns the number of keys in the tile. */
+ALWAYS_INLINE uint sort_load_strided(const __global sort_bits_t *keys, ulong n, ulong t,
+                                     sort_bits_t k[SORT_ITEMS]) {
+  const uint lid = get_local_id(0), in_tile = sort_in_tile(t, n);
+  keys += t * SORT_TILE;
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++)
+    k[i] = lid + i * SORT_WG < in_tile ? keys[lid + i * SORT_WG] : (sort_bits_t)0;
+  return in_tile;
+}
+
 /* counts[d * tiles + t] = tile t's keys of digit d. With the warp ranking each warp counts into
  * its own histogram, consecutive work-items reading consecutive keys. */
 __kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong n, uint shift,
@@ -641,13 +664,9 @@ __kernel void sort_count(const __global sort_bits_t *keys, ulong keys_off, ulong
   barrier(CLK_LOCAL_MEM_FENCE);
 #if SORT_RANK_WARPS
   // Every key is loaded before the first is counted, so that the loads are all in flight.
-  const uint in_tile = sort_in_tile(t, n);
   __local uint *mine = hist + (lid / 32) * SORT_RADIX;
   sort_bits_t k[SORT_ITEMS];
-  keys += t * SORT_TILE;
-#pragma unroll
-  for (uint i = 0; i < SORT_ITEMS; i++)
-    k[i] = lid + i * SORT_WG < in_tile ? keys[lid + i * SORT_WG] : (sort_bits_t)0;
+  const uint in_tile = sort_load_strided(keys, n, t, k);
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     if (lid + i * SORT_WG < in_tile)
@@ -783,8 +802,26 @@ ALWAYS_INLINE void sort_pass_digit(uint p, uint begin_bit, uint end_bit, uint *s
   *mask = (1u << bits) - 1u;
 }
 
-/* Counts every pass's digits: each work-group counts its tile in local memory, then adds its
- * counts to the histogram with atomics (sums: their order does not matter). */
+/* Adds key k's digit of every pass to the histogram h (passes of SORT_RADIX counts). */
+ALWAYS_INLINE void sort_histogram_key(__local uint *h, sort_bits_t k, uint begin_bit, uint end_bit,
+                                      uint passes) {
+  for (uint p = 0; p < passes; p++) {
+    uint shift, mask;
+    sort_pass_digit(p, begin_bit, end_bit, &shift, &mask);
+#if SORT_WG == 1
+    h[p * SORT_RADIX + sort_digit(k, shift, mask)]++;
+#else
+    atomic_inc(&h[p * SORT_RADIX + sort_digit(k, shift, mask)]);
+#endif
+  }
+}
+
+/* Counts every pass's digits. Each work-group counts tiles g, g + groups, ... in local memory
+ * (any grid: the host caps it, so that few work-groups add their counts to the histogram with
+ * atomics at the end; one work-group per tile put 2^28 / 5120 x 1024 atomics on 1024 words, which
+ * took 0.82 ms on the H200). With the warp ranking's tiles consecutive work-items read
+ * consecutive keys, and a tile's keys are all loaded before the first is counted, so that the
+ * loads are in flight together. Sums: the order of the atomics does not matter. */
 __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, ulong n,
                              uint begin_bit, uint end_bit, uint passes, __global uint *temp) {
   __local uint hist[SORT_MAX_PASSES * SORT_RADIX];
@@ -793,27 +830,22 @@ __kernel void sort_histogram(const __global sort_bits_t *keys, ulong keys_off, u
   for (uint e = lid; e < passes * SORT_RADIX; e += SORT_WG)
     hist[e] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong tiles = (n + SORT_TILE - 1) / SORT_TILE;
+  for (ulong t = get_group_id(0); t < tiles; t += get_num_groups(0)) {
 #if SORT_RANK_WARPS
-  // Consecutive work-items read consecutive keys.
-  const uint in_tile = sort_in_tile(get_group_id(0), n);
-  keys += get_group_id(0) * SORT_TILE;
-  for (uint j = lid; j < in_tile; j += SORT_WG) {
-    const sort_bits_t k = keys[j];
-#else
-  ulong begin, end;
-  sort_item_range(get_group_id(0), n, &begin, &end);
-  for (ulong i = begin; i < end; i++) {
-    const sort_bits_t k = keys[i];
-#endif
-    for (uint p = 0; p < passes; p++) {
-      uint shift, mask;
-      sort_pass_digit(p, begin_bit, end_bit, &shift, &mask);
-#if SORT_WG == 1
-      hist[p * SORT_RADIX + sort_digit(k, shift, mask)]++;
-#else
-      atomic_inc(&hist[p * SORT_RADIX + sort_digit(k, shift, mask)]);
-#endif
+    sort_bits_t k[SORT_ITEMS];
+    const uint in_tile = sort_load_strided(keys, n, t, k);
+#pragma unroll
+    for (uint i = 0; i < SORT_ITEMS; i++) {
+      if (lid + i * SORT_WG < in_tile)
+        sort_histogram_key(hist, k[i], begin_bit, end_bit, passes);
     }
+#else
+    ulong begin, end;
+    sort_item_range(t, n, &begin, &end);
+    for (ulong i = begin; i < end; i++)
+      sort_histogram_key(hist, keys[i], begin_bit, end_bit, passes);
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   __global uint *ghist = temp + SORT_HIST_OFFSET;
@@ -894,9 +926,10 @@ ALWAYS_INLINE uint sort_count_digit(const __global sort_bits_t *keys, ulong n, u
 #endif
 
 /* Pauses between rounds of a look-back in which no chain moved: SORT_BACKOFF_NS nanoseconds on
- * NVIDIA (0: none), a fixed pause (the scan's doubling back-off measured slower here). */
+ * NVIDIA, a fixed pause (the scan's doubling back-off measured slower here); 0, the default, for
+ * none (the H200, uint32 keys at 2^28: 7.41 ms without a pause, 7.50 with 32 ns or 100 ns). */
 #ifndef SORT_BACKOFF_NS
-#define SORT_BACKOFF_NS 32
+#define SORT_BACKOFF_NS 0
 #endif
 ALWAYS_INLINE void sort_backoff(void) {
 #if CLSCAN_NV_PTX && SORT_BACKOFF_NS > 0
@@ -934,15 +967,14 @@ ALWAYS_INLINE void sort_chain_done(__global status_t *status, ulong t, ulong epo
 /* Predecessors a chain reads at once: a round reads tiles next, next - 1, ..., and takes their
  * counts up to the first that is silent or holds an inclusive prefix. Wider windows walk a long
  * chain of aggregates in fewer round trips, at the price of more reads and registers. On the H200
- * (2^28 keys, sort_sweep) 4 was best for keys of up to 4 bytes alone (uint32: 26.8 G keys/s
- * against 24.9 with 1 and 22.7 with 8), 2 with values (uint32 pairs: 20.9 against 20.2 with 1
- * and 19.0 with 4), 1 for 8-byte keys (uint64: 11.6 against 10.8 with 4). One work-item walking
- * several chains (the CPU shape) reads one predecessor a chain. */
+ * (2^28 keys, sort_sweep) 4 was best for keys of up to 4 bytes (uint32 keys: 7.50 ms against 8.77
+ * with 3, 8.84 with 6 and 9.28 with 8; uint32 pairs: 10.35 ms against 10.82 with 1 and 11.78 with
+ * 2), 1 for 8-byte keys (uint64 keys: 20.32 ms against 22.16 with 2 and 21.72 with 4; pairs:
+ * 30.41 against 32.77 with 2). One work-item walking several chains (the CPU shape) reads one
+ * predecessor a chain. */
 #ifndef SORT_WINDOW
 #if SORT_CHAINS > 1 || SORT_KEY_SIZE > 4
 #define SORT_WINDOW 1
-#elif SORT_VALUE_SIZE
-#define SORT_WINDOW 2
 #else
 #define SORT_WINDOW 4
 #endif
@@ -1030,34 +1062,61 @@ ALWAYS_INLINE void sort_lookback_chains(const __global sort_bits_t *keys, ulong 
   }
 }
 
-/* One pass: tiles take tickets, rank their keys, publish their digit counts, look back along
- * every digit's chain for their offsets, and scatter. `a` is the caller's buffers, `b` the
- * temporary ones; the kernel picks its source and destination from the histogram. */
+/* SORT_GROUP_TILE: a work-group's tile is its group id, which NVIDIA starts in order, so that its
+ * key loads need not wait for a ticket's atomic round trip; otherwise the tile is a ticket (tiles
+ * in the order work-groups start). A tile whose predecessor has not started counts that
+ * predecessor's digit itself (the fallback), so the order matters for speed only, never for
+ * termination. On by default on NVIDIA (-DSORT_GROUP_TILE=0 or 1 overrides). */
+#ifndef SORT_GROUP_TILE
+#define SORT_GROUP_TILE CLSCAN_NV_PTX
+#endif
+
+/* Word i of `temp` that sort_passes wrote before this pass and nothing writes during it (the runs
+ * and sides words): on NVIDIA through the non-coherent cache, so that the work-groups after a
+ * multiprocessor's first need not wait for L2 before they know where their keys are. */
+ALWAYS_INLINE uint sort_pass_word(const __global uint *temp, uint i) {
+#if CLSCAN_NV_PTX
+  uint v;
+  asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(temp + i));
+  return v;
+#else
+  return temp[i];
+#endif
+}
+
+/* One pass: tiles take tickets (or their group ids), rank their keys, publish their digit counts,
+ * look back along every digit's chain for their offsets, and scatter. `a` is the caller's
+ * buffers, `b` the temporary ones; the kernel picks its source and destination from the
+ * histogram. */
 __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
                             __global sort_value_t *avals, ulong avals_off,
                             __global sort_bits_t *bkeys, ulong bkeys_off,
                             __global sort_value_t *bvals, ulong bvals_off, ulong n, uint pass,
                             uint begin_bit, uint end_bit, __global uint *temp) {
   __local sort_tile_mem m;
-  __local uint tile_id;
   const uint lid = get_local_id(0);
-  if (!((temp[SORT_RUNS] >> pass) & 1u))
+  if (!((sort_pass_word(temp, SORT_RUNS) >> pass) & 1u))
     return;
   akeys += akeys_off;
   avals += avals_off;
   bkeys += bkeys_off;
   bvals += bvals_off;
-  const uint side = (temp[SORT_SIDES] >> pass) & 1u;
+  const uint side = (sort_pass_word(temp, SORT_SIDES) >> pass) & 1u;
   const __global sort_bits_t *keys = side ? bkeys : akeys;
   const __global sort_value_t *vals = side ? bvals : avals;
   __global sort_bits_t *dkeys = side ? akeys : bkeys;
   __global sort_value_t *dvals = side ? avals : bvals;
   uint shift, mask;
   sort_pass_digit(pass, begin_bit, end_bit, &shift, &mask);
+#if SORT_GROUP_TILE
+  const ulong t = get_group_id(0);
+#else
+  __local uint tile_id;
   if (lid == 0)
     tile_id = atomic_inc(&temp[pass]);
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong t = tile_id;
+#endif
   const ulong epoch = pass + 1;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + SORT_STATUS_OFFSET);
   sort_mine mine;
@@ -1070,47 +1129,57 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
 #else
   const int withheld = 0;
 #endif
+#if !SORT_TEST_NO_LOOKBACK
   if (!withheld) {
     for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
       sort_publish(sort_word(status, t, d), epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
                    m.count[d]);
   }
+#endif
 
   // The digits' starts in the whole pass (sort_passes scanned the histogram), in local memory.
   const __global uint *starts = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
   for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
     m.base[d] = starts[d];
+  // No barrier before the look-back: a look-back work-item reads and updates only the bases of
+  // its own digits, which it set itself just above, and the counts and starts, which
+  // sort_count_tile left behind its barrier (the ranking's places are not read until the scatter).
   sort_place_tile(sort_in_tile(t, n), shift, mask, &m, &mine);
-  barrier(CLK_LOCAL_MEM_FENCE);
 
   // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
   // of them at once.
+#if SORT_TEST_NO_LOOKBACK
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    m.base[d] -= sort_digit_start(&m, d);
+#else
   if (lid < SORT_LANES) {
     for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
       sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, &m);
   }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m, &mine);
 }
 #endif
 
-/* After the last pass: if the keys ended in the temporary buffers, copies them back (one
- * work-item per key; a no-op launch otherwise). from_words: 1 where sort_passes decided (the
- * Onesweep path), 0 where every pass ran (the keys are in the temporary buffers when `passes`
- * is odd). */
+/* After the last pass: if the keys ended in the temporary buffers, copies them back in a
+ * grid-stride loop (any grid; the host caps it, src/sort_internal.h), or returns at once.
+ * from_words: 1 where sort_passes decided (the Onesweep path), 0 where every pass ran (the keys
+ * are in the temporary buffers when `passes` is odd). */
 __kernel void sort_finish(__global sort_bits_t *akeys, ulong akeys_off,
                           __global sort_value_t *avals, ulong avals_off,
                           const __global sort_bits_t *bkeys, ulong bkeys_off,
                           const __global sort_value_t *bvals, ulong bvals_off, ulong n, uint passes,
                           int from_words, const __global uint *temp) {
-  const ulong i = get_global_id(0);
   const uint side = from_words ? (temp[SORT_SIDES] >> passes) & 1u : passes & 1u;
-  if (i >= n || !side)
+  if (!side)
     return;
-  akeys[akeys_off + i] = bkeys[bkeys_off + i];
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+    akeys[akeys_off + i] = bkeys[bkeys_off + i];
 #if SORT_VALUE_SIZE
-  avals[avals_off + i] = bvals[bvals_off + i];
+    avals[avals_off + i] = bvals[bvals_off + i];
 #endif
+  }
 }
 
 /* Test only: CLSCAN_TEST_SORT_RANK_WARPS (through CLSCAN_BUILD_OPTIONS) names the GPU shape's

@@ -1089,7 +1089,11 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
 
 /**
  * Sort algorithms.
- * - CLSCAN_SORT_AUTO: LSD on every device (it measured faster than ONESWEEP on GPUs and CPUs).
+ * - CLSCAN_SORT_AUTO: ONESWEEP where the device takes the GPU shape's warp ranking (work-groups
+ *   of 256 and about 28 KB of local memory; on the H200 it sorted faster than LSD for every key
+ *   type and distribution measured but narrow uint32 keys, docs/performance.md), LSD on CPU devices
+ *   and where the GPU shape falls back to its per-work-item ranking.
+ *   clscan_sort_plan_algorithm() tells which a plan took.
  * - CLSCAN_SORT_LSD: the portable least-significant-digit radix sort built from the library's
  *   pieces: per 8-bit digit, a histogram per tile, an exclusive scan of the counts (digit-major)
  *   and a stable scatter in which each work-group ranks its tile's digits in local memory. About

@@ -113,7 +113,8 @@ static clscan_status enqueue(const clscan__sort_launch *l) {
       CLSCAN__ARG(s[0].values_off), CLSCAN__ARG(s[1].keys),       CLSCAN__ARG(s[1].keys_off),
       CLSCAN__ARG(s[1].values),     CLSCAN__ARG(s[1].values_off), CLSCAN__ARG(n),
       CLSCAN__ARG(passes),          CLSCAN__ARG(from_words),      CLSCAN__ARG(l->temp)};
-  return clscan__chain_call(l->chain, plan->k[FINISH], args, 12, clscan__div_up(l->n, 64), 64);
+  return clscan__chain_call(l->chain, plan->k[FINISH], args, 12, clscan__sort_finish_groups(l->n),
+                            CLSCAN__SORT_FINISH_WG);
 }
 
 const clscan__sort_algorithm clscan__algo_radix_sort = {

@@ -20,6 +20,11 @@
 /* Kernel index. */
 enum { HISTOGRAM, PASSES, ONESWEEP, FINISH };
 
+/* Work-groups of sort_histogram per compute unit at most (each counts every so many tiles): about
+ * what a GPU holds at once (8 work-groups of 256 on each of the H200's 132 multiprocessors), so
+ * that few work-groups add their counts to the histogram's words with atomics. */
+#define HISTOGRAM_GROUPS_PER_CU 8
+
 /* Byte offset of the status words: 16 words, then the histograms (as in cl/radix_sort.cl). */
 #define STATUS_OFFSET ((16 + CLSCAN__SORT_MAX_PASSES * CLSCAN__SORT_RADIX) * 4)
 
@@ -59,8 +64,10 @@ static clscan_status enqueue(const clscan__sort_launch *l) {
   const clscan__karg hist_args[] = {CLSCAN__ARG(a),     CLSCAN__ARG(a_off), CLSCAN__ARG(n),
                                     CLSCAN__ARG(begin), CLSCAN__ARG(end),   CLSCAN__ARG(passes),
                                     CLSCAN__ARG(temp)};
+  const size_t hist_cap = (size_t)plan->ctx->info.compute_units * HISTOGRAM_GROUPS_PER_CU;
+  const size_t hist_groups = tiles < hist_cap ? tiles : hist_cap > 0 ? hist_cap : 1;
   CLSCAN_RETURN_IF_ERROR(
-      clscan__chain_call(l->chain, plan->k[HISTOGRAM], hist_args, 7, tiles, local));
+      clscan__chain_call(l->chain, plan->k[HISTOGRAM], hist_args, 7, hist_groups, local));
   const clscan__karg passes_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(n), CLSCAN__ARG(passes)};
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, plan->k[PASSES], passes_args, 3, 1, local));
   for (cl_uint p = 0; p < passes; p++) {
@@ -76,7 +83,8 @@ static clscan_status enqueue(const clscan__sort_launch *l) {
                                CLSCAN__ARG(av_off), CLSCAN__ARG(temp),       CLSCAN__ARG(b_off),
                                CLSCAN__ARG(temp),   CLSCAN__ARG(bv_off),     CLSCAN__ARG(n),
                                CLSCAN__ARG(passes), CLSCAN__ARG(from_words), CLSCAN__ARG(temp)};
-  return clscan__chain_call(l->chain, plan->k[FINISH], args, 12, clscan__div_up(l->n, 64), 64);
+  return clscan__chain_call(l->chain, plan->k[FINISH], args, 12, clscan__sort_finish_groups(l->n),
+                            CLSCAN__SORT_FINISH_WG);
 }
 
 const clscan__sort_algorithm clscan__algo_radix_sort_onesweep = {

@@ -128,10 +128,8 @@ static void resolve(clscan_sort_plan *plan) {
   int cpu = info->is_cpu;
   if (clscan__env_present(CLSCAN__ENV_SINGLE_PASS_CPU))
     cpu = clscan__env_unsigned(CLSCAN__ENV_SINGLE_PASS_CPU, 1, NULL) != 0;
-  // AUTO is LSD on every device, as measured: on the H200 (NVIDIA OpenCL, 2^28 uniform uint32
-  // keys) 7.45 ms against 10.0 ms for Onesweep (docs/performance.md), and in the CPU shape (POCL, 2
-  // cores, 2^24) 0.89 s against 1.26 s.
-  plan->algorithm = d->algorithm == CLSCAN_SORT_AUTO ? CLSCAN_SORT_LSD : d->algorithm;
+  // AUTO stays AUTO until the shape is known (choose_algorithm).
+  plan->algorithm = d->algorithm;
   // Mesa's llvmpipe (rusticl) ends a work-item's loops after 65535 iterations in all
   // (tests/rusticl/loop_limit.c): Onesweep's CPU shape, one work-item per tile of 16384 keys,
   // goes past that and sorts wrongly, so Onesweep takes the GPU shape there, whatever is asked.
@@ -151,20 +149,30 @@ static void resolve(clscan_sort_plan *plan) {
   }
   plan->lanes = plan->wg;
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
-  // Onesweep's status words: 32-bit ones where the device lacks 64-bit atomics (or a test asks).
+}
+
+/* Resolves AUTO for the plan's shape, as measured (docs/performance.md): Onesweep with the warp
+ * ranking (on the H200 at 2^28 uniform keys, uint32 keys 7.10 ms against 7.42 for LSD, uint32
+ * pairs 9.89 against 11.86, uint64 keys 19.42 against 22.23), LSD in the CPU shape (POCL, 2
+ * cores, 2^22 uint32 keys: 40 ms against 63) and with the per-work-item ranking (the H200: 31 ms
+ * against 81). Then Onesweep's status words: 32-bit ones where the device lacks 64-bit atomics
+ * (or a test asks). */
+static void choose_algorithm(clscan_sort_plan *plan) {
+  if (plan->desc.algorithm == CLSCAN_SORT_AUTO)
+    plan->algorithm = plan->rank_warps ? CLSCAN_SORT_ONESWEEP : CLSCAN_SORT_LSD;
   plan->status32 = plan->algorithm == CLSCAN_SORT_ONESWEEP &&
                    (!plan->ctx->info.has_int64_atomics ||
                     clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0);
 }
 
 /* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
- * digits' bases, counts and starts and the scan's scratch, then the ranking's words or the
- * staged tile with its values (exchange) or its keys' tile indices; plus a margin for what the
- * compiler adds. */
-static size_t warp_local_bytes(const clscan_sort_plan *plan, int exchange) {
+ * digits' bases, counts and starts and the scan's scratch, then the ranking's words (the next
+ * places and one set of peer words on NVIDIA, two elsewhere) or the staged tile with its values
+ * (exchange) or its keys' tile indices; plus a margin for what the compiler adds. */
+static size_t warp_local_bytes(const clscan_sort_plan *plan, int nv, int exchange) {
   const size_t tile = clscan__sort_tile(plan), padded = tile + tile / 32;
   const size_t vs = plan->desc.value_size;
-  size_t words = 3 * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
+  size_t words = (nv ? 2 : 3) * (WARP_WG / 32) * CLSCAN__SORT_RADIX * 4;
   size_t staged = plan->key_size * padded + (exchange ? vs * padded : vs ? 2 * tile : 0);
   return 4 * (3 * CLSCAN__SORT_RADIX + WARP_WG) + (words > staged ? words : staged) + 256;
 }
@@ -182,14 +190,20 @@ static void use_per_item_ranking(clscan_sort_plan *plan) {
  * ranking where its work-groups do not fit at all, and the values' exchange where it fits. */
 static void fit_device(clscan_sort_plan *plan) {
   const clscan__device_info *info = &plan->ctx->info;
-  while (plan->rank_warps && plan->items > 1 && info->local_mem < warp_local_bytes(plan, 0))
+  // The inline-PTX path's ranking needs one set of peer words (a failed probe counts two; the
+  // build reports the failure).
+  int nv = 0;
+  if (plan->rank_warps && clscan__device_has_nv_ptx(plan->ctx, &nv) != CLSCAN_SUCCESS)
+    nv = 0;
+  while (plan->rank_warps && plan->items > 1 && info->local_mem < warp_local_bytes(plan, nv, 0))
     plan->items--;
-  if (plan->rank_warps && (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan, 0)))
+  if (plan->rank_warps &&
+      (info->max_wg < WARP_WG || info->local_mem < warp_local_bytes(plan, nv, 0)))
     use_per_item_ranking(plan);
   // Values of 4 or 8 bytes are staged beside the keys where both fit in local memory.
   const size_t vs = plan->desc.value_size;
   plan->exchange =
-      plan->rank_warps && (vs == 4 || vs == 8) && info->local_mem >= warp_local_bytes(plan, 1);
+      plan->rank_warps && (vs == 4 || vs == 8) && info->local_mem >= warp_local_bytes(plan, nv, 1);
 }
 
 /* The #defines the kernels are built with. */
@@ -263,18 +277,27 @@ static void unbuild(clscan_sort_plan *plan) {
   plan->prelude = NULL;
 }
 
+/* Resolves the algorithm for the plan's shape and builds it. */
+static clscan_status build_algorithm(clscan_sort_plan *plan) {
+  choose_algorithm(plan);
+  const clscan__sort_algorithm *algo = find_algorithm(plan->algorithm);
+  if (!algo)
+    return clscan__fail(CLSCAN_INTERNAL_ERROR, "sort algorithm %d is not registered",
+                        (int)plan->algorithm);
+  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
+  return build(plan, algo);
+}
+
 /* Builds the plan in its shape; where the device refuses the warp ranking's work-groups for
  * these kernels, builds the per-work-item ranking instead. */
-static clscan_status build_shape(clscan_sort_plan *plan, const clscan__sort_algorithm *algo) {
+static clscan_status build_shape(clscan_sort_plan *plan) {
   fit_device(plan);
-  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
-  CLSCAN_RETURN_IF_ERROR(build(plan, algo));
+  CLSCAN_RETURN_IF_ERROR(build_algorithm(plan));
   if (!plan->rank_warps || kernels_fit(plan))
     return CLSCAN_SUCCESS;
   unbuild(plan);
   use_per_item_ranking(plan);
-  CLSCAN_RETURN_IF_ERROR(make_prelude(plan));
-  return build(plan, algo);
+  return build_algorithm(plan);
 }
 
 void clscan_sort_plan_release(clscan_sort_plan *plan) {
@@ -306,13 +329,7 @@ clscan_status clscan_sort_plan_create(clscan_context *ctx, const clscan_sort_des
   plan->desc = *desc;
   resolve(plan);
   clscan_status st;
-  const clscan__sort_algorithm *algo = find_algorithm(plan->algorithm);
-  if (!algo) {
-    st = clscan__fail(CLSCAN_INTERNAL_ERROR, "sort algorithm %d is not registered",
-                      (int)plan->algorithm);
-    goto fail;
-  }
-  CLSCAN_TRY(build_shape(plan, algo));
+  CLSCAN_TRY(build_shape(plan));
   *out = plan;
   return CLSCAN_SUCCESS;
 fail:
