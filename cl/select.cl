@@ -43,6 +43,11 @@
  * other heads close the runs started within it, and the last tile closes the last run; the heads'
  * tile indices are staged beside the values (ushorts, SEL_HEAD16).
  *
+ * Status words: status.cl's status_t, 64-bit, or 32-bit where the device lacks 64-bit atomics
+ * (CLSCAN_STATUS32); the warp window of lookback_warp.cl reads either through status_read(). The
+ * rest needs no 64-bit atomics: the ticket is a 32-bit atomic, the partition's total and per-tile
+ * counts are plain stores read by a later launch.
+ *
  * Input and output never overlap (the host refuses it). Needs common.cl, select_common.cl,
  * status.cl and lookback_warp.cl first.
  */
@@ -385,7 +390,7 @@ ALWAYS_INLINE uint entry_count(const __local uint *mask, uint e) {
  * per round trip and reduces it as a tree (counts are exact); the whole group counts a silent
  * predecessor. The result is meaningful in work-item 0. */
 ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
-                                  __global ulong *status, ulong t, ulong epoch,
+                                  __global status_t *status, ulong t, ulong epoch,
                                   __local select_shared *sh CLSCAN_XP) {
   const uint lid = get_local_id(0);
 #if CLSCAN_NV_PTX
@@ -531,8 +536,8 @@ ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
  * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
  * 0), the partition's total (a ulong at byte 8, from select_count_total), and from byte 64 the
- * status words. lengths: run lengths (RUN_LENGTH_ENCODE). The last tile writes the count at byte
- * count_byte_off of `count`.
+ * status words (STATUS_WORDS status_t per tile). lengths: run lengths (RUN_LENGTH_ENCODE). The last
+ * tile writes the count at byte count_byte_off of `count`.
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_single_pass(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
@@ -540,7 +545,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
     ulong epoch CLSCAN_XP) {
   __local select_shared sh;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
   in += in_off;
   flags += flags_off;
@@ -671,6 +676,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   }
 #endif
 #if SEL_PARTITION
+  // The total, as select_count_total stored it (a plain load: the launches are ordered).
   const ulong total = ((__global ulong *)temp)[1];
   const ulong rejected_before = base - before;
   for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
@@ -693,7 +699,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_coun
   __local count_shared cs;
   const cnt_t a = tile_count(in + in_off, flags + flags_off, n, get_group_id(0), &cs CLSCAN_XA);
   if (get_local_id(0) == 0)
-    counts[get_group_id(0)] = CNT_COUNT(a);
+    counts[get_group_id(0)] = SEL_COUNT_TO_WORD((ulong)CNT_COUNT(a));
 }
 
 /* Partition pre-pass: one work-group sums counts[0, tiles) into the ulong at byte 8 of temp. */
@@ -704,7 +710,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_coun
   const uint lid = get_local_id(0);
   ulong s = 0;
   for (ulong t = lid; t < tiles; t += CLSCAN_WG)
-    s += counts[t];
+    s += SEL_WORD_TO_COUNT(counts[t]);
   part[lid] = s;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {

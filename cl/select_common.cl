@@ -106,6 +106,20 @@ __kernel void select_empty(__global uchar *count, ulong count_byte_off) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Partition's per-tile counts.
+ *
+ * The count pre-pass stores one ulong per tile after the status words. A later single pass (a
+ * scan's, or a selection's with more tiles) may take the same bytes for status words without
+ * zeroing them, so they must read as words of an older epoch (status.cl): a count is at most a
+ * tile (2^24 elements), below 2^35, as a 64-bit word; with 32-bit words (CLSCAN_STATUS32, whose
+ * epoch starts at bit 18) it is stored as its low 16 bits in the low word and the rest in the high
+ * word, each below 2^16. The macros expand where they are used, after status.cl has defined
+ * CLSCAN_STATUS32; with 64-bit words they are the identity.
+ * ------------------------------------------------------------------------------------------- */
+#define SEL_COUNT_TO_WORD(c) (CLSCAN_STATUS32 ? ((c)&0xfffful) | ((c) >> 16 << 32) : (c))
+#define SEL_WORD_TO_COUNT(w) (CLSCAN_STATUS32 ? ((w)&0xfffful) | ((w) >> 32 << 16) : (w))
+
+/* ---------------------------------------------------------------------------------------------
  * The count state, under status.cl's names.
  * ------------------------------------------------------------------------------------------- */
 #if SEL_RLE

@@ -5,7 +5,10 @@
  * scatter. Tickets, status words, the strictly ordered look-back and the decoupled fallback are
  * the scan's (status.cl) with the count state of select_common.cl; see select.cl for what each
  * operation writes. Memory traffic: one read of the input (and flags), one write of the output,
- * plus a re-read of each tile from cache.
+ * plus a re-read of each tile from cache. The status words are status.cl's status_t (32-bit ones
+ * where the device lacks 64-bit atomics, CLSCAN_STATUS32); nothing else needs 64-bit atomics
+ * (select.cl). Its loops take eight elements an iteration, for Mesa rusticl's llvmpipe
+ * (cpu_count).
  *
  * Needs common.cl, select_common.cl and status.cl first.
  */
@@ -20,23 +23,36 @@
 #define CLSCAN_TEST_WITHHOLD 0
 #endif
 
-/* Counts in[begin, end): the selected elements and, for runs, the last head. */
+/* Counts element i into c and, for runs, its index into *last if it is a head. */
+ALWAYS_INLINE void cpu_count1(const __global in_t *in, const __global uchar *flags, ulong i,
+                              ulong *c, ulong *last CLSCAN_XP) {
+  const uint f = sel_flag(in, flags, i CLSCAN_XA);
+  *c += f;
+#if SEL_RLE
+  *last = f ? i : *last;
+#endif
+}
+
+/* Counts in[begin, end): the selected elements and, for runs, the last head. Eight elements an
+ * iteration, fully unrolled, then the rest: Mesa rusticl's llvmpipe allows a work-item 65535 loop
+ * iterations in all, and unrolled ones do not count (tests/rusticl/loop_limit.c); a tile's count
+ * and scatter one element an iteration would take 65536. */
 ALWAYS_INLINE cnt_t cpu_count(const __global in_t *in, const __global uchar *flags, ulong begin,
                               ulong end CLSCAN_XP) {
-  ulong c = 0, last = 0;
-  for (ulong i = begin; i < end; i++) {
-    const uint f = sel_flag(in, flags, i CLSCAN_XA);
-    c += f;
-#if SEL_RLE
-    last = f ? i : last;
-#endif
+  ulong c = 0, last = 0, i = begin;
+  for (; i + 8 <= end; i += 8) {
+#pragma unroll
+    for (uint k = 0; k < 8; k++)
+      cpu_count1(in, flags, i + k, &c, &last CLSCAN_XA);
   }
+  for (; i < end; i++)
+    cpu_count1(in, flags, i, &c, &last CLSCAN_XA);
   return cnt_make(c, last);
 }
 
 /* Finds tile t's exclusive prefix (t >= 1), counting silent predecessors itself. */
 ALWAYS_INLINE cnt_t cpu_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
-                                 __global ulong *status, ulong t, ulong epoch,
+                                 __global status_t *status, ulong t, ulong epoch,
                                  __local lookback_state *lb CLSCAN_XP) {
   lookback_begin(lb, t);
   while (lookback_run(lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA) ==
@@ -49,6 +65,40 @@ ALWAYS_INLINE cnt_t cpu_lookback(const __global in_t *in, const __global uchar *
   return lb->acc;
 }
 
+/* Where a tile's scatter stands (see select_single_pass_cpu). */
+typedef struct cpu_cursor {
+  ulong dst;     /* the next selected element's slot */
+  ulong end_sel; /* the tile's end in the output: its prefix plus its count */
+  ulong lim;     /* min(end_sel, cap) */
+  ulong rej;     /* PARTITION: the next rejected element's slot */
+  ulong rej_lim; /* PARTITION: the end of the tile's rejected ones, at most cap */
+  ulong prev;    /* RUN_LENGTH_ENCODE: the index of the last head */
+} cpu_cursor;
+
+/* Scatters element i (see select_single_pass_cpu): stores it at the next free slot (partition:
+ * also at the next rejected one) and moves the cursor on. */
+ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *flags,
+                                __global val_t *out, __global len_t *lengths, ulong cap, ulong i,
+                                cpu_cursor *q CLSCAN_XP) {
+  const uint f = sel_flag(in, flags, i CLSCAN_XA);
+  const val_t v = sel_value(in, i CLSCAN_XA);
+  if (q->dst < q->lim)
+    out[q->dst] = v;
+#if SEL_RLE
+  // A head closes run dst - 1; other elements store a length there that the head after them
+  // (within the tile, since dst < end_sel) overwrites.
+  if (q->dst > 0 && q->dst < q->end_sel && q->dst - 1 < cap)
+    lengths[q->dst - 1] = (len_t)(i - q->prev);
+  q->prev = f ? i : q->prev;
+#endif
+#if SEL_PARTITION
+  if (q->rej < q->rej_lim)
+    out[q->rej] = v;
+  q->rej += 1u - f;
+#endif
+  q->dst += f;
+}
+
 /*
  * Selects from in[0, n) into out[0, cap). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one
  * work-item. Arguments as for select_single_pass (select.cl).
@@ -59,13 +109,18 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
     __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
     ulong epoch CLSCAN_XP) {
   __local lookback_state lb;
-  __global ulong *status = (__global ulong *)((__global uchar *)temp + 64);
+  __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   in += in_off;
   flags += flags_off;
   out += out_off;
   lengths += lengths_off;
   const ulong tile = atomic_inc(temp) - ticket_base;
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
+  // A ticket past the last tile has nothing to do: only a SIMD lane of Mesa rusticl's llvmpipe
+  // that holds no work-item gets one, and its look-back would use up the work-item's loop
+  // iterations (see single_pass_cpu.cl; tests/rusticl/empty_lanes.c).
+  if (tile >= tiles)
+    return;
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
 #if CLSCAN_TEST_WITHHOLD
   const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
@@ -87,39 +142,32 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   // the next free slot, which the next selected element overwrites, but only below the tile's
   // end (its prefix plus its count, known now), so nothing outside the tile's own results is
   // touched and each slot ends with its element. Partition stores the rejected ones likewise.
-  ulong dst = CNT_COUNT(prefix);
-  const ulong end_sel = dst + CNT_COUNT(aggregate), lim = min(end_sel, cap);
+  // Eight elements an iteration, as cpu_count (the loop limit of rusticl's llvmpipe).
+  cpu_cursor q;
+  q.dst = CNT_COUNT(prefix);
+  q.end_sel = q.dst + CNT_COUNT(aggregate);
+  q.lim = min(q.end_sel, cap);
 #if SEL_PARTITION
-  ulong rej = ((__global ulong *)temp)[1] + (begin - dst);
-  const ulong rej_lim = min(rej + (end - begin) - CNT_COUNT(aggregate), cap);
+  // The partition's total: a plain load of what select_count_total_cpu stored (no atomics).
+  q.rej = ((__global ulong *)temp)[1] + (begin - q.dst);
+  q.rej_lim = min(q.rej + (end - begin) - CNT_COUNT(aggregate), cap);
 #endif
 #if SEL_RLE
-  ulong prev = prefix.p;
+  q.prev = prefix.p;
 #endif
-  for (ulong i = begin; i < end; i++) {
-    const uint f = sel_flag(in, flags, i CLSCAN_XA);
-    const val_t v = sel_value(in, i CLSCAN_XA);
-    if (dst < lim)
-      out[dst] = v;
-#if SEL_RLE
-    // A head closes run dst - 1; other elements store a length there that the head after them
-    // (within the tile, since dst < end_sel) overwrites.
-    if (dst > 0 && dst < end_sel && dst - 1 < cap)
-      lengths[dst - 1] = (len_t)(i - prev);
-    prev = f ? i : prev;
-#endif
-#if SEL_PARTITION
-    if (rej < rej_lim)
-      out[rej] = v;
-    rej += 1u - f;
-#endif
-    dst += f;
+  ulong i = begin;
+  for (; i + 8 <= end; i += 8) {
+#pragma unroll
+    for (uint k = 0; k < 8; k++)
+      cpu_scatter1(in, flags, out, lengths, cap, i + k, &q CLSCAN_XA);
   }
+  for (; i < end; i++)
+    cpu_scatter1(in, flags, out, lengths, cap, i, &q CLSCAN_XA);
   if (tile == tiles - 1) {
-    sel_write_count(count + count_byte_off, dst);
+    sel_write_count(count + count_byte_off, q.dst);
 #if SEL_RLE
-    if (dst - 1 < cap)
-      lengths[dst - 1] = (len_t)(n - prev);
+    if (q.dst - 1 < cap)
+      lengths[q.dst - 1] = (len_t)(n - q.prev);
 #endif
   }
 }
@@ -130,8 +178,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_count_tiles_
     __global ulong *temp, ulong counts_off CLSCAN_XP) {
   __global ulong *counts = temp + counts_off;
   const ulong t = get_group_id(0), begin = t * CLSCAN_CPU_TILE;
-  counts[t] = CNT_COUNT(
-      cpu_count(in + in_off, flags + flags_off, begin, min(begin + CLSCAN_CPU_TILE, n) CLSCAN_XA));
+  const cnt_t a =
+      cpu_count(in + in_off, flags + flags_off, begin, min(begin + CLSCAN_CPU_TILE, n) CLSCAN_XA);
+  counts[t] = SEL_COUNT_TO_WORD((ulong)CNT_COUNT(a));
 }
 
 /* Partition pre-pass: sums counts[0, tiles) into the ulong at byte 8 of temp (one work-item). */
@@ -140,6 +189,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_count_total_
   const __global ulong *counts = temp + counts_off;
   ulong total = 0;
   for (ulong t = 0; t < tiles; t++)
-    total += counts[t];
+    total += SEL_WORD_TO_COUNT(counts[t]);
   temp[1] = total;
 }

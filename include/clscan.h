@@ -217,8 +217,8 @@ typedef enum clscan_op {
  *   offsets. About 3n traffic.
  * - SINGLE_PASS: chained scan with decoupled look-back and decoupled fallback (terminates without
  *   forward-progress guarantees). About 2n traffic. Its status words are 64-bit atomics where the
- *   device has them, else 32-bit ones (two per 4 bytes of state; the selections' single pass has
- *   64-bit ones only, and without 64-bit atomics returns CLSCAN_UNSUPPORTED_BY_DEVICE). Every
+ *   device has them, else 32-bit ones (two per 4 bytes of state; the same for the selections'
+ *   single pass, clscan_select_desc). Every
  *   published inclusive prefix is the left fold of the tile aggregates in tile order, whichever
  *   predecessor a look-back stops at, and a tile reduced by a fallback combines in its owner's
  *   order.
@@ -936,15 +936,17 @@ typedef enum clscan_select_op {
  * equal_source). Predicates and equalities see elements after the map.
  *
  * Algorithms (`algorithm`):
- * - SINGLE_PASS (what AUTO picks where the device has 64-bit atomics): the flag count fused with
- *   the scatter through the scan's decoupled look-back and fallback; tiles compact their selected
- *   elements locally and write them to consecutive addresses. One read of the input (and flags)
- *   and one write of the results; it terminates without forward-progress guarantees. PARTITION
- *   adds a count pre-pass (the rejected part starts at the total, which a single pass cannot know
- *   before every tile is counted): it reads the flags once more (1 byte per element) or, with a
- *   predicate, the input once more. RUN_LENGTH_ENCODE carries the index of the last run head in
- *   the look-back's state, so it stays one pass.
- * - BLELLOCH, HILLIS_STEELE, REDUCE_THEN_SCAN: the portable multi-pass path (AUTO's choice
+ * - SINGLE_PASS (what AUTO picks where the device has 64-bit atomics, and on CPU devices without
+ *   them, as for scans): the flag count fused with the scatter through the scan's decoupled
+ *   look-back and fallback; tiles compact their selected elements locally and write them to
+ *   consecutive addresses. One read of the input (and flags) and one write of the results; it
+ *   terminates without forward-progress guarantees. PARTITION adds a count pre-pass (the rejected
+ *   part starts at the total, which a single pass cannot know before every tile is counted): it
+ *   reads the flags once more (1 byte per element) or, with a predicate, the input once more.
+ *   RUN_LENGTH_ENCODE carries the index of the last run head in the look-back's state, so it
+ *   stays one pass. It runs on every device: its status words are 64-bit atomics where the device
+ *   has them, else 32-bit ones (two per 4 bytes of the count state).
+ * - BLELLOCH, HILLIS_STEELE, REDUCE_THEN_SCAN: the portable multi-pass path (AUTO's choice on GPUs
  *   without 64-bit atomics: REDUCE_THEN_SCAN): flags into a temporary array, that scan algorithm's
  *   exclusive sum of them, then a scatter (run-length encoding: and a pass from run starts to
  *   lengths). It needs about 17 bytes of temporary memory per element and moves several times the
@@ -1005,7 +1007,7 @@ typedef struct clscan_select_plan clscan_select_plan;
  *   built-in type, type_size 0, a conversion to or from a user type without map_source; extra
  *   arguments as for clscan_plan_create(), or without predicate_source and map_source);
  *   CLSCAN_INVALID_TYPE; CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_BY_DEVICE (double without
- *   fp64; SINGLE_PASS without 64-bit atomics); CLSCAN_BUILD_FAILED; CLSCAN_USER_SOURCE_INVALID;
+ *   fp64); CLSCAN_BUILD_FAILED; CLSCAN_USER_SOURCE_INVALID;
  *   CLSCAN_TYPE_SIZE_MISMATCH; CLSCAN_OUT_OF_HOST_MEMORY; CLSCAN_OPENCL_ERROR.
  */
 CLSCAN_API clscan_status clscan_select_plan_create(clscan_context *ctx,

@@ -10,10 +10,16 @@
  * its unaligned set (select_api.c picks the set per request; the launch names it).
  *
  * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
- * 8), from STATUS_OFFSET one 8-byte status word per 4 bytes of count state (per tile: one word
- * per 4 bytes of the count, twice that for run-length encoding), and for partition one ulong
- * count per tile (the pre-pass). The per-tile counts are below 2^35, so the scan's single pass,
- * which may later use the same slot, reads them as words of an older epoch.
+ * 8), from STATUS_OFFSET the status words (per tile: one 8-byte word per 4 bytes of count state,
+ * that is one per 4 bytes of the count, twice that for run-length encoding; on devices without
+ * 64-bit atomics, and under CLSCAN_TEST_STATUS32, two 4-byte words per 4 bytes of state,
+ * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition one ulong count per tile
+ * (the pre-pass). A later single pass (the scan's, which may use the same slot) reads the
+ * per-tile counts as words of an older epoch: below 2^35, and with 32-bit words stored in 16-bit
+ * pieces (cl/select_common.cl, SEL_COUNT_TO_WORD). The slot's status-word size and epoch are
+ * temp.c's (clscan__temp_acquire_words, through select_api.c's dispatch), so a slot whose words
+ * had the other size is zeroed first. Nothing else needs 64-bit atomics: the ticket is a 32-bit
+ * atomic and the partition's total a plain store and load between two launches.
  */
 #include "internal.h"
 
@@ -51,15 +57,23 @@ static size_t tile_elems(const clscan_select_plan *plan) {
   return t->single_pass_cpu ? t->cpu_tile : (size_t)t->tile_wg * plan->items;
 }
 
-/* Status words per tile: the count state's 32-bit words (cl/select_common.cl: fields of the
- * count's size; run-length encoding has two). */
+/* Status words per tile (cl/status.cl's STATUS_WORDS): one per 4 bytes of the count state
+ * (cl/select_common.cl: fields of the count's size; run-length encoding has two), two with
+ * 32-bit words (a 16-bit piece each). */
 static size_t status_words(const clscan_select_plan *plan) {
-  return (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 2 : 1) * plan->count_size / 4;
+  const size_t state_words = (plan->op == CLSCAN_RUN_LENGTH_ENCODE ? 2 : 1) * plan->count_size / 4;
+  return state_words * (plan->status32 ? 2 : 1);
+}
+
+/* Bytes of one status word (cl/status.cl's status_t). */
+static size_t status_word_bytes(const clscan_select_plan *plan) {
+  return plan->status32 ? 4 : 8;
 }
 
 static clscan_status config(const clscan_select_plan *plan, clscan__kernel_config *cfg) {
   const clscan__tuning *t = &plan->tuning;
   cfg->withhold = plan->withhold;
+  cfg->status32 = plan->status32;
   if (t->single_pass_cpu) {
     cfg->program = &cpu_program;
     cfg->kernels = &cpu_kernels;
@@ -76,7 +90,7 @@ static clscan_status config(const clscan_select_plan *plan, clscan__kernel_confi
 
 /* Byte offset of the partition's per-tile counts. */
 static size_t counts_offset(const clscan_select_plan *plan, size_t tiles) {
-  return STATUS_OFFSET + tiles * 8 * status_words(plan);
+  return STATUS_OFFSET + tiles * status_word_bytes(plan) * status_words(plan);
 }
 
 static size_t temp_bytes(const clscan_select_plan *plan, size_t n) {

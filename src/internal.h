@@ -806,6 +806,7 @@ struct clscan_select_plan {
   unsigned items;             /* GPU shape: elements per work-item */
   unsigned vec;               /* elements per vector load of `kernels` (1: none) */
   unsigned withhold;          /* test only (CLSCAN_TEST_WITHHOLD) */
+  int status32;               /* single pass: 1 for 32-bit status words (CLSCAN_STATUS32) */
   clscan_algorithm algorithm; /* resolved (never AUTO) */
   const clscan__select_algorithm *algo;
   clscan_plan *scan;    /* multi-pass: the plan of the flag scan (uint8 -> uint64), else NULL */

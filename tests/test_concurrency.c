@@ -11,6 +11,8 @@
  * - A scan prefers the temporary slot last used on its own queue: two queues are made to use two
  *   slots (the first slot's scan waits on a user event, so its slot is not idle when the second
  *   queue's scan picks one); then each queue's next scan must take its own slot again.
+ * - A slot is zeroed when its single passes change status-word size (scans and selections), and
+ *   AUTO's selections take the single pass (test_select_single_pass_slots).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -368,12 +370,129 @@ static void test_status_word_size_change(void **state) {
   clscan_context_release(ctx);
 }
 
+/* A selection by flags of n int32 elements (element i is i, every third flagged) and the buffers
+ * that hold it. */
+typedef struct select_bufs {
+  cl_mem in, flags, out, count;
+  size_t n;
+} select_bufs;
+
+/* Creates a selection plan (by flags) of `algorithm` with CLSCAN_TEST_STATUS32 set to `status32`
+ * meanwhile (NULL: unset). */
+static clscan_select_plan *select_plan(clscan_context *ctx, clscan_algorithm algorithm,
+                                       const char *status32) {
+  const clscan_select_desc d = {.op = CLSCAN_SELECT, .algorithm = algorithm};
+  tu_env_saved saved;
+  tu_env_set("CLSCAN_TEST_STATUS32", status32, &saved);
+  clscan_select_plan *plan = NULL;
+  const clscan_status st = clscan_select_plan_create(ctx, &d, &plan);
+  tu_env_restore(&saved);
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("selection plan (%s, CLSCAN_TEST_STATUS32=%s): %s (%s)",
+             clscan_algorithm_name(algorithm), status32 ? status32 : "unset",
+             clscan_status_string(st), clscan_last_error_detail());
+  return plan;
+}
+
+/* Runs plan's selection of b on q and checks it; returns whether its slot was zeroed first. */
+static int select_zeroed(clscan_context *shared, clscan_select_plan *plan, cl_command_queue q,
+                         const select_bufs *b, int32_t *got) {
+  const clscan_select_buffers sb = {
+      .in = b->in, .flags = b->flags, .out = b->out, .out_capacity = b->n, .count = b->count};
+  assert_int_equal(clscan_select_enqueue(plan, q, &sb, b->n, 0, NULL, NULL), CLSCAN_SUCCESS);
+  const int zeroed = clscan_test_last_temp_zeroed();
+  uint64_t count = 0;
+  const size_t want = (b->n + 2) / 3;
+  assert_true(tu_read(shared, q, b->count, 0, 8, &count));
+  assert_int_equal(count, want);
+  assert_true(tu_read(shared, q, b->out, 0, want * 4, got));
+  for (size_t k = 0; k < want; k++)
+    assert_int_equal(got[k], (int32_t)(3 * k));
+  return zeroed;
+}
+
+/* Selections take the single pass where AUTO gives it (on every CPU device and wherever 64-bit
+ * atomics exist: also on CPUs without them, with 32-bit status words), build kernels with 32-bit
+ * words under CLSCAN_TEST_STATUS32 (a program of their own where AUTO's words are 64-bit), and
+ * pass their status words' size to the temporary slots like the scans (temp.c): a new slot is
+ * zeroed before its first single pass (the multi-pass path never zeroes it), and a single pass
+ * whose words have the other size than the slot's last one zeroes it again. A fresh context runs,
+ * on one queue: AUTO's selection (zeroed: it is the single pass), a scan with the same words (not
+ * zeroed), a selection with 32-bit words (zeroed where 64-bit atomics exist, the sizes then
+ * differ), a scan with 32-bit words (not zeroed), AUTO's selection again (as the third), and
+ * reduce-then-scan's (never). */
+static void test_select_single_pass_slots(void **state) {
+  (void)state;
+  tu_progress("concurrency: AUTO's selections take the single pass and its status words");
+  clscan_context *shared = tu_context();
+  clscan_context *ctx = NULL;
+  assert_int_equal(
+      clscan_context_create(clscan_context_cl_context(shared), clscan_context_device(shared), &ctx),
+      CLSCAN_SUCCESS);
+  cl_command_queue q = clscan_context_queue(ctx);
+  const size_t n = 70001;
+  select_bufs b = {.n = n};
+  b.in = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  b.flags = tu_buffer(shared, CL_MEM_READ_WRITE, n);
+  b.out = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  b.count = tu_buffer(shared, CL_MEM_READ_WRITE, 8);
+  cl_mem in = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  cl_mem out = tu_buffer(shared, CL_MEM_READ_WRITE, n * 4);
+  int32_t *data = malloc(n * 4), *got = malloc(n * 4);
+  unsigned char *flags = malloc(n);
+  assert_true(b.in && b.flags && b.out && b.count && in && out && data && got && flags);
+  for (size_t i = 0; i < n; i++) {
+    data[i] = (int32_t)i;
+    flags[i] = i % 3 == 0;
+  }
+  assert_true(tu_write(shared, q, b.in, 0, n * 4, data));
+  assert_true(tu_write(shared, q, b.flags, 0, n, flags));
+  for (size_t i = 0; i < n; i++)
+    data[i] = 1;
+  assert_true(tu_write(shared, q, in, 0, n * 4, data));
+  // AUTO's words: 64-bit where the device has 64-bit atomics, else 32-bit.
+  const int wide_auto = tu_device_has_int64_atomics();
+  clscan_select_plan *automatic = select_plan(ctx, CLSCAN_ALGO_AUTO, NULL);
+  if (select_zeroed(shared, automatic, q, &b, got) != 1)
+    fail_msg("AUTO's selection did not zero a new slot: it did not take the single pass on %s",
+             tu_device_name());
+  // The 32-bit words' kernels are a program of their own where AUTO's words are 64-bit.
+  const unsigned long builds = clscan_test_build_count();
+  clscan_select_plan *narrow_select = select_plan(ctx, CLSCAN_ALGO_SINGLE_PASS, "1");
+  if (clscan_test_build_count() - builds != (unsigned long)wide_auto)
+    fail_msg(
+        "a selection plan with 32-bit status words built %lu programs after AUTO's (%d-bit "
+        "words), expected %d",
+        clscan_test_build_count() - builds, wide_auto ? 64 : 32, wide_auto);
+  clscan_select_plan *rts = select_plan(ctx, CLSCAN_ALGO_REDUCE_THEN_SCAN, NULL);
+  clscan_plan *same_scan = single_pass_plan(ctx, "0"), *narrow_scan = single_pass_plan(ctx, "1");
+  assert_int_equal(scan_zeroed(shared, same_scan, q, in, out, n, got), 0);
+  assert_int_equal(select_zeroed(shared, narrow_select, q, &b, got), wide_auto);
+  assert_int_equal(scan_zeroed(shared, narrow_scan, q, in, out, n, got), 0);
+  assert_int_equal(select_zeroed(shared, automatic, q, &b, got), wide_auto);
+  assert_int_equal(select_zeroed(shared, rts, q, &b, got), 0);
+  printf("  AUTO's selections run the single pass with %d-bit status words\n", wide_auto ? 64 : 32);
+  free(data);
+  free(got);
+  free(flags);
+  clscan_select_plan_release(automatic);
+  clscan_select_plan_release(narrow_select);
+  clscan_select_plan_release(rts);
+  clscan_plan_release(same_scan);
+  clscan_plan_release(narrow_scan);
+  cl_mem all[] = {b.in, b.flags, b.out, b.count, in, out};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    clReleaseMemObject(all[i]);
+  clscan_context_release(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_build_does_not_block_enqueue),
       cmocka_unit_test(test_same_program_built_once),
       cmocka_unit_test(test_same_queue_slot),
       cmocka_unit_test(test_status_word_size_change),
+      cmocka_unit_test(test_select_single_pass_slots),
   };
   if (!tu_context())
     return 1;

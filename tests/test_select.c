@@ -555,9 +555,9 @@ static const clscan_select_op all_ops[] = {CLSCAN_SELECT, CLSCAN_PARTITION, CLSC
 /* test_select_oclgrind.c includes this file with TEST_SELECT_NO_MAIN for the cases above. */
 #ifndef TEST_SELECT_NO_MAIN
 
-/* Returns 1 if the device runs a descriptor's type and algorithm; a device that lacks them (fp64,
- * or the single pass's 64-bit atomics: rusticl's llvmpipe) must refuse it with
- * CLSCAN_UNSUPPORTED_BY_DEVICE, and the cases that need them are left out. */
+/* Returns 1 if the device runs a descriptor's type; a device that lacks it (fp64: rusticl's
+ * llvmpipe) must refuse it with CLSCAN_UNSUPPORTED_BY_DEVICE, and the cases that need it are left
+ * out. */
 static int device_runs(clscan_scan_desc d) {
   const clscan_status st = clscan_context_supports(tu_context(), &d);
   if (st != CLSCAN_UNSUPPORTED_BY_DEVICE)
@@ -565,16 +565,18 @@ static int device_runs(clscan_scan_desc d) {
   return st == CLSCAN_SUCCESS;
 }
 
-/* Returns 1 if the device runs the selections' single pass; a device without 64-bit atomics (its
- * status words are 64-bit: rusticl's llvmpipe) must refuse it with CLSCAN_UNSUPPORTED_BY_DEVICE. */
-static int device_runs_single_pass(void) {
+/* Checks that the device runs the selections' single pass when it is asked for: every device
+ * does, with 32-bit status words where 64-bit atomics are missing (rusticl's llvmpipe refused it
+ * with CLSCAN_UNSUPPORTED_BY_DEVICE before it had them). */
+static void expect_single_pass(void) {
   const clscan_select_desc d = {.op = CLSCAN_SELECT, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
   clscan_select_plan *plan = NULL;
   const clscan_status st = clscan_select_plan_create(tu_context(), &d, &plan);
   clscan_select_plan_release(plan);
-  if (st != CLSCAN_UNSUPPORTED_BY_DEVICE)
-    assert_int_equal(st, CLSCAN_SUCCESS);
-  return st == CLSCAN_SUCCESS;
+  if (st != CLSCAN_SUCCESS)
+    fail_msg("a single-pass selection plan on %s (%s 64-bit atomics): %s (%s)", tu_device_name(),
+             tu_device_has_int64_atomics() ? "with" : "without", clscan_status_string(st),
+             clscan_last_error_detail());
 }
 
 /* Runs a case under cmocka: fails with its description. */
@@ -746,9 +748,8 @@ static void test_algorithms(void **state) {
     }
   }
   // The fallback: every 2nd or 3rd tile never publishes, in both shapes, small CPU tiles too,
-  // with 8-byte counts (two status words a count) and 4-byte ones (one word).
-  if (!device_runs_single_pass())
-    return;
+  // with 8-byte counts (two status words a count; four with 32-bit words) and 4-byte ones.
+  expect_single_pass();
   for (int shape = 1; shape <= 2; shape++) {
     for (unsigned w = 2; w <= 3; w++) {
       for (size_t o = 0; o < 4; o++) {
@@ -765,6 +766,107 @@ static void test_algorithms(void **state) {
       }
     }
   }
+}
+
+/* The partition's per-tile counts, which a later single pass on the same temporary slot reads as
+ * status words, with 32-bit words: tile 0 of a partition in CPU tiles of 2^20 counts
+ * c = 3 << 18 | 2 << 16 | 0xffff, whose low 32 bits, stored as they are, read as a word of epoch
+ * 3 in the state of an inclusive prefix with the largest piece (cl/status.cl), the first word of
+ * tile 4 of an int32 scan in CPU tiles of 64. Atomic max keeps it: at epoch 2 tile 4 never reads
+ * as published, and an in-place scan (the host variant's) never ends (its fallbacks on tile 4 are
+ * turned away by the owner's closed gate; the watchdog fails the test); at epoch 3 its prefix
+ * reads as 0xffff | (its high piece << 16). cl/select_common.cl stores counts in 16-bit pieces
+ * there (SEL_COUNT_TO_WORD); here a fresh context's slot runs the partition, then scans of 1024
+ * ones at epochs 2 to 5, which must be exact. Not on rusticl's llvmpipe: its work-items stop after
+ * 65535 loop iterations, fewer than a CPU tile of 2^20 elements takes (docs/testing-drivers.md). */
+static void test_status32_counts_reuse(void) {
+  if (strstr(tu_device_name(), "llvmpipe")) {
+    printf("  counts reuse: skipped on llvmpipe (CPU tiles of 2^20 pass its loop limit)\n");
+    return;
+  }
+  tu_progress("status32: partition counts read as status words by later scans");
+  clscan_context *shared = tu_context(), *ctx = NULL;
+  assert_int_equal(
+      clscan_context_create(clscan_context_cl_context(shared), clscan_context_device(shared), &ctx),
+      CLSCAN_SUCCESS);
+  const size_t tile = (size_t)1 << 20, n = tile + 8, c = (size_t)3 << 18 | 2u << 16 | 0xffffu;
+  int32_t *in = malloc(n * 4), *out = malloc(n * 4);
+  unsigned char *flags = malloc(n);
+  assert_true(in && out && flags);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (int32_t)i;
+    flags[i] = i < c || i >= tile + 4;
+  }
+  tu_env_saved saved[4];
+  tu_env_set("CLSCAN_TEST_STATUS32", "1", &saved[0]);
+  tu_env_set("CLSCAN_SINGLE_PASS_CPU", "1", &saved[1]);
+  tu_env_set("CLSCAN_CPU_TILE", "1048576", &saved[2]);
+  tu_env_set("CLSCAN_TEST_WITHHOLD", NULL, &saved[3]);
+  const clscan_select_desc part = {.op = CLSCAN_PARTITION, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  uint64_t count = 0;
+  assert_int_equal(clscan_select_host(ctx, &part, in, flags, n, out, NULL, n, &count),
+                   CLSCAN_SUCCESS);
+  assert_int_equal(count, c + 4);
+  for (size_t k = 0; k < n; k++) {
+    const size_t want = k < c ? k : k < c + 4 ? tile + 4 + (k - c) : c + (k - c - 4);
+    if (out[k] != (int32_t)want)
+      fail_msg("partition: element %zu is %d, expected %zu", k, out[k], want);
+  }
+  tu_env_set("CLSCAN_CPU_TILE", "64", &saved[2]);
+  const clscan_scan_desc scan = {
+      .type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
+  const size_t m = 1024;
+  for (size_t i = 0; i < m; i++)
+    in[i] = 1;
+  for (int launch = 2; launch <= 5; launch++) {
+    assert_int_equal(clscan_scan_host(ctx, &scan, in, out, m), CLSCAN_SUCCESS);
+    for (size_t i = 0; i < m; i++) {
+      if (out[i] != (int32_t)(i + 1))
+        fail_msg("scan at epoch %d after the partition: element %zu is %d, expected %zu", launch, i,
+                 out[i], i + 1);
+    }
+  }
+  for (int i = 3; i >= 0; i--)
+    tu_env_restore(&saved[i]);
+  free(in);
+  free(out);
+  free(flags);
+  clscan_context_release(ctx);
+}
+
+/* The single pass with 32-bit status words (the CTest test select.status32 sets
+ * CLSCAN_TEST_STATUS32=1; devices without 64-bit atomics have them anyway): select by flags and by
+ * predicate, partition by flags and by predicate, unique and run-length encoding, in both shapes,
+ * with every 3rd tile withheld (the fallback) and 8-byte counts (four 32-bit words a count, eight
+ * a run-length state), every 2nd with 4-byte counts, and none; the GPU shape's scalar loads too.
+ * About 100000 elements are selected, and runs start past index 2^16, so that the high 16-bit
+ * piece of a count or index matters. Then the partition's per-tile counts under later scans
+ * (test_status32_counts_reuse). */
+static void test_status32(void **state) {
+  (void)state;
+  static const struct {
+    clscan_select_op op;
+    int pred;
+  } ops[] = {{CLSCAN_SELECT, 0},    {CLSCAN_SELECT, 1}, {CLSCAN_PARTITION, 0},
+             {CLSCAN_PARTITION, 1}, {CLSCAN_UNIQUE, 0}, {CLSCAN_RUN_LENGTH_ENCODE, 0}};
+  for (int shape = 1; shape <= 2; shape++) {
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+      for (int v = 0; v < 3; v++) {
+        sel_case c = base_case(ops[o].op, shape == 1 ? 200003 : 300007);
+        c.by_pred = ops[o].pred;
+        c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+        c.shape = shape;
+        c.withhold = v == 0 ? 0 : v == 1 ? 3 : 2;
+        c.count_size = v == 2 ? 4 : 8;
+        check_case(&c);
+        if (shape == 1 && v == 1) { /* the GPU shape's scalar loads */
+          c.in_off = 1;
+          check_case(&c);
+        }
+      }
+    }
+  }
+  test_status32_counts_reuse();
 }
 
 /* Capacities below the count, offsets, count sizes, n = 0, the host variant. */
@@ -1331,11 +1433,9 @@ static void test_args(void **state) {
       {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0},
   };
   const size_t sizes[] = {1, 4097, 70001};
-  const int single_pass = device_runs_single_pass();
+  expect_single_pass();
   uint64_t seed = tu_mix(tu_seed(), 1616);
   for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-    if (paths[p].algorithm == CLSCAN_ALGO_SINGLE_PASS && !single_pass)
-      continue;
     for (size_t c = 0; c < 6; c++) {
       const size_t o = c < 4 ? c : c - 2;
       const int equal = c >= 4;
@@ -1529,6 +1629,7 @@ int main(int argc, char **argv) {
       {"large", {cmocka_unit_test(test_large)}, 1},
       {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},
       {"errors", {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue)}, 2},
+      {"status32", {cmocka_unit_test(test_status32)}, 1},
   };
   const size_t ngroups = sizeof groups / sizeof groups[0];
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {

@@ -8,7 +8,9 @@
  * Cases: every operation (select by flags and by predicate, partition, unique, run-length
  * encoding) through the single pass in both shapes, with and without the forced fallback
  * (CLSCAN_TEST_WITHHOLD=2), the GPU shape's fallback also with two lane groups of 32 (tiles of 64
- * work-items x 4 elements), and the multi-pass path over each scan algorithm, at a few small
+ * work-items x 4 elements), the fallback in both shapes with the 32-bit status words of devices
+ * without 64-bit atomics (CLSCAN_TEST_STATUS32=1; 8-byte counts, so four words a count and eight a
+ * run-length state), and the multi-pass path over each scan algorithm, at a few small
  * sizes that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 128 int32, CLSCAN_CPU_TILE=64),
  * and n = 0 (select_empty alone), with offsets and a capacity below the count, each checked against
  * the host reference (test_select.c's cases). The GPU shape's vector loads run at n = 700 (input
@@ -35,18 +37,21 @@ typedef struct og_config {
   int shape;
   unsigned withhold;
   unsigned tile_wg, tile_vpt; /* 0: CLSCAN_TILE_WG=16 and the table's vectors per work-item */
+  int status32;               /* the single pass's 32-bit status words (CLSCAN_TEST_STATUS32=1) */
 } og_config;
 
 int main(void) {
   const og_config configs[] = {
-      {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, 1, 0, 0, 0},
-      {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, 2, 0, 0, 0},
-      {"single-pass gpu fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 0, 0},
-      {"single-pass cpu fallback", CLSCAN_ALGO_SINGLE_PASS, 2, 2, 0, 0},
-      {"single-pass gpu 64x1 fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 64, 1},
-      {"blelloch", CLSCAN_ALGO_BLELLOCH, 0, 0, 0, 0},
-      {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0, 0, 0},
-      {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, 0},
+      {"single-pass gpu", CLSCAN_ALGO_SINGLE_PASS, 1, 0, 0, 0, 0},
+      {"single-pass cpu", CLSCAN_ALGO_SINGLE_PASS, 2, 0, 0, 0, 0},
+      {"single-pass gpu fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 0, 0, 0},
+      {"single-pass cpu fallback", CLSCAN_ALGO_SINGLE_PASS, 2, 2, 0, 0, 0},
+      {"single-pass gpu 64x1 fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 64, 1, 0},
+      {"single-pass gpu status32 fallback", CLSCAN_ALGO_SINGLE_PASS, 1, 2, 0, 0, 1},
+      {"single-pass cpu status32 fallback", CLSCAN_ALGO_SINGLE_PASS, 2, 2, 0, 0, 1},
+      {"blelloch", CLSCAN_ALGO_BLELLOCH, 0, 0, 0, 0, 0},
+      {"hillis-steele", CLSCAN_ALGO_HILLIS_STEELE, 0, 0, 0, 0, 0},
+      {"reduce-then-scan", CLSCAN_ALGO_REDUCE_THEN_SCAN, 0, 0, 0, 0, 0},
   };
   const size_t sizes[] = {1, 45, 700, 301, 0}; /* 0 last: select_empty alone */
   const size_t in_offs[] = {0, 1, 4, 3, 4}, flags_offs[] = {0, 0, 8, 0, 0};
@@ -84,7 +89,10 @@ int main(void) {
         if (fresh && !tu_context()) /* a context of its own, see above */
           return 1;
         og_log_mark();
+        tu_env_saved status32;
+        tu_env_set("CLSCAN_TEST_STATUS32", configs[g].status32 ? "1" : NULL, &status32);
         int ok = run_case(&c, msg, sizeof msg);
+        tu_env_restore(&status32);
         if (fresh)
           tu_context_release();
         int reported = og_log_check(what);
