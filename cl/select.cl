@@ -38,7 +38,8 @@
  *
  * Partition: the rejected elements go to total + (rejected before the tile) + rank, where total,
  * the number selected, comes from a count pre-pass (select_count_tiles, select_count_total) that
- * re-reads the flags (or, with a predicate, the input). Run-length encoding: the state carries
+ * re-reads the flags (or, with a predicate, the input); into two buffers, to (rejected before the
+ * tile) + rank of the second, with no pre-pass. Run-length encoding: the state carries
  * the index of the last run head, so the tile's first head closes the run entering the tile, the
  * other heads close the runs started within it, and the last tile closes the last run; the heads'
  * tile indices are staged beside the values (ushorts, SEL_HEAD16).
@@ -536,14 +537,16 @@ ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
  * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
  * 0), the partition's total (a ulong at byte 8, from select_count_total), and from byte 64 the
- * status words (STATUS_WORDS status_t per tile). lengths: run lengths (RUN_LENGTH_ENCODE). The last
- * tile writes the count at byte count_byte_off of `count`.
+ * status words (STATUS_WORDS status_t per tile). lengths: run lengths (RUN_LENGTH_ENCODE). rej:
+ * where partition writes the rejected elements, rej[0, rej_cap): `out` after the total (split 0),
+ * or a buffer of their own from 0 (split 1, with no pre-pass). The last tile writes the count at
+ * byte count_byte_off of `count`.
  */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_single_pass(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
     __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
-    __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch CLSCAN_XP) {
+    __global val_t *rej, ulong rej_off, ulong rej_cap, uint split, __global uchar *count,
+    ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch CLSCAN_XP) {
   __local select_shared sh;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
@@ -551,6 +554,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   flags += flags_off;
   out += out_off;
   lengths += lengths_off;
+  rej += rej_off;
 
 #if !CLSCAN_NV_PTX
   for (uint e = lid; e < ENTRIES * SEL_VEC; e += CLSCAN_WG)
@@ -676,13 +680,13 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   }
 #endif
 #if SEL_PARTITION
-  // The total, as select_count_total stored it (a plain load: the launches are ordered).
-  const ulong total = ((__global ulong *)temp)[1];
-  const ulong rejected_before = base - before;
+  // The tile's rejected run: after the total as select_count_total stored it (a plain load: the
+  // launches are ordered), or from 0 in a buffer of their own (split).
+  const ulong first = (split ? 0 : ((__global ulong *)temp)[1]) + (base - before);
   for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
-    const ulong dst = total + rejected_before + q;
-    if (dst < cap)
-      out[dst] = sh.stage[STAGE_AT(TILE - 1u - q)];
+    const ulong dst = first + q;
+    if (dst < rej_cap)
+      rej[dst] = sh.stage[STAGE_AT(TILE - 1u - q)];
   }
 #endif
 

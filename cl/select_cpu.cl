@@ -78,8 +78,8 @@ typedef struct cpu_cursor {
 /* Scatters element i (see select_single_pass_cpu): stores it at the next free slot (partition:
  * also at the next rejected one) and moves the cursor on. */
 ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *flags,
-                                __global val_t *out, __global len_t *lengths, ulong cap, ulong i,
-                                cpu_cursor *q CLSCAN_XP) {
+                                __global val_t *out, __global len_t *lengths, __global val_t *rej,
+                                ulong cap, ulong i, cpu_cursor *q CLSCAN_XP) {
   const uint f = sel_flag(in, flags, i CLSCAN_XA);
   const val_t v = sel_value(in, i CLSCAN_XA);
   if (q->dst < q->lim)
@@ -93,7 +93,7 @@ ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *f
 #endif
 #if SEL_PARTITION
   if (q->rej < q->rej_lim)
-    out[q->rej] = v;
+    rej[q->rej] = v;
   q->rej += 1u - f;
 #endif
   q->dst += f;
@@ -106,14 +106,15 @@ ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *f
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_cpu(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
     __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
-    __global uchar *count, ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base,
-    ulong epoch CLSCAN_XP) {
+    __global val_t *rej, ulong rej_off, ulong rej_cap, uint split, __global uchar *count,
+    ulong count_byte_off, ulong n, __global uint *temp, uint ticket_base, ulong epoch CLSCAN_XP) {
   __local lookback_state lb;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + 64);
   in += in_off;
   flags += flags_off;
   out += out_off;
   lengths += lengths_off;
+  rej += rej_off;
   const ulong tile = atomic_inc(temp) - ticket_base;
   const ulong tiles = (n + CLSCAN_CPU_TILE - 1) / CLSCAN_CPU_TILE;
   // A ticket past the last tile has nothing to do: only a SIMD lane of Mesa rusticl's llvmpipe
@@ -148,9 +149,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   q.end_sel = q.dst + CNT_COUNT(aggregate);
   q.lim = min(q.end_sel, cap);
 #if SEL_PARTITION
-  // The partition's total: a plain load of what select_count_total_cpu stored (no atomics).
-  q.rej = ((__global ulong *)temp)[1] + (begin - q.dst);
-  q.rej_lim = min(q.rej + (end - begin) - CNT_COUNT(aggregate), cap);
+  // The rejected run: after the partition's total (a plain load of what select_count_total_cpu
+  // stored, no atomics), or from 0 in a buffer of their own (split).
+  q.rej = (split ? 0 : ((__global ulong *)temp)[1]) + (begin - q.dst);
+  q.rej_lim = min(q.rej + (end - begin) - CNT_COUNT(aggregate), rej_cap);
 #endif
 #if SEL_RLE
   q.prev = prefix.p;
@@ -159,10 +161,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   for (; i + 8 <= end; i += 8) {
 #pragma unroll
     for (uint k = 0; k < 8; k++)
-      cpu_scatter1(in, flags, out, lengths, cap, i + k, &q CLSCAN_XA);
+      cpu_scatter1(in, flags, out, lengths, rej, cap, i + k, &q CLSCAN_XA);
   }
   for (; i < end; i++)
-    cpu_scatter1(in, flags, out, lengths, cap, i, &q CLSCAN_XA);
+    cpu_scatter1(in, flags, out, lengths, rej, cap, i, &q CLSCAN_XA);
   if (tile == tiles - 1) {
     sel_write_count(count + count_byte_off, q.dst);
 #if SEL_RLE

@@ -3,10 +3,10 @@
  * element's flag (0 or 1, a uint8) into a temporary array; the host scans it exclusively into
  * ulong positions with one of the scan algorithms (Blelloch, Hillis-Steele, reduce-then-scan);
  * select_scatter writes each selected element at its position (and, for partition, each rejected
- * one at total + its rejected rank); for run-length encoding it writes each run's start into a
- * temporary array, and select_lengths turns the starts into lengths. One work-item per element.
- * The temporary arrays are regions of one buffer: mark from byte mark_off, pos and starts from
- * ulong pos_off and starts_off.
+ * one at total + its rejected rank, or at its rejected rank in a buffer of their own); for
+ * run-length encoding it writes each run's start into a temporary array, and select_lengths turns
+ * the starts into lengths. One work-item per element. The temporary arrays are regions of one
+ * buffer: mark from byte mark_off, pos and starts from ulong pos_off and starts_off.
  *
  * Needs common.cl and select_common.cl first.
  */
@@ -28,10 +28,13 @@ ALWAYS_INLINE ulong multi_total(const __global uchar *mark, const __global ulong
   return pos[n - 1] + mark[n - 1];
 }
 
-/* Scatters element i (n >= 1); writes the count unless runs are encoded (select_lengths does). */
+/* Scatters element i (n >= 1); writes the count unless runs are encoded (select_lengths does).
+ * Partition writes a rejected element to rej[rej_off + dst], dst < rej_cap: after the total in
+ * `out` (split 0) or from 0 in a buffer of their own (split 1). */
 __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uchar *temp,
                              ulong mark_off, ulong pos_off, ulong starts_off, ulong n,
-                             __global val_t *out, ulong out_off, ulong cap, __global uchar *count,
+                             __global val_t *out, ulong out_off, ulong cap, __global val_t *rej,
+                             ulong rej_off, ulong rej_cap, uint split, __global uchar *count,
                              ulong count_byte_off CLSCAN_XP) {
   const ulong i = get_global_id(0);
   if (i >= n)
@@ -52,9 +55,9 @@ __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uch
       starts[p] = i;
 #endif
   } else if (SEL_PARTITION) {
-    const ulong dst = total + (i - p);
-    if (dst < cap)
-      out[dst] = sel_value(in, i CLSCAN_XA);
+    const ulong dst = (split ? 0 : total) + (i - p);
+    if (dst < rej_cap)
+      rej[rej_off + dst] = sel_value(in, i CLSCAN_XA);
   }
 #if !SEL_RLE
   if (i == 0)

@@ -911,7 +911,10 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_c
  * - SELECT: the selected elements, in input order; the count is the number selected.
  * - PARTITION: the selected elements in order, then the rejected ones in order (not reversed,
  *   unlike CUB's DevicePartition); all n are written; the count is the number selected, so the
- *   rejected part starts at out[count].
+ *   rejected part starts at out[count]. Or, given a `rejected` buffer
+ *   (clscan_select_buffers.rejected, clscan_partition_copy_host()), the selected ones in order to
+ *   `out` and the rejected ones in order to `rejected` (Thrust's stable_partition_copy): that
+ *   takes one pass, with no count pre-pass.
  * - UNIQUE: the first element of each run of equal consecutive elements; the count is the number
  *   of runs.
  * - RUN_LENGTH_ENCODE: the first element of each run, and in `lengths` each run's length
@@ -940,9 +943,10 @@ typedef enum clscan_select_op {
  *   them, as for scans): the flag count fused with the scatter through the scan's decoupled
  *   look-back and fallback; tiles compact their selected elements locally and write them to
  *   consecutive addresses. One read of the input (and flags) and one write of the results; it
- *   terminates without forward-progress guarantees. PARTITION adds a count pre-pass (the rejected
- *   part starts at the total, which a single pass cannot know before every tile is counted): it
- *   reads the flags once more (1 byte per element) or, with a predicate, the input once more.
+ *   terminates without forward-progress guarantees. PARTITION into one buffer adds a count
+ *   pre-pass (the rejected part starts at the total, which a single pass cannot know before every
+ *   tile is counted): it reads the flags once more (1 byte per element) or, with a predicate, the
+ *   input once more. PARTITION into two buffers (`rejected` given) needs no pre-pass.
  *   RUN_LENGTH_ENCODE carries the index of the last run head in the look-back's state, so it
  *   stays one pass. It runs on every device: its status words are 64-bit atomics where the device
  *   has them, else 32-bit ones (two per 4 bytes of the count state).
@@ -1027,11 +1031,19 @@ typedef struct clscan_select_buffers {
   size_t out_offset;
   size_t out_capacity; /**< How many elements `out` (and `lengths`) may receive. SELECT, UNIQUE
                             and RUN_LENGTH_ENCODE write the first min(count, out_capacity)
-                            results and still report the true count; PARTITION needs
-                            out_capacity >= n (else CLSCAN_BUFFER_TOO_SMALL). */
+                            results and still report the true count; PARTITION into one
+                            buffer needs out_capacity >= n (else CLSCAN_BUFFER_TOO_SMALL). */
   cl_mem lengths;      /**< RUN_LENGTH_ENCODE: out_capacity run lengths (count_size bytes each) from
                             lengths_offset; else NULL. */
   size_t lengths_offset;
+  cl_mem rejected; /**< PARTITION: NULL (the rejected elements follow the selected ones in `out`),
+                        or where the rejected elements go, in order: rejected_capacity elements of
+                        out_type from rejected_offset, of which the first
+                        min(n - count, rejected_capacity) are written. `out` then receives only
+                        the selected ones, the first min(count, out_capacity), as for SELECT, and
+                        the single pass needs no count pre-pass. Other operations: NULL. */
+  size_t rejected_offset;
+  size_t rejected_capacity; /**< How many elements `rejected` may receive. */
   cl_mem count; /**< One count_size-byte element at count_offset: the number selected or runs. */
   size_t count_offset;
   const clscan_arg_value *values; /**< The values of the descriptor's extra arguments, one per
@@ -1043,8 +1055,9 @@ typedef struct clscan_select_buffers {
 /**
  * Enqueues a selection of n elements. Nothing blocks: the count is written to a device buffer, so
  * the next command can depend on `done`. n == 0 writes a count of 0 and nothing else. Only the
- * results [0, min(count, out_capacity)) (PARTITION: [0, n)), the same range of lengths and the
- * count are written.
+ * results [0, min(count, out_capacity)) (PARTITION into one buffer: [0, n); into two: that and
+ * rejected [0, min(n - count, rejected_capacity))), the same range of lengths and the count are
+ * written.
  * Selections never run in place: an output range (out, lengths, count) that overlaps any other
  * range (in, flags, or another output) is refused with CLSCAN_OVERLAP, even when identical; so is
  * an extra argument's buffer range that overlaps an output, and a READ_WRITE one that overlaps
@@ -1054,7 +1067,8 @@ typedef struct clscan_select_buffers {
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (plan, buffers, in, out or count NULL; flags NULL
  *   when the plan selects by flags; lengths NULL for RUN_LENGTH_ENCODE; values NULL with
  *   value_count > 0, a value's buffer or scalar NULL); CLSCAN_INVALID_VALUE (flags given to a plan
- *   that does not select by flags, lengths given for another operation, n >= 2^32 with
+ *   that does not select by flags, lengths given for another operation, rejected given for an
+ *   operation other than PARTITION, n >= 2^32 with
  *   count_size 4, value_count not the plan's arg_count, a buffer value with `scalar` set or a
  *   scalar value with `buffer` set); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
  *   CLSCAN_INVALID_BUFFER (another context, not a buffer, an output CL_MEM_READ_ONLY);
@@ -1084,6 +1098,23 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
                                             const void *in, const unsigned char *flags, size_t n,
                                             void *out, void *lengths, size_t out_capacity,
                                             uint64_t *count);
+
+/**
+ * Partitions host arrays synchronously into two (a plan is created for the call): the selected
+ * elements in order to `selected` (the first min(count, selected_capacity)), the rejected ones in
+ * order to `rejected` (the first min(n - count, rejected_capacity)), as clscan_select_enqueue()
+ * with a `rejected` buffer; *count receives the number selected. desc->op must be
+ * CLSCAN_PARTITION; flags as for clscan_select_host(). An array may be NULL when its capacity is
+ * 0.
+ * @return as clscan_select_host(); CLSCAN_INVALID_VALUE where desc->op is not PARTITION. On error
+ *   the arrays are untouched.
+ */
+CLSCAN_API clscan_status clscan_partition_copy_host(clscan_context *ctx,
+                                                    const clscan_select_desc *desc, const void *in,
+                                                    const unsigned char *flags, size_t n,
+                                                    void *selected, size_t selected_capacity,
+                                                    void *rejected, size_t rejected_capacity,
+                                                    uint64_t *count);
 
 /* ============================================================================================== */
 /* Sorting                                                                                        */

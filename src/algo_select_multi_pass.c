@@ -119,12 +119,16 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, k[MARK], mark_args, 8, clscan__div_up(padded, local), local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
+  const clscan__select_rejected rj = clscan__select_rejected_of(r);
   const clscan__karg scatter_args[] = {
-      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off),
-      CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),     CLSCAN__ARG(out),
-      CLSCAN__ARG(out_off), CLSCAN__ARG(cap),        CLSCAN__ARG(count), CLSCAN__ARG(count_off)};
-  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCATTER], 12, r->extra, 0));
-  CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[SCATTER], scatter_args, 12, groups, local));
+      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),   CLSCAN__ARG(mark_off),
+      CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),      CLSCAN__ARG(out),
+      CLSCAN__ARG(out_off), CLSCAN__ARG(cap),        CLSCAN__ARG(rj.mem), CLSCAN__ARG(rj.off),
+      CLSCAN__ARG(rj.cap),  CLSCAN__ARG(rj.split),   CLSCAN__ARG(count),  CLSCAN__ARG(count_off)};
+  enum { SCATTER_ARGS = sizeof scatter_args / sizeof scatter_args[0] };
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCATTER], SCATTER_ARGS, r->extra, 0));
+  CLSCAN_RETURN_IF_ERROR(
+      clscan__chain_call(l->chain, k[SCATTER], scatter_args, SCATTER_ARGS, groups, local));
   if (plan->op != CLSCAN_RUN_LENGTH_ENCODE)
     return CLSCAN_SUCCESS;
   size_t m = r->n < r->capacity ? r->n : r->capacity;

@@ -13,10 +13,10 @@
  * 8), from STATUS_OFFSET the status words (per tile: one 8-byte word per 4 bytes of count state,
  * that is one per 4 bytes of the count, twice that for run-length encoding; on devices without
  * 64-bit atomics, and under CLSCAN_TEST_STATUS32, two 4-byte words per 4 bytes of state,
- * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition one ulong count per tile
- * (the pre-pass). A later single pass (the scan's, which may use the same slot) reads the
- * per-tile counts as words of an older epoch: below 2^35, and with 32-bit words stored in 16-bit
- * pieces (cl/select_common.cl, SEL_COUNT_TO_WORD). The slot's status-word size and epoch are
+ * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition into one buffer one ulong
+ * count per tile (the pre-pass). A later single pass (the scan's, which may use the same slot)
+ * reads the per-tile counts as words of an older epoch: below 2^35, and with 32-bit words stored in
+ * 16-bit pieces (cl/select_common.cl, SEL_COUNT_TO_WORD). The slot's status-word size and epoch are
  * temp.c's (clscan__temp_acquire_words, through select_api.c's dispatch), so a slot whose words
  * had the other size is zeroed first. Nothing else needs 64-bit atomics: the ticket is a 32-bit
  * atomic and the partition's total a plain store and load between two launches.
@@ -121,15 +121,16 @@ static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles,
   return clscan__chain_call(l->chain, k[COUNT_TOTAL], total_args, 3, 1, local);
 }
 
-/* One launch of one work-group per tile (partition: after its count pre-pass). */
+/* One launch of one work-group per tile (partition into one buffer: after its count pre-pass). */
 static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan_select_plan *plan = l->plan;
   const clscan__select_request *r = l->req;
   size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
   size_t tiles = clscan__div_up(r->n, tile_elems(plan));
-  if (plan->op == CLSCAN_PARTITION)
-    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
   const clscan__buffer *b = r->buf;
+  const clscan__select_rejected rj = clscan__select_rejected_of(r);
+  if (plan->op == CLSCAN_PARTITION && !rj.split)
+    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
   cl_mem in = b[CLSCAN__SEL_IN].mem, out = b[CLSCAN__SEL_OUT].mem, temp = l->temp;
   cl_mem flags = b[CLSCAN__SEL_FLAGS].mem ? b[CLSCAN__SEL_FLAGS].mem : in;
   cl_mem lengths = b[CLSCAN__SEL_LENGTHS].mem ? b[CLSCAN__SEL_LENGTHS].mem : out;
@@ -140,13 +141,16 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   cl_ulong cap = r->capacity, n = r->n, epoch = l->epoch;
   cl_uint ticket_base = l->ticket_base;
   const clscan__karg args[] = {
-      CLSCAN__ARG(in),        CLSCAN__ARG(in_off),      CLSCAN__ARG(flags),
-      CLSCAN__ARG(flags_off), CLSCAN__ARG(out),         CLSCAN__ARG(out_off),
-      CLSCAN__ARG(cap),       CLSCAN__ARG(lengths),     CLSCAN__ARG(lengths_off),
-      CLSCAN__ARG(count),     CLSCAN__ARG(count_off),   CLSCAN__ARG(n),
-      CLSCAN__ARG(temp),      CLSCAN__ARG(ticket_base), CLSCAN__ARG(epoch)};
-  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[PASS], 15, r->extra, 0));
-  return clscan__chain_call(l->chain, l->kernels->k[PASS], args, 15, tiles, local);
+      CLSCAN__ARG(in),        CLSCAN__ARG(in_off),  CLSCAN__ARG(flags),
+      CLSCAN__ARG(flags_off), CLSCAN__ARG(out),     CLSCAN__ARG(out_off),
+      CLSCAN__ARG(cap),       CLSCAN__ARG(lengths), CLSCAN__ARG(lengths_off),
+      CLSCAN__ARG(rj.mem),    CLSCAN__ARG(rj.off),  CLSCAN__ARG(rj.cap),
+      CLSCAN__ARG(rj.split),  CLSCAN__ARG(count),   CLSCAN__ARG(count_off),
+      CLSCAN__ARG(n),         CLSCAN__ARG(temp),    CLSCAN__ARG(ticket_base),
+      CLSCAN__ARG(epoch)};
+  enum { ARGS = sizeof args / sizeof args[0] };
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[PASS], ARGS, r->extra, 0));
+  return clscan__chain_call(l->chain, l->kernels->k[PASS], args, ARGS, tiles, local);
 }
 
 const clscan__select_algorithm clscan__select_single_pass = {

@@ -768,10 +768,11 @@ clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const v
 /* Buffer roles of a selection request. */
 enum {
   CLSCAN__SEL_IN = 0,
-  CLSCAN__SEL_FLAGS,   /* uint8 flags, or NULL (predicate, UNIQUE, RUN_LENGTH_ENCODE) */
-  CLSCAN__SEL_OUT,     /* out_capacity elements of the output type */
-  CLSCAN__SEL_LENGTHS, /* RUN_LENGTH_ENCODE: out_capacity run lengths, else NULL */
-  CLSCAN__SEL_COUNT,   /* one count */
+  CLSCAN__SEL_FLAGS,    /* uint8 flags, or NULL (predicate, UNIQUE, RUN_LENGTH_ENCODE) */
+  CLSCAN__SEL_OUT,      /* out_capacity elements of the output type */
+  CLSCAN__SEL_LENGTHS,  /* RUN_LENGTH_ENCODE: out_capacity run lengths, else NULL */
+  CLSCAN__SEL_COUNT,    /* one count */
+  CLSCAN__SEL_REJECTED, /* PARTITION into two buffers: the rejected elements, else NULL */
   CLSCAN__SEL_BUFFERS
 };
 
@@ -781,6 +782,7 @@ typedef struct clscan__select_request {
   clscan__buffer buf[CLSCAN__SEL_BUFFERS];
   size_t n;
   size_t capacity;            /* out_capacity */
+  size_t rejected_capacity;   /* with a rejected buffer: its capacity */
   const clscan__extra *extra; /* the extra arguments' kernel arguments, or NULL */
   cl_uint num_wait;
   const cl_event *wait_list;
@@ -814,6 +816,23 @@ struct clscan_select_plan {
   clscan__algo_kernels kernels;   /* built at creation: vector loads where vec > 1 */
   clscan__algo_kernels unaligned; /* vec > 1: the scalar loads, built on first unaligned use */
 };
+
+/* Where a partition's rejected elements go, as the kernels take it (cl/select.cl): a buffer of
+ * their own from 0 (split 1), or else `out` after the total (split 0; the same for the other
+ * operations, which ignore it). */
+typedef struct clscan__select_rejected {
+  cl_mem mem;
+  cl_ulong off, cap;
+  cl_uint split;
+} clscan__select_rejected;
+
+/* The rejected elements' destination of a request. */
+static inline clscan__select_rejected clscan__select_rejected_of(const clscan__select_request *r) {
+  const clscan__buffer *rej = &r->buf[CLSCAN__SEL_REJECTED], *out = &r->buf[CLSCAN__SEL_OUT];
+  if (rej->mem)
+    return (clscan__select_rejected){rej->mem, rej->off, r->rejected_capacity, 1};
+  return (clscan__select_rejected){out->mem, out->off, r->capacity, 0};
+}
 
 /* What a selection algorithm's enqueue gets (the plan lock is held). */
 typedef struct clscan__select_launch {

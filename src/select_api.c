@@ -487,6 +487,8 @@ static clscan_status check_presence(const clscan_select_plan *plan,
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers->lengths is NULL (run-length encoding)");
   if (!rle && b->lengths)
     return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->lengths is only for run-length encoding");
+  if (plan->op != CLSCAN_PARTITION && b->rejected)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->rejected is only for partition");
   return CLSCAN_SUCCESS;
 }
 
@@ -564,10 +566,11 @@ static clscan_status validate_request(const clscan_select_plan *plan,
   if (plan->count_size == 4 && req->n > UINT32_MAX)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "n %zu exceeds what count_size 4 can count (use count_size 8)", req->n);
-  if (plan->op == CLSCAN_PARTITION && b->out_capacity < req->n)
+  if (plan->op == CLSCAN_PARTITION && !b->rejected && b->out_capacity < req->n)
     return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
-                        "a partition writes all n %zu elements; out_capacity is %zu", req->n,
-                        b->out_capacity);
+                        "a partition into one buffer writes all n %zu elements; out_capacity is "
+                        "%zu",
+                        req->n, b->out_capacity);
   sel_range r[CLSCAN__SEL_BUFFERS + CLSCAN_MAX_ARGS] = {
       [CLSCAN__SEL_IN] = {.name = "input buffer",
                           .mem = b->in,
@@ -597,6 +600,12 @@ static clscan_status validate_request(const clscan_select_plan *plan,
                              .count = 1,
                              .elem = plan->count_size,
                              .output = 1},
+      [CLSCAN__SEL_REJECTED] = {.name = "rejected buffer",
+                                .mem = b->rejected,
+                                .off = b->rejected_offset,
+                                .count = b->rejected_capacity,
+                                .elem = plan->out_size,
+                                .output = 1},
   };
   for (int i = 0; i < CLSCAN__SEL_BUFFERS; i++) {
     if (r[i].mem)
@@ -604,6 +613,7 @@ static clscan_status validate_request(const clscan_select_plan *plan,
     req->buf[i] = (clscan__buffer){r[i].mem, r[i].off};
   }
   req->capacity = b->out_capacity;
+  req->rejected_capacity = b->rejected_capacity;
   CLSCAN_RETURN_IF_ERROR(check_values(plan, b, req->n, r + CLSCAN__SEL_BUFFERS, x));
   req->extra = plan->arg_count ? x : NULL;
   return check_overlaps(r, CLSCAN__SEL_BUFFERS + (int)plan->arg_count);
@@ -681,17 +691,28 @@ clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue q
 
 /* Device copies of a host selection's arrays. */
 typedef struct host_buffers {
-  cl_mem in, flags, out, lengths, count;
+  cl_mem in, flags, out, lengths, count, rejected;
 } host_buffers;
 
 static void host_buffers_release(host_buffers *h) {
-  cl_mem *m[] = {&h->in, &h->flags, &h->out, &h->lengths, &h->count};
+  cl_mem *m[] = {&h->in, &h->flags, &h->out, &h->lengths, &h->count, &h->rejected};
   for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
     if (*m[i])
       clReleaseMemObject(*m[i]);
     *m[i] = NULL;
   }
 }
+
+/* A host selection's arrays: out and lengths hold cap elements, rejected (partition into two
+ * arrays: split) rejected_cap. */
+typedef struct host_arrays {
+  const void *in;
+  const unsigned char *flags;
+  size_t n;
+  void *out, *lengths, *rejected;
+  size_t cap, rejected_cap;
+  int split; /* partition into two arrays */
+} host_arrays;
 
 /* Creates a buffer of `bytes` (at least 1), filled from `src` when it is not NULL. */
 static clscan_status host_buffer(clscan_context *ctx, size_t bytes, const void *src, cl_mem *out) {
@@ -707,26 +728,39 @@ static clscan_status host_buffer(clscan_context *ctx, size_t bytes, const void *
   return CLSCAN_SUCCESS;
 }
 
+/* Reads `elems` elements of `size` bytes from the start of buf into dst (nothing when 0). */
+static clscan_status host_read(cl_command_queue q, cl_mem buf, size_t elems, size_t size,
+                               void *dst) {
+  if (elems == 0)
+    return CLSCAN_SUCCESS;
+  cl_int err = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, elems * size, dst, 0, NULL, NULL);
+  return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clEnqueueReadBuffer");
+}
+
 /* Runs a host selection on a plan: copies in, enqueues, reads back. */
-static clscan_status host_run(clscan_select_plan *plan, const void *in, const unsigned char *flags,
-                              size_t n, void *out, void *lengths, size_t cap, uint64_t *count) {
+static clscan_status host_run(clscan_select_plan *plan, const host_arrays *a, uint64_t *count) {
   clscan_status st = CLSCAN_SUCCESS;
   clscan_context *ctx = plan->ctx;
   host_buffers h = {0};
   cl_event done = NULL;
-  CLSCAN_TRY(host_buffer(ctx, n * plan->in_size, in, &h.in));
-  if (flags)
-    CLSCAN_TRY(host_buffer(ctx, n, flags, &h.flags));
+  size_t n = a->n, cap = a->cap;
+  CLSCAN_TRY(host_buffer(ctx, n * plan->in_size, a->in, &h.in));
+  if (a->flags)
+    CLSCAN_TRY(host_buffer(ctx, n, a->flags, &h.flags));
   CLSCAN_TRY(host_buffer(ctx, cap * plan->out_size, NULL, &h.out));
   if (plan->op == CLSCAN_RUN_LENGTH_ENCODE)
     CLSCAN_TRY(host_buffer(ctx, cap * plan->count_size, NULL, &h.lengths));
+  if (a->split)
+    CLSCAN_TRY(host_buffer(ctx, a->rejected_cap * plan->out_size, NULL, &h.rejected));
   CLSCAN_TRY(host_buffer(ctx, plan->count_size, NULL, &h.count));
   const clscan_select_buffers b = {.in = h.in,
                                    .flags = h.flags,
                                    .out = h.out,
                                    .out_capacity = cap,
                                    .lengths = h.lengths,
-                                   .count = h.count};
+                                   .count = h.count,
+                                   .rejected = h.rejected,
+                                   .rejected_capacity = a->rejected_cap};
   CLSCAN_TRY(clscan_select_enqueue(plan, ctx->queue, &b, n, 0, NULL, &done));
   uint64_t c = 0;
   CLSCAN_CL(
@@ -734,20 +768,42 @@ static clscan_status host_run(clscan_select_plan *plan, const void *in, const un
   if (plan->count_size == 4)
     c = (uint32_t)c;
   size_t got = c < cap ? (size_t)c : cap;
-  if (plan->op == CLSCAN_PARTITION)
+  if (plan->op == CLSCAN_PARTITION && !h.rejected)
     got = n;
+  size_t rejected = c <= n ? (size_t)(n - c) : 0;
+  rejected = rejected < a->rejected_cap ? rejected : a->rejected_cap;
   // Results are read into the caller's arrays only once everything has succeeded.
-  if (got)
-    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.out, CL_TRUE, 0, got * plan->out_size, out, 0, NULL,
-                                  NULL));
-  if (got && lengths)
-    CLSCAN_CL(clEnqueueReadBuffer(ctx->queue, h.lengths, CL_TRUE, 0, got * plan->count_size,
-                                  lengths, 0, NULL, NULL));
+  CLSCAN_TRY(host_read(ctx->queue, h.out, got, plan->out_size, a->out));
+  if (a->lengths)
+    CLSCAN_TRY(host_read(ctx->queue, h.lengths, got, plan->count_size, a->lengths));
+  if (h.rejected)
+    CLSCAN_TRY(host_read(ctx->queue, h.rejected, rejected, plan->out_size, a->rejected));
   *count = c;
 fail:
   if (done)
     clReleaseEvent(done);
   host_buffers_release(&h);
+  return st;
+}
+
+/* Checks the flags of a host selection against its descriptor. */
+static clscan_status check_host_flags(const clscan_select_desc *desc, const unsigned char *flags) {
+  int by_flags =
+      (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) && !desc->predicate_source;
+  if (by_flags && !flags)
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags is NULL, and desc has no predicate_source");
+  if (!by_flags && flags)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "flags given, but desc does not select by flags");
+  return CLSCAN_SUCCESS;
+}
+
+/* Validates a host selection's descriptor, creates its plan and runs it. */
+static clscan_status host_select(clscan_context *ctx, const clscan_select_desc *desc,
+                                 const host_arrays *a, uint64_t *count) {
+  clscan_select_plan *plan = NULL;
+  CLSCAN_RETURN_IF_ERROR(plan_create(ctx, desc, &plan));
+  clscan_status st = host_run(plan, a, count);
+  clscan_select_plan_release(plan);
   return st;
 }
 
@@ -762,12 +818,7 @@ clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "a desc with extra arguments runs through a plan's "
                         "clscan_select_enqueue() (their values are device buffers)");
-  int by_flags =
-      (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) && !desc->predicate_source;
-  if (by_flags && !flags)
-    return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags is NULL, and desc has no predicate_source");
-  if (!by_flags && flags)
-    return clscan__fail(CLSCAN_INVALID_VALUE, "flags given, but desc does not select by flags");
+  CLSCAN_RETURN_IF_ERROR(check_host_flags(desc, flags));
   int rle = desc->op == CLSCAN_RUN_LENGTH_ENCODE;
   if (rle && !lengths && out_capacity)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "lengths is NULL (run-length encoding)");
@@ -775,11 +826,42 @@ clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *
     return clscan__fail(CLSCAN_INVALID_VALUE, "lengths is only for run-length encoding");
   if (desc->op == CLSCAN_PARTITION && out_capacity < n)
     return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
-                        "a partition writes all n %zu elements; out_capacity is %zu", n,
-                        out_capacity);
-  clscan_select_plan *plan = NULL;
-  CLSCAN_RETURN_IF_ERROR(plan_create(ctx, desc, &plan));
-  clscan_status st = host_run(plan, in, flags, n, out, rle ? lengths : NULL, out_capacity, count);
-  clscan_select_plan_release(plan);
-  return st;
+                        "a partition into one array writes all n %zu elements; out_capacity is "
+                        "%zu",
+                        n, out_capacity);
+  const host_arrays a = {.in = in,
+                         .flags = flags,
+                         .n = n,
+                         .out = out,
+                         .lengths = rle ? lengths : NULL,
+                         .cap = out_capacity};
+  return host_select(ctx, desc, &a, count);
+}
+
+clscan_status clscan_partition_copy_host(clscan_context *ctx, const clscan_select_desc *desc,
+                                         const void *in, const unsigned char *flags, size_t n,
+                                         void *selected, size_t selected_capacity, void *rejected,
+                                         size_t rejected_capacity, uint64_t *count) {
+  clscan__clear_error();
+  if (!ctx || !count || (!in && n) || (!selected && selected_capacity) ||
+      (!rejected && rejected_capacity))
+    return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, selected, rejected or count is NULL");
+  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  if (desc->op != CLSCAN_PARTITION)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "desc->op is %d, not CLSCAN_PARTITION",
+                        (int)desc->op);
+  if (desc->arg_count)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a desc with extra arguments runs through a plan's "
+                        "clscan_select_enqueue() (their values are device buffers)");
+  CLSCAN_RETURN_IF_ERROR(check_host_flags(desc, flags));
+  const host_arrays a = {.in = in,
+                         .flags = flags,
+                         .n = n,
+                         .out = selected,
+                         .rejected = rejected,
+                         .cap = selected_capacity,
+                         .rejected_cap = rejected_capacity,
+                         .split = 1};
+  return host_select(ctx, desc, &a, count);
 }
