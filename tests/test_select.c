@@ -65,7 +65,9 @@ typedef struct sel_case {
   size_t n, in_off, flags_off, out_off, len_off, count_off;
   long cap_delta; /* capacity = n + cap_delta (clamped at 0) */
   size_t count_size;
-  int host; /* clscan_select_host instead of the device path */
+  int host;  /* clscan_select_host (clscan_partition_copy_host) instead of the device path */
+  int split; /* PARTITION into two buffers: the rejected ones at len_off of their own, both of
+                the capacity */
   uint64_t seed;
 } sel_case;
 
@@ -77,14 +79,14 @@ typedef struct pair {
 static const char *const pair_source = "typedef struct pair { int k; float w; } pair;";
 
 static void describe(const sel_case *c, char *buf, size_t cap) {
-  snprintf(
-      buf, cap,
-      "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
-      "tile %ux%u n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d seed %" PRIu64,
-      (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
-      c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->tile_wg, c->tile_vpt,
-      c->n, c->in_off, c->flags_off, c->out_off, c->len_off, c->count_off, c->cap_delta,
-      c->count_size, c->host, c->seed);
+  snprintf(buf, cap,
+           "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
+           "tile %ux%u n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d split %d "
+           "seed %" PRIu64,
+           (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
+           c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->tile_wg,
+           c->tile_vpt, c->n, c->in_off, c->flags_off, c->out_off, c->len_off, c->count_off,
+           c->cap_delta, c->count_size, c->host, c->split, c->seed);
 }
 
 /* The input element type of a case, and its size. */
@@ -298,6 +300,7 @@ static int float2_equal(const void *a, const void *b) {
 typedef struct case_data {
   int64_t *v;
   unsigned char *in, *mapped, *flags, *sel, *expect, *got, *got_len;
+  unsigned char *got_rej; /* split: the rejected buffer's elements */
   uint64_t *expect_len;
 } case_data;
 
@@ -310,6 +313,7 @@ static void case_data_free(case_data *d) {
   free(d->expect);
   free(d->got);
   free(d->got_len);
+  free(d->got_rej);
   free(d->expect_len);
 }
 
@@ -350,7 +354,17 @@ static int compare(const sel_case *c, const case_data *d, uint64_t want, uint64_
     snprintf(msg, mcap, "count %" PRIu64 ", expected %" PRIu64, got_count, want);
     return 0;
   }
-  size_t m = c->op == CLSCAN_PARTITION ? c->n : (want < cap ? (size_t)want : cap);
+  size_t m = c->op == CLSCAN_PARTITION && !c->split ? c->n : (want < cap ? (size_t)want : cap);
+  if (c->split) {
+    // The rejected ones follow the selected ones in the reference.
+    size_t mr = c->n - want < cap ? c->n - (size_t)want : cap;
+    for (size_t k = 0; k < mr; k++) {
+      if (memcmp(d->got_rej + k * os, d->expect + (want + k) * os, os) != 0) {
+        snprintf(msg, mcap, "rejected element %zu of %zu differs", k, mr);
+        return 0;
+      }
+    }
+  }
   for (size_t k = 0; k < m; k++) {
     if (memcmp(d->got + k * os, d->expect + k * os, os) != 0) {
       snprintf(msg, mcap, "element %zu of %zu differs", k, m);
@@ -364,6 +378,30 @@ static int compare(const sel_case *c, const case_data *d, uint64_t want, uint64_
         return 0;
       }
     }
+  }
+  return 1;
+}
+
+/* Split partitions: reads the rejected buffer's elements into d->got_rej and checks that nothing
+ * outside its first min(n - count, cap) elements was written (back: scratch of rej_bytes). */
+static int rejected_guards(clscan_context *ctx, const sel_case *c, cl_mem rej, size_t rej_bytes,
+                           size_t cap, uint64_t count, unsigned char *back, case_data *d, char *msg,
+                           size_t mcap) {
+  size_t os = out_size(c);
+  if (count > c->n) {
+    snprintf(msg, mcap, "count %" PRIu64 " exceeds n %zu", count, c->n);
+    return 0;
+  }
+  size_t mr = c->n - count < cap ? c->n - (size_t)count : cap;
+  if (!tu_read(ctx, NULL, rej, c->len_off * os, cap * os, d->got_rej) ||
+      !tu_read(ctx, NULL, rej, 0, rej_bytes, back)) {
+    snprintf(msg, mcap, "read failed");
+    return 0;
+  }
+  if (!tu_all_bytes(back, c->len_off * os, TU_POISON) ||
+      !tu_all_bytes(back + (c->len_off + mr) * os, (cap - mr + TU_GUARD) * os, TU_POISON)) {
+    snprintf(msg, mcap, "rejected buffer written outside [0, %zu)", mr);
+    return 0;
   }
   return 1;
 }
@@ -383,13 +421,18 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
   cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, out_bytes);
   cl_mem len = tu_buffer(ctx, CL_MEM_READ_WRITE, len_bytes);
   cl_mem cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, cnt_bytes);
-  unsigned char *poison = malloc(out_bytes > len_bytes ? out_bytes : len_bytes);
-  unsigned char *back = malloc(out_bytes > len_bytes ? out_bytes : len_bytes);
-  if (!in || !fl || !out || !len || !cnt || !poison || !back) {
+  // Split: the rejected buffer, as large as the output (the same capacity, at len_off).
+  size_t rej_bytes = (c->len_off + cap + TU_GUARD) * os;
+  cl_mem rej = c->split ? tu_buffer(ctx, CL_MEM_READ_WRITE, rej_bytes) : NULL;
+  size_t most = out_bytes > len_bytes ? out_bytes : len_bytes;
+  most = most > rej_bytes ? most : rej_bytes;
+  unsigned char *poison = malloc(most);
+  unsigned char *back = malloc(most);
+  if (!in || !fl || !out || !len || !cnt || (c->split && !rej) || !poison || !back) {
     snprintf(msg, mcap, "allocation failed");
     goto done;
   }
-  memset(poison, TU_POISON, out_bytes > len_bytes ? out_bytes : len_bytes);
+  memset(poison, TU_POISON, most);
   // Inputs are written whole, their bytes outside the range filled (Oclgrind 21.10 marks only
   // part of a write at an offset as initialised).
   unsigned char *staged = malloc(in_bytes > fl_bytes ? in_bytes : fl_bytes);
@@ -406,7 +449,8 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
   free(staged);
   if (!wrote || !tu_write(ctx, NULL, out, 0, out_bytes, poison) ||
       !tu_write(ctx, NULL, len, 0, len_bytes, poison) ||
-      !tu_write(ctx, NULL, cnt, 0, cnt_bytes, poison)) {
+      !tu_write(ctx, NULL, cnt, 0, cnt_bytes, poison) ||
+      (rej && !tu_write(ctx, NULL, rej, 0, rej_bytes, poison))) {
     snprintf(msg, mcap, "write failed");
     goto done;
   }
@@ -429,7 +473,10 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
                                    .lengths = rle ? len : NULL,
                                    .lengths_offset = c->len_off,
                                    .count = cnt,
-                                   .count_offset = c->count_off};
+                                   .count_offset = c->count_off,
+                                   .rejected = rej,
+                                   .rejected_offset = c->len_off,
+                                   .rejected_capacity = cap};
   st = clscan_select_enqueue(plan, NULL, &b, c->n, 0, NULL, &done);
   if (st != CLSCAN_SUCCESS) {
     snprintf(msg, mcap, "enqueue: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
@@ -444,8 +491,10 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
     snprintf(msg, mcap, "read failed");
     goto done;
   }
-  // Guards: nothing past min(count, cap) (partition: n), nor around the count.
-  size_t m = c->op == CLSCAN_PARTITION ? c->n : (*count < cap ? (size_t)*count : cap);
+  // Guards: nothing past min(count, cap) (partition into one buffer: n), nor around the count.
+  size_t m = c->op == CLSCAN_PARTITION && !c->split ? c->n : (*count < cap ? (size_t)*count : cap);
+  if (rej && !rejected_guards(ctx, c, rej, rej_bytes, cap, *count, back, d, msg, mcap))
+    goto done;
   if (!tu_read(ctx, NULL, out, 0, out_bytes, back) ||
       !tu_all_bytes(back, c->out_off * os, TU_POISON) ||
       !tu_all_bytes(back + (c->out_off + m) * os, (cap - m + TU_GUARD) * os, TU_POISON)) {
@@ -470,8 +519,8 @@ done:
   if (done)
     clReleaseEvent(done);
   clscan_select_plan_release(plan);
-  cl_mem all[] = {in, fl, out, len, cnt};
-  for (size_t i = 0; i < 5; i++) {
+  cl_mem all[] = {in, fl, out, len, cnt, rej};
+  for (size_t i = 0; i < 6; i++) {
     if (all[i])
       clReleaseMemObject(all[i]);
   }
@@ -492,13 +541,16 @@ static int run_case(const sel_case *c, char *msg, size_t mcap) {
   d.mapped = calloc(n + 1, os);
   d.flags = calloc(n + 1, 1);
   d.sel = calloc(n + 1, 1);
-  d.expect = calloc(cap + 1, os);
+  // Split partitions compare against the whole reference (selected, then rejected).
+  size_t ref_cap = c->split ? n : cap;
+  d.expect = calloc((ref_cap > cap ? ref_cap : cap) + 1, os);
   d.got = calloc(cap + 1, os);
   d.got_len = calloc(cap + 1, cs);
+  d.got_rej = calloc(cap + 1, os);
   d.expect_len = calloc(cap + 1, sizeof *d.expect_len);
   int ok = 0;
   if (!d.v || !d.in || !d.mapped || !d.flags || !d.sel || !d.expect || !d.got || !d.got_len ||
-      !d.expect_len) {
+      !d.got_rej || !d.expect_len) {
     snprintf(msg, mcap, "host allocation failed");
     goto done;
   }
@@ -511,7 +563,7 @@ static int run_case(const sel_case *c, char *msg, size_t mcap) {
                                                    : NULL;
     clscan_ref_heads(ref_type(c), eq, d.mapped, os, n, d.sel);
   }
-  uint64_t want = clscan_ref_select(c->op, d.mapped, os, d.sel, n, d.expect, d.expect_len, cap);
+  uint64_t want = clscan_ref_select(c->op, d.mapped, os, d.sel, n, d.expect, d.expect_len, ref_cap);
   clscan_select_desc desc;
   make_desc(c, &desc);
   uint64_t count = 0;
@@ -519,9 +571,13 @@ static int run_case(const sel_case *c, char *msg, size_t mcap) {
     tu_env_saved saved[CASE_ENV];
     case_env(c, saved);
     int by_flags = c->op <= CLSCAN_PARTITION && !c->by_pred;
+    const unsigned char *fl = by_flags ? d.flags : NULL;
     clscan_status st =
-        clscan_select_host(ctx, &desc, d.in, by_flags ? d.flags : NULL, n, d.got,
-                           c->op == CLSCAN_RUN_LENGTH_ENCODE ? d.got_len : NULL, cap, &count);
+        c->split
+            ? clscan_partition_copy_host(ctx, &desc, d.in, fl, n, d.got, cap, d.got_rej, cap,
+                                         &count)
+            : clscan_select_host(ctx, &desc, d.in, fl, n, d.got,
+                                 c->op == CLSCAN_RUN_LENGTH_ENCODE ? d.got_len : NULL, cap, &count);
     case_env_restore(saved);
     if (st != CLSCAN_SUCCESS) {
       snprintf(msg, mcap, "host: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
@@ -589,7 +645,7 @@ static void check_case(const sel_case *c) {
 }
 
 /* Sizes around the tiles of both shapes (GPU tiles of 4096 with 256 work-items; CPU tiles of
- * the tuning's cpu_tile), for every operation. */
+ * the tuning's cpu_tile), for every operation and partition into two buffers. */
 static void test_sizes(void **state) {
   (void)state;
   const size_t sizes[] = {1,    2,     3,     255,   4095,  4096,  4097,  8191,
@@ -601,6 +657,13 @@ static void test_sizes(void **state) {
         c.shape = shape;
         check_case(&c);
       }
+    }
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      sel_case c = base_case(CLSCAN_PARTITION, sizes[s]); /* into two buffers */
+      c.split = 1;
+      c.by_pred = s % 2;
+      c.shape = shape;
+      check_case(&c);
     }
   }
 }
@@ -677,6 +740,14 @@ static void test_types(void **state) {
       c.shape = cells[i].shape;
       check_case(&c);
     }
+    for (int shape = 1; shape <= 2; shape++) { /* partition into two buffers */
+      sel_case c = base_case(CLSCAN_PARTITION, 20011);
+      c.type = (clscan_type)t;
+      c.by_pred = shape == 2;
+      c.shape = shape;
+      c.split = 1;
+      check_case(&c);
+    }
   }
 }
 
@@ -746,6 +817,16 @@ static void test_algorithms(void **state) {
         check_case(&c);
       }
     }
+    // Partition into two buffers, by flags and by predicate, the capacity below either part.
+    for (int pred = 0; pred <= 1; pred++) {
+      sel_case c = base_case(CLSCAN_PARTITION, 70001);
+      c.algorithm = multi[a];
+      c.split = 1;
+      c.by_pred = pred;
+      check_case(&c);
+      c.cap_delta = -40000;
+      check_case(&c);
+    }
   }
   // The fallback: every 2nd or 3rd tile never publishes, in both shapes, small CPU tiles too,
   // with 8-byte counts (two status words a count; four with 32-bit words) and 4-byte ones.
@@ -764,6 +845,13 @@ static void test_algorithms(void **state) {
           check_case(&c);
         }
       }
+      sel_case c = base_case(CLSCAN_PARTITION, shape == 1 ? 100003 : 300007);
+      c.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+      c.shape = shape;
+      c.withhold = w;
+      c.split = 1;
+      c.by_pred = w == 3;
+      check_case(&c);
     }
   }
 }
@@ -859,6 +947,11 @@ static void test_status32(void **state) {
         c.withhold = v == 0 ? 0 : v == 1 ? 3 : 2;
         c.count_size = v == 2 ? 4 : 8;
         check_case(&c);
+        if (ops[o].op == CLSCAN_PARTITION) { /* into two buffers */
+          c.split = 1;
+          check_case(&c);
+          c.split = 0;
+        }
         if (shape == 1 && v == 1) { /* the GPU shape's scalar loads */
           c.in_off = 1;
           check_case(&c);
@@ -867,6 +960,62 @@ static void test_status32(void **state) {
     }
   }
   test_status32_counts_reuse();
+}
+
+/* Partition into two buffers in both shapes, by flags and by predicate: capacities of both
+ * buffers (the same) above, at and below either part, with 10, 50 and 90 % selected; offsets
+ * (the GPU shape's scalar and vector loads); n = 0; the host variant. */
+static void test_split_edges(void) {
+  for (int shape = 1; shape <= 2; shape++) {
+    for (int pred = 0; pred <= 1; pred++) {
+      const long deltas[] = {5, 0, -1, -30000, -45000, -60000, -90001};
+      for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
+        sel_case c = base_case(CLSCAN_PARTITION, 90001);
+        c.split = 1;
+        c.by_pred = pred;
+        c.cap_delta = deltas[i];
+        c.shape = shape;
+        check_case(&c);
+      }
+      const unsigned pcts[] = {0, 10, 90, 100};
+      for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        sel_case c = base_case(CLSCAN_PARTITION, 90001);
+        c.split = 1;
+        c.by_pred = pred;
+        c.pct = pcts[i];
+        c.cap_delta = -40000;
+        c.shape = shape;
+        check_case(&c);
+      }
+      sel_case c = base_case(CLSCAN_PARTITION, 33333);
+      c.split = 1;
+      c.by_pred = pred;
+      c.shape = shape;
+      c.in_off = 3;
+      c.flags_off = 5;
+      c.out_off = 7;
+      c.len_off = 9;
+      c.count_off = 2;
+      check_case(&c);
+      c.in_off = 32;
+      c.flags_off = 48;
+      c.count_size = 4;
+      check_case(&c);
+      sel_case z = base_case(CLSCAN_PARTITION, 0);
+      z.split = 1;
+      z.by_pred = pred;
+      z.shape = shape;
+      check_case(&z);
+      sel_case h = base_case(CLSCAN_PARTITION, 12345);
+      h.split = 1;
+      h.by_pred = pred;
+      h.host = 1;
+      h.shape = shape;
+      check_case(&h);
+      h.cap_delta = -8000;
+      check_case(&h);
+    }
+  }
 }
 
 /* Capacities below the count, offsets, count sizes, n = 0, the host variant. */
@@ -924,6 +1073,7 @@ static void test_edges(void **state) {
     z.algorithm = CLSCAN_ALGO_BLELLOCH;
     check_case(&z);
   }
+  test_split_edges();
 }
 
 /* Seconds of a monotonic clock. */
@@ -1235,7 +1385,31 @@ static void test_errors_enqueue(void **state) {
   p = plan_of(&d);
   b = good, b.out_capacity = n - 1;
   EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  // Into two buffers: any capacities, but within the buffers, outputs apart, writable.
+  b = good, b.out_capacity = n / 4, b.rejected = len, b.rejected_capacity = n / 4;
+  assert_int_equal(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_SUCCESS);
+  assert_int_equal(clFinish(clscan_context_queue(ctx)), CL_SUCCESS);
+  assert_true(tu_write(ctx, NULL, cnt, 0, 8, poison));
+  b.rejected_capacity = 2 * n + 1; /* len holds 2n int32 */
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b.rejected_capacity = SIZE_MAX;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_SIZE_OVERFLOW);
+  b.rejected_capacity = n / 4, b.rejected = out;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b.rejected = in;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b.rejected = cnt, b.rejected_capacity = 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b.rejected = ro, b.rejected_capacity = n / 4;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_BUFFER);
   clscan_select_plan_release(p);
+  d = (clscan_select_desc){.op = CLSCAN_SELECT};
+  p = plan_of(&d);
+  b = good, b.rejected = len, b.rejected_capacity = n / 4;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
+  clscan_select_plan_release(p);
+  assert_true(tu_read(ctx, NULL, cnt, 0, 8, back));
+  assert_true(tu_all_bytes(back, 8, TU_POISON));
 
   // The host variant's own checks.
   int32_t hin[4] = {1, 2, 3, 4}, hout[4];
@@ -1251,6 +1425,30 @@ static void test_errors_enqueue(void **state) {
   EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 3, &count), CLSCAN_BUFFER_TOO_SMALL);
   d.op = CLSCAN_UNIQUE;
   EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 4, &count), CLSCAN_INVALID_VALUE);
+  // clscan_partition_copy_host: a partition descriptor, arrays where capacities are given.
+  int32_t hrej[4] = {7, 7, 7, 7};
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, NULL, 4, hout, 4, hrej, 4, &count),
+         CLSCAN_INVALID_VALUE);
+  d.op = CLSCAN_PARTITION;
+  EXPECT(clscan_partition_copy_host(NULL, &d, hin, hfl, 4, hout, 4, hrej, 4, &count),
+         CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, hfl, 4, hout, 4, NULL, 4, &count),
+         CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, hfl, 4, NULL, 4, hrej, 4, &count),
+         CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, hfl, 4, hout, 4, hrej, 4, NULL),
+         CLSCAN_NULL_ARGUMENT);
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, NULL, 4, hout, 4, hrej, 4, &count),
+         CLSCAN_NULL_ARGUMENT);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(hrej[i], 7);
+  // Capacities of 1: one of each part, the true count.
+  assert_int_equal(clscan_partition_copy_host(ctx, &d, hin, hfl, 4, hout, 1, hrej, 1, &count),
+                   CLSCAN_SUCCESS);
+  assert_int_equal(count, 2);
+  assert_int_equal(hout[0], 1);
+  assert_int_equal(hrej[0], 2);
+  assert_int_equal(hrej[1], 7);
 #undef EXPECT
   cl_mem all[] = {in, fl, out, cnt, ro, len};
   for (size_t i = 0; i < 6; i++)
