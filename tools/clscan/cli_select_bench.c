@@ -1,9 +1,10 @@
 /*
  * The clscan program's `bench --family select`: the selection primitives (select by flags at
- * selected fractions from 0 to 100 %, select by predicate and partition at 50 %, unique and
- * run-length encoding of runs of mean length 4), each verified against a host computation before
- * and after it is timed, next to a device copy of the bytes it must move and a sequential host
- * loop doing the same job.
+ * selected fractions from 0 to 100 %, select by predicate and partition at 50 %, the partition
+ * into one buffer and into two (partition-copy, the rejected ones to a buffer of their own), unique
+ * and run-length encoding of runs of mean length 4), each verified against a host computation
+ * before and after it is timed, next to a device copy of the bytes it must move and a sequential
+ * host loop doing the same job.
  *
  * The bytes a primitive must move count its inputs read once and its outputs written once: for
  * select by flags of n elements of e bytes with c selected, n * (e + 1) + c * e + the count; the
@@ -44,21 +45,30 @@ typedef enum sb_kind {
   SB_SELECT_FLAGS = 0,
   SB_SELECT_PRED,
   SB_PARTITION,
+  SB_PARTITION_COPY, /* into two buffers: the rejected ones to d->rejected */
   SB_UNIQUE,
   SB_RLE
 } sb_kind;
-#define SB_KIND_COUNT 5
+#define SB_KIND_COUNT 6
 
-static const char *const kind_names[SB_KIND_COUNT] = {"select-flags", "select-pred", "partition",
-                                                      "unique", "rle"};
+static const char *const kind_names[SB_KIND_COUNT] = {"select-flags",   "select-pred", "partition",
+                                                      "partition-copy", "unique",      "rle"};
+
+/* The operation of each kind. */
+static const clscan_select_op kind_ops[SB_KIND_COUNT] = {
+    CLSCAN_SELECT,    CLSCAN_SELECT, CLSCAN_PARTITION,
+    CLSCAN_PARTITION, CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
+
+/* Returns 1 for the kinds selected by SB_PREDICATE. */
+static int by_predicate(sb_kind k) {
+  return k == SB_SELECT_PRED || k == SB_PARTITION || k == SB_PARTITION_COPY;
+}
 
 /* Returns the selection descriptor of a kind for a type and algorithm. */
 static clscan_select_desc kind_desc(sb_kind k, clscan_type type, clscan_algorithm algo) {
-  static const clscan_select_op ops[SB_KIND_COUNT] = {
-      CLSCAN_SELECT, CLSCAN_SELECT, CLSCAN_PARTITION, CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
   clscan_select_desc d = {
-      .op = ops[k], .type = type, .count_size = SB_COUNT_SIZE, .algorithm = algo};
-  if (k == SB_SELECT_PRED || k == SB_PARTITION)
+      .op = kind_ops[k], .type = type, .count_size = SB_COUNT_SIZE, .algorithm = algo};
+  if (by_predicate(k))
     d.predicate_source = SB_PREDICATE;
   return d;
 }
@@ -137,24 +147,24 @@ SB_HOST_BITS(uint32_t, u32)
 SB_HOST_BITS(uint64_t, u64)
 
 /* Select and partition by SB_PREDICATE (x < 50) in the element's own type. The partition's
- * rejected elements go to `rejected` (n elements), then after the selected ones. */
-#define SB_HOST_PRED(T, SUFFIX)                                                        \
-  static uint64_t pred_##SUFFIX(const void *in, void *out, void *rejected, size_t n) { \
-    const T *x = in;                                                                   \
-    T *y = out, *r = rejected;                                                         \
-    uint64_t c = 0, d = 0;                                                             \
-    for (size_t i = 0; i < n; i++) {                                                   \
-      int keep = x[i] < (T)50;                                                         \
-      y[c] = x[i];                                                                     \
-      c += keep;                                                                       \
-      if (r) {                                                                         \
-        r[d] = x[i];                                                                   \
-        d += !keep;                                                                    \
-      }                                                                                \
-    }                                                                                  \
-    if (r)                                                                             \
-      memcpy(y + c, r, (size_t)d * sizeof(T));                                         \
-    return c;                                                                          \
+ * rejected elements go to `rejected` (n elements), then, with `join`, after the selected ones. */
+#define SB_HOST_PRED(T, SUFFIX)                                                                  \
+  static uint64_t pred_##SUFFIX(const void *in, void *out, void *rejected, int join, size_t n) { \
+    const T *x = in;                                                                             \
+    T *y = out, *r = rejected;                                                                   \
+    uint64_t c = 0, d = 0;                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      int keep = x[i] < (T)50;                                                                   \
+      y[c] = x[i];                                                                               \
+      c += keep;                                                                                 \
+      if (r) {                                                                                   \
+        r[d] = x[i];                                                                             \
+        d += !keep;                                                                              \
+      }                                                                                          \
+    }                                                                                            \
+    if (r && join)                                                                               \
+      memcpy(y + c, r, (size_t)d * sizeof(T));                                                   \
+    return c;                                                                                    \
   }
 SB_HOST_PRED(int8_t, i8)
 SB_HOST_PRED(uint8_t, u8)
@@ -169,7 +179,7 @@ SB_HOST_PRED(double, f64)
 
 typedef uint64_t (*sb_flags_fn)(const void *, const unsigned char *, void *, size_t);
 typedef uint64_t (*sb_rle_fn)(const void *, void *, uint32_t *, size_t);
-typedef uint64_t (*sb_pred_fn)(const void *, void *, void *, size_t);
+typedef uint64_t (*sb_pred_fn)(const void *, void *, void *, int, size_t);
 
 static sb_flags_fn flags_fn(clscan_type t) {
   size_t e = clscan_type_size(t);
@@ -221,11 +231,9 @@ static const unsigned char *selection(sb_host *h, sb_kind k) {
 
 /* Computes the expected results of a kind with the tests' host reference (ref_select.h). */
 static void host_expect(sb_host *h, sb_kind k) {
-  static const clscan_select_op ops[SB_KIND_COUNT] = {
-      CLSCAN_SELECT, CLSCAN_SELECT, CLSCAN_PARTITION, CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
   const unsigned char *sel = selection(h, k);
   const void *vals = k >= SB_UNIQUE ? h->runs : h->in;
-  h->want_count = clscan_ref_select(ops[k], vals, h->elem, sel, h->n, h->want,
+  h->want_count = clscan_ref_select(kind_ops[k], vals, h->elem, sel, h->n, h->want,
                                     k == SB_RLE ? h->ref_lengths : NULL, h->n);
   for (uint64_t r = 0; k == SB_RLE && r < h->want_count; r++)
     h->want_lengths[r] = (uint32_t)h->ref_lengths[r];
@@ -238,10 +246,11 @@ static void host_loop(sb_host *h, sb_kind k) {
       flags_fn(h->type)(h->in, h->flags, h->loop_out, h->n);
       break;
     case SB_SELECT_PRED:
-      pred_fn(h->type)(h->in, h->loop_out, NULL, h->n);
+      pred_fn(h->type)(h->in, h->loop_out, NULL, 0, h->n);
       break;
     case SB_PARTITION:
-      pred_fn(h->type)(h->in, h->loop_out, h->loop_rejected, h->n);
+    case SB_PARTITION_COPY:
+      pred_fn(h->type)(h->in, h->loop_out, h->loop_rejected, k == SB_PARTITION, h->n);
       break;
     case SB_UNIQUE:
       rle_fn(h->type)(h->runs, h->loop_out, NULL, h->n);
@@ -263,9 +272,9 @@ static double host_time(sb_host *h, sb_kind k) {
   return measure_median(times, SB_HOST_RUNS);
 }
 
-/* Returns the number of elements a kind writes: n for partition, else the count. */
+/* Returns the number of elements a kind writes: n for partitions, else the count. */
 static size_t out_elements(const sb_host *h, sb_kind k) {
-  return k == SB_PARTITION ? h->n : (size_t)h->want_count;
+  return k == SB_PARTITION || k == SB_PARTITION_COPY ? h->n : (size_t)h->want_count;
 }
 
 /* Returns the bytes a kind must move: inputs read once, outputs (and the count) written once. */
@@ -282,20 +291,21 @@ static double bytes_moved(const sb_host *h, sb_kind k) {
 
 /* The device buffers of one size. */
 typedef struct sb_device {
-  cl_mem in, runs, flags, out, lengths, count, copy_src, copy_dst;
+  cl_mem in, runs, flags, out, lengths, count, copy_src, copy_dst, rejected;
   size_t copy_cap; /* bytes of each copy buffer */
 } sb_device;
 
-/* Bytes per element of every device buffer together: input, runs, flags, output, lengths and
- * the two copy buffers (each half of what a row could move at most, n * (2e + 4) + the count). */
+/* Bytes per element of every device buffer together: input, runs, flags, output, lengths,
+ * rejected and the two copy buffers (each half of what a row could move at most,
+ * n * (2e + 4) + the count). */
 static size_t device_bytes_per_element(size_t e) {
-  return e + e + 1 + e + SB_COUNT_SIZE + 2 * (e + SB_COUNT_SIZE / 2);
+  return e + e + 1 + e + SB_COUNT_SIZE + e + 2 * (e + SB_COUNT_SIZE / 2);
 }
 
 static void device_free(sb_device *d) {
-  cl_mem all[8] = {d->in,      d->runs,  d->flags,    d->out,
-                   d->lengths, d->count, d->copy_src, d->copy_dst};
-  for (int i = 0; i < 8; i++) {
+  cl_mem all[9] = {d->in,    d->runs,     d->flags,    d->out,     d->lengths,
+                   d->count, d->copy_src, d->copy_dst, d->rejected};
+  for (int i = 0; i < 9; i++) {
     if (all[i])
       clReleaseMemObject(all[i]);
   }
@@ -314,7 +324,8 @@ static int device_init(clscan_context *ctx, const sb_host *h, sb_device *d) {
   d->count = d->lengths ? cli_new_buffer(ctx, SB_COUNT_SIZE, NULL, "count") : NULL;
   d->copy_src = d->count ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy source") : NULL;
   d->copy_dst = d->copy_src ? cli_new_buffer(ctx, d->copy_cap, NULL, "copy") : NULL;
-  return d->copy_dst != NULL;
+  d->rejected = d->copy_dst ? cli_new_buffer(ctx, n * e, NULL, "rejected") : NULL;
+  return d->rejected != NULL;
 }
 
 /* ============================================================================================== */
@@ -343,6 +354,10 @@ static int run_once(void *state, double *ms) {
                                 .out_capacity = r->h->n,
                                 .lengths = r->kind == SB_RLE ? r->d->lengths : NULL,
                                 .count = r->d->count};
+  if (r->kind == SB_PARTITION_COPY) {
+    bufs.rejected = r->d->rejected;
+    bufs.rejected_capacity = r->h->n;
+  }
   cl_event marker = NULL, done = NULL;
   double start = measure_host_ms();
   if (ms && clEnqueueMarkerWithWaitList(r->q, 0, NULL, &marker) != CL_SUCCESS)
@@ -372,9 +387,15 @@ static cli_timing verify(void *state, const char *when) {
   sb_host *h = r->h;
   uint32_t count = 0;
   size_t elems = out_elements(h, r->kind);
+  // A partition into two buffers: the selected ones from out, the rejected ones after them.
+  size_t from_out = r->kind == SB_PARTITION_COPY ? (size_t)h->want_count : elems;
   cl_int err = clEnqueueReadBuffer(r->q, r->d->count, CL_TRUE, 0, 4, &count, 0, NULL, NULL);
-  if (err == CL_SUCCESS && count == h->want_count && elems)
-    err = clEnqueueReadBuffer(r->q, r->d->out, CL_TRUE, 0, elems * h->elem, h->got, 0, NULL, NULL);
+  if (err == CL_SUCCESS && count == h->want_count && from_out)
+    err =
+        clEnqueueReadBuffer(r->q, r->d->out, CL_TRUE, 0, from_out * h->elem, h->got, 0, NULL, NULL);
+  if (err == CL_SUCCESS && count == h->want_count && elems > from_out)
+    err = clEnqueueReadBuffer(r->q, r->d->rejected, CL_TRUE, 0, (elems - from_out) * h->elem,
+                              h->got + from_out * h->elem, 0, NULL, NULL);
   if (err == CL_SUCCESS && count == h->want_count && elems && r->kind == SB_RLE)
     err = clEnqueueReadBuffer(r->q, r->d->lengths, CL_TRUE, 0, elems * SB_COUNT_SIZE,
                               h->got_lengths, 0, NULL, NULL);
@@ -401,6 +422,8 @@ static cli_timing time_row(const sb_run *r, double *ms) {
   const unsigned char poison = 0x5a;
   if (clEnqueueFillBuffer(r->q, r->d->out, &poison, 1, 0, r->h->n * r->h->elem, 0, NULL, NULL) !=
           CL_SUCCESS ||
+      clEnqueueFillBuffer(r->q, r->d->rejected, &poison, 1, 0, r->h->n * r->h->elem, 0, NULL,
+                          NULL) != CL_SUCCESS ||
       clEnqueueFillBuffer(r->q, r->d->count, &poison, 1, 0, SB_COUNT_SIZE, 0, NULL, NULL) !=
           CL_SUCCESS ||
       clFinish(r->q) != CL_SUCCESS) {
@@ -472,7 +495,7 @@ static int measure_row(sb_run *r, int log2n, int percent) {
   if (t == CLI_TIMED && !time_copy(r, (size_t)((bytes + 1) / 2), &copy_ms))
     t = CLI_FAILED;
   double frac = h->n ? 100.0 * (double)h->want_count / (double)h->n : 0;
-  printf("%-12s %-17s %-7s 2^%-3d %6.2f ", kind_names[r->kind], r->algo_name,
+  printf("%-14s %-17s %-7s 2^%-3d %6.2f ", kind_names[r->kind], r->algo_name,
          clscan_type_name(h->type), log2n, frac);
   if (t != CLI_TIMED) {
     printf("%s\n",
@@ -625,7 +648,8 @@ static int measure_type(const cli_family_bench *b, clscan_type type) {
 void cli_bench_select_header(void) {
   printf(
       "family:  select: select-flags (selected fraction swept over 0, 1, 10, 50, 90, 99, 100 %%),"
-      "\n         select-pred and partition (predicate \"%s\" on values in [0, 100): 50 %%),\n"
+      "\n         select-pred, partition and partition-copy (into two buffers) (predicate \"%s\"\n"
+      "         on values in [0, 100): 50 %%),\n"
       "         unique and rle (runs of mean length %d); counts and run lengths uint32\n",
       SB_PREDICATE, SB_MEAN_RUN);
   printf(
@@ -633,10 +657,10 @@ void cli_bench_select_header(void) {
       "         time from a marker before the call to its last command's end\n");
   printf(
       "bytes:   moved = inputs read once + outputs written once (+ the count): select-flags\n"
-      "         n * (e + 1) + c * e, select-pred and unique n * e + c * e, partition 2 * n * e,\n"
+      "         n * (e + 1) + c * e, select-pred and unique n * e + c * e, partitions 2 * n * e,\n"
       "         rle n * e + c * (e + 4); GB/s = moved / time; the copy copies moved / 2 bytes;\n"
       "         ratio = copy time / time (1.0 = copy speed); sel%% = 100 * count / n\n\n");
-  printf("%-12s %-17s %-7s %-5s %6s %11s %9s %9s %10s %10s\n", "primitive", "algorithm", "type",
+  printf("%-14s %-17s %-7s %-5s %6s %11s %9s %9s %10s %10s\n", "primitive", "algorithm", "type",
          "n", "sel%", "median ms", "GB/s", "ratio", "copy ms", "host ms");
 }
 
