@@ -6,7 +6,8 @@
  * finding fails the case.
  *
  * Cases: every operation (select by flags and by predicate, partition, unique, run-length
- * encoding) through the single pass in both shapes, with and without the forced fallback
+ * encoding, and partition into two buffers, by flags at some sizes and by predicate at others)
+ * through the single pass in both shapes, with and without the forced fallback
  * (CLSCAN_TEST_WITHHOLD=2), the GPU shape's fallback also with two lane groups of 32 (tiles of 64
  * work-items x 4 elements), the fallback in both shapes with the 32-bit status words of devices
  * without 64-bit atomics (CLSCAN_TEST_STATUS32=1; 8-byte counts, so four words a count and eight a
@@ -64,15 +65,20 @@ int main(void) {
   og_log_mark();
   unsigned failed = 0, cases = 0;
   for (size_t g = 0; g < sizeof configs / sizeof configs[0]; g++) {
-    for (int op = 0; op < 5; op++) {
+    for (int op = 0; op < 6; op++) {
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const char *only = getenv("CLSCAN_TEST_ONLY"); /* "config,op,size;..." to run (debugging) */
         char here[64];
         snprintf(here, sizeof here, "%zu,%d,%zu", g, op, s);
         if (only && !strstr(only, here))
           continue;
-        sel_case c = base_case(op == 4 ? CLSCAN_SELECT : all_ops[op], sizes[s]);
-        c.by_pred = op == 4;
+        // op 4: select by predicate; op 5: partition into two buffers.
+        sel_case c = base_case(op == 4   ? CLSCAN_SELECT
+                               : op == 5 ? CLSCAN_PARTITION
+                                         : all_ops[op],
+                               sizes[s]);
+        c.by_pred = op == 4 || (op == 5 && s % 2);
+        c.split = op == 5;
         c.algorithm = configs[g].algo;
         c.shape = configs[g].shape;
         c.withhold = configs[g].withhold;
@@ -81,7 +87,7 @@ int main(void) {
         c.in_off = in_offs[s];
         c.flags_off = flags_offs[s];
         c.out_off = 1;
-        c.cap_delta = c.op == CLSCAN_PARTITION || s != 1 ? 0 : -10;
+        c.cap_delta = (c.op == CLSCAN_PARTITION && !c.split) || s != 1 ? 0 : -10;
         char what[512], msg[512] = "";
         describe(&c, what, sizeof what);
         // Oclgrind opens (truncates) the log for each new context: measure after creating it.
