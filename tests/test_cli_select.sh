@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Tests of the clscan program's selection commands (tools/clscan/cli_select.c): select, partition,
 # unique and rle on text and binary files, hand cases and random inputs checked against awk and
-# uniq (a second method), the count and lengths files, every algorithm, and bad input (usage
-# errors exit 2, bad files and sources exit 1, each with a message and no output file written or
-# changed). The bench rows of the selection family are checked at the end.
+# uniq (a second method), the count and lengths files, partition into two files (--rejected, also
+# with --arg), every algorithm, and bad input (usage errors exit 2, bad files and sources exit 1,
+# each with a message and no output file written or changed). The bench rows of the selection
+# family are checked at the end.
 # Usage: tests/test_cli_select.sh PATH/TO/clscan
 set -euo pipefail
 
@@ -33,6 +34,35 @@ refused() {
 
 # joined FILE: the file's lines on one line, separated by spaces.
 joined() { paste -sd' ' - <"$1"; }
+
+# int32s FILE: a binary file's little-endian int32 elements on one line, separated by spaces.
+int32s() { od -An -v -td4 "$1" | xargs; }
+
+# to_int32 TEXT BIN: writes the text file's integers (one a line) as little-endian int32 to BIN,
+# through awk and printf rather than clscan.
+to_int32() {
+  # shellcheck disable=SC2059 # the format is the escapes awk writes
+  printf "$(awk '{ v = $1 < 0 ? $1 + 4294967296 : $1
+    printf "\\%03o\\%03o\\%03o\\%03o", v % 256, int(v / 256) % 256, int(v / 65536) % 256,
+      int(v / 16777216) }' "$1")" >"$2"
+}
+
+# partitioned NAME "NUMBERS" "WANT_OUT" "WANT_REJECTED" ARGS...: runs `partition ARGS... --rejected
+# rej.txt` on the numbers (one a line, in in.txt) into out.txt and checks both files' lines, joined
+# by spaces.
+partitioned() {
+  local name=$1 input=$2 want_out=$3 want_rej=$4
+  shift 4
+  words in.txt "$input"
+  rm -f out.txt rej.txt
+  run "$CLSCAN" partition "$@" --rejected rej.txt in.txt out.txt
+  if [[ $status -ne 0 ]]; then
+    bad "$name" "exit status $status"
+    return
+  fi
+  expect_eq "$name: OUT" "$(joined out.txt)" "$want_out"
+  expect_eq "$name: --rejected" "$(joined rej.txt)" "$want_rej"
+}
 
 # selected NAME "NUMBERS" "WANT" COMMAND ARGS...: runs a selection command on the numbers (one
 # a line, in in.txt) into out.txt and checks the output's lines, joined by spaces.
@@ -129,6 +159,79 @@ words in.txt "6 1 4 9 5 2"
 run "$CLSCAN" partition --predicate 'x % 2 == 0' --count pc.txt in.txt out.txt
 expect_eq "partition --count: where the rejected part starts" "$(cat pc.txt)" "3"
 
+echo "# partition --rejected: the selected elements to OUT, the rejected ones to FILE"
+partitioned "two files by flags" "3 1 4 1 5" "1 4" "3 1 5" --flags fp.txt
+partitioned "two files by predicate" "6 1 4 9 5 2" "6 4 2" "1 9 5" --predicate 'x % 2 == 0'
+partitioned "two files by index" "6 1 4 9 5 2" "1 9 2" "6 4 5" --predicate 'i % 2 == 1'
+partitioned "two files, none selected" "3 1 4" "" "3 1 4" --predicate 'x > 100'
+words all3.txt "1 1 1"
+partitioned "two files, all selected" "3 1 4" "3 1 4" "" --flags all3.txt
+partitioned "two files of a map (out-type)" "1 2 3" "200 300" "100" --type uint8 \
+  --out-type uint32 --map-source 'x * 100' --predicate 'x >= 200'
+partitioned "two files of int64 at the limits" "-9223372036854775808 9223372036854775807 0" \
+  "9223372036854775807" "-9223372036854775808 0" --type int64 --predicate 'x > 0'
+partitioned "two files with --arg (a scalar)" "6 1 4 9 5 2" "6 9 5" "1 4 2" \
+  --predicate 'x >= lim' --arg lim=scalar:int32:5
+words keep6.txt "1 0 0 1 1 0"
+partitioned "two files with --arg (a buffer)" "6 1 4 9 5 2" "6 9 5" "1 4 2" \
+  --predicate 'keep[i] != 0' --arg keep=buffer:uint8:keep6.txt
+words in.txt "6 1 4 9 5 2"
+run "$CLSCAN" partition --predicate 'x % 2 == 0' --count pc2.txt --rejected rej.txt in.txt out.txt
+expect_eq "--rejected with --count: the number selected" "$(cat pc2.txt)" "3"
+run "$CLSCAN" partition --predicate 'x % 2 == 0' --rejected - in.txt out.txt
+expect_eq "--rejected - writes the rejected elements to standard output" "$(joined stdout.txt)" \
+  "1 9 5"
+expect_eq "--rejected -: the selected ones to OUT" "$(joined out.txt)" "6 4 2"
+run "$CLSCAN" partition --predicate 'x % 2 == 0' --rejected rej.txt in.txt
+expect_eq "--rejected, OUT standard output: the selected ones there" "$(joined stdout.txt)" \
+  "6 4 2"
+expect_eq "--rejected, OUT standard output: the rejected ones to FILE" "$(joined rej.txt)" "1 9 5"
+printf 'old contents, longer than the result\n' >rej.txt
+run "$CLSCAN" partition --predicate 'x % 2 == 0' --rejected=rej.txt in.txt out.txt
+expect_eq "--rejected=FILE replaces an existing FILE" "$(joined rej.txt)" "1 9 5"
+# empty_two NAME ARGS...: runs `partition ARGS... --rejected` on the empty input, which must write
+# two empty files and a count of 0.
+empty_two() {
+  local name=$1
+  shift
+  rm -f out0.txt rej0.txt c0.txt
+  run "$CLSCAN" partition "$@" --count c0.txt --rejected rej0.txt empty.txt out0.txt
+  check "$name: exit 0, count 0" "status $status, count '$(cat c0.txt 2>/dev/null)'" \
+    test $status -eq 0 -a "$(cat c0.txt 2>/dev/null)" == 0
+  check "$name: OUT is an empty file" "out0.txt missing or not empty" is_empty_file out0.txt
+  check "$name: FILE is an empty file" "rej0.txt missing or not empty" is_empty_file rej0.txt
+}
+empty_two "empty input by predicate" --predicate 'x > 0'
+empty_two "empty input by flags" --flags empty.txt
+empty_two "empty input with --arg" --predicate 'x > lim' --arg lim=scalar:int32:0
+
+echo "# partition --rejected: binary"
+run "$CLSCAN" partition --format binary --flags flags.bin --count pcb.bin --rejected rej.bin \
+  in.bin out.bin
+expect_status "binary partition into two files succeeds" 0
+expect_eq "binary: the selected elements (any non-zero flag) to OUT" "$(int32s out.bin)" "3 4 5"
+expect_eq "binary: the rejected elements to FILE" "$(int32s rej.bin)" "1 1"
+expect_eq "binary: the count" "$(od -An -tu8 pcb.bin | xargs)" "3"
+run "$CLSCAN" partition --format binary --type int16 --predicate 'x != 1' --rejected rej16.bin \
+  in16.bin out16.bin
+expect_eq "binary int16: OUT" "$(od -An -td2 out16.bin | xargs)" "-3 4"
+expect_eq "binary int16: FILE in the same format" \
+  "$(od -An -td2 rej16.bin | xargs) $(stat -c %s rej16.bin)" "1 2"
+printf '\001\002\003' >in8.bin
+run "$CLSCAN" partition --format binary --type uint8 --out-type uint32 --map-source 'x * 100' \
+  --predicate 'x >= 200' --rejected rejm.bin in8.bin outm.bin
+expect_eq "binary map: FILE holds --out-type elements" \
+  "$(od -An -tu4 outm.bin | xargs) / $(od -An -tu4 rejm.bin | xargs) $(stat -c %s rejm.bin)" \
+  "200 300 / 100 4"
+run "$CLSCAN" partition --format binary --predicate 'x > lim' --arg lim=scalar:int32:3 \
+  --rejected reja.bin in.bin outa.bin
+expect_eq "binary with --arg: OUT and FILE" "$(int32s outa.bin) / $(int32s reja.bin)" \
+  "4 5 / 3 1 1"
+: >empty.bin
+run "$CLSCAN" partition --format binary --flags empty.bin --rejected rej0.bin empty.bin out0.bin
+check "binary empty input: two empty files" "status $status, or a file missing or not empty" \
+  test $status -eq 0 -a -f out0.bin -a ! -s out0.bin -a -f rej0.bin -a ! -s rej0.bin
+
 # ---------------------------------------------------------------------------------------------
 echo "# unique"
 selected "unique" "1 1 2 2 2 3 1 1" "1 2 3 1" unique
@@ -175,6 +278,9 @@ want_flags=$(paste rand.txt rflags.txt | awk '$2 == 1 { print $1 }' | paste -sd'
 want_pred=$(awk '$1 % 3 == 0' rand.txt | paste -sd' ' -)
 want_part=$( (paste rand.txt rflags.txt | awk '$2 == 1 { print $1 }'
   paste rand.txt rflags.txt | awk '$2 == 0 { print $1 }') | paste -sd' ' -)
+want_sel_flags=$want_flags
+want_rej_flags=$(paste rand.txt rflags.txt | awk '$2 == 0 { print $1 }' | paste -sd' ' -)
+want_rej_pred=$(awk '$1 % 3 != 0' rand.txt | paste -sd' ' -)
 want_unique=$(uniq runs.txt | paste -sd' ' -)
 want_rle=$(uniq -c runs.txt | awk '{ print $2 " " $1 }' | paste -sd';' -)
 algos=(auto blelloch hillis-steele reduce-then-scan single-pass)
@@ -188,6 +294,17 @@ for algo in "${algos[@]}"; do
   run "$CLSCAN" partition --algorithm "$algo" --flags rflags.txt rand.txt out.txt
   check "5000 random, partition ($algo)" "differs from awk" \
     test "$(joined out.txt)" == "$want_part"
+  run "$CLSCAN" partition --algorithm "$algo" --flags rflags.txt --rejected rej.txt rand.txt out.txt
+  check "5000 random, partition --rejected by flags ($algo)" "differs from awk" \
+    test "$(joined out.txt)" == "$want_sel_flags" -a "$(joined rej.txt)" == "$want_rej_flags"
+  run "$CLSCAN" partition --algorithm "$algo" --predicate 'x % 3 == 0' --rejected rej.txt rand.txt \
+    out.txt
+  check "5000 random, partition --rejected by predicate ($algo)" "differs from awk" \
+    test "$(joined out.txt)" == "$want_pred" -a "$(joined rej.txt)" == "$want_rej_pred"
+  run "$CLSCAN" partition --algorithm "$algo" --predicate 'x % m == 0' --arg m=scalar:int32:3 \
+    --rejected rej.txt rand.txt out.txt
+  check "5000 random, partition --rejected with --arg ($algo)" "differs from awk" \
+    test "$(joined out.txt)" == "$want_pred" -a "$(joined rej.txt)" == "$want_rej_pred"
   run "$CLSCAN" unique --algorithm "$algo" runs.txt out.txt
   check "5000 in runs, unique ($algo)" "differs from uniq" \
     test "$(joined out.txt)" == "$want_unique"
@@ -210,6 +327,36 @@ check "300000 random, rle of a map" "differs from uniq -c" \
 run "$CLSCAN" unique --equal 'a / 25 == b / 25' big.txt out.txt
 check "300000 random, unique by --equal keeps each run's first element" "differs from awk" \
   cmp -s out.txt <(awk 'NR == 1 || int($1 / 25) != k { print } { k = int($1 / 25) }' big.txt)
+echo "# partition --rejected: random binary input, binary flags, larger inputs"
+to_int32 rand.txt rand.bin
+# Binary flags: a random non-zero byte selects, 0 rejects.
+awk 'BEGIN { srand(9) } { printf "\\%03o", $1 ? 1 + int(rand() * 255) : 0 }' rflags.txt \
+  >rflags.esc
+# shellcheck disable=SC2059 # the format is the escapes awk wrote
+printf "$(cat rflags.esc)" >rflags.bin
+for algo in single-pass reduce-then-scan; do
+  run "$CLSCAN" partition --format binary --algorithm "$algo" --flags rflags.bin \
+    --rejected rej.bin rand.bin out.bin
+  check "5000 random binary, by binary flags ($algo)" "differs from awk" \
+    test "$(int32s out.bin)" == "$want_sel_flags" -a "$(int32s rej.bin)" == "$want_rej_flags"
+  run "$CLSCAN" partition --format binary --algorithm "$algo" --predicate 'x % 3 == 0' \
+    --rejected rej.bin rand.bin out.bin
+  check "5000 random binary, by predicate ($algo)" "differs from awk" \
+    test "$(int32s out.bin)" == "$want_pred" -a "$(int32s rej.bin)" == "$want_rej_pred"
+  run "$CLSCAN" partition --format binary --algorithm "$algo" --predicate 'keep[i] != 0' \
+    --arg keep=buffer:uint8:rflags.bin --rejected rej.bin rand.bin out.bin
+  check "5000 random binary, by a --arg buffer ($algo)" "differs from awk" \
+    test "$(int32s out.bin)" == "$want_sel_flags" -a "$(int32s rej.bin)" == "$want_rej_flags"
+  run "$CLSCAN" partition --algorithm "$algo" --flags bigflags.txt --count bpc.txt \
+    --rejected rej.txt big.txt out.txt
+  check "300000 random, partition --rejected: OUT ($algo)" "differs from awk" \
+    cmp -s out.txt <(paste big.txt bigflags.txt | awk '$2 == 1 { print $1 }')
+  check "300000 random, partition --rejected: FILE ($algo)" "differs from awk" \
+    cmp -s rej.txt <(paste big.txt bigflags.txt | awk '$2 == 0 { print $1 }')
+  expect_eq "300000 random, partition --rejected: count ($algo)" "$(cat bpc.txt)" \
+    "$(grep -c '^1$' bigflags.txt)"
+done
+
 for cmd in partition unique rle; do
   extra=()
   [[ $cmd == partition ]] && extra=(--predicate 'x > 0')
@@ -309,6 +456,83 @@ expect_status "a third positional argument: exit 2" 2
 check "no temporary files left" "$(find . -name '.clscan-*')" test -z "$(find . -name '.clscan-*')"
 
 # ---------------------------------------------------------------------------------------------
+echo "# partition --rejected: bad input writes neither OUT nor FILE, existing ones unchanged"
+# refused_two INPUT NAME PATTERN WANT_STATUS COMMAND ARGS...: runs the command with --rejected into
+# new files OUT and FILE, which must fail with WANT_STATUS and a message matching PATTERN and
+# create neither; then again over existing ones, which must stay byte-identical.
+refused_two() {
+  local input=$1 name=$2 pattern=$3 want=$4 cmd=$5
+  shift 5
+  rm -f two.out two.rej
+  run "$CLSCAN" "$cmd" "$@" --rejected two.rej "$input" two.out
+  expect_status "$name: exit $want" "$want"
+  expect_stderr "$name: explained" "$pattern"
+  check "$name: neither OUT nor FILE written" "an output exists" test ! -e two.out -a ! -e two.rej
+  cp kept.orig kept.txt
+  cp kept.orig kept.rej
+  run "$CLSCAN" "$cmd" "$@" --rejected kept.rej "$input" kept.txt
+  expect_status "$name (existing files): exit $want" "$want"
+  unchanged_two "$name: existing OUT and FILE unchanged"
+}
+# unchanged_two NAME: checks that kept.txt and kept.rej still hold kept.orig's bytes.
+unchanged_two() {
+  if cmp -s kept.txt kept.orig && cmp -s kept.rej kept.orig; then
+    ok "$1"
+  else
+    bad "$1" "kept.txt or kept.rej changed"
+  fi
+}
+for cmd in select unique rle; do
+  extra=()
+  [[ $cmd == select ]] && extra=(--predicate 'x > 0')
+  refused_two five.txt "--rejected for $cmd" "--rejected is only used by partition" 2 "$cmd" \
+    "${extra[@]}"
+done
+refused_two five.txt "--rejected without what selects" "needs --flags FILE or --predicate" 2 \
+  partition
+refused_two badin.txt "--rejected, malformed input" "input line 3: 'abc' is not a valid int32" 1 \
+  partition --predicate 'x > 0'
+refused_two five.txt "--rejected, fewer flags than elements" "holds 3 flags, the input 5" 1 \
+  partition --flags f3.txt
+refused_two in.bin "--rejected, binary flags of the wrong length" "holds 3 flags, the input 5" 1 \
+  partition --format binary --flags flags3.bin
+refused_two odd.bin "--rejected, truncated binary input" "3 bytes is not a whole number" 1 \
+  partition --format binary --type int16 --predicate 'x > 0'
+refused_two five.txt "--rejected, a predicate that does not compile" "failed to compile" 1 \
+  partition --predicate 'x +* 1'
+refused_two five.txt "--rejected, --arg: a predicate that does not compile" "failed to compile" 1 \
+  partition --predicate 'x +* lim' --arg lim=scalar:int32:3
+refused_two five.txt "--rejected, --arg: a buffer shorter than the input" "holds 3 uint8" 1 \
+  partition --predicate 'keep[i] != 0' --arg keep=buffer:uint8:f3.txt
+# The same path as OUT, or as --count, or both standard output: usage errors, nothing written.
+cp kept.orig kept.txt
+cp kept.orig kept.rej
+run "$CLSCAN" partition --predicate 'x > 2' --rejected kept.txt five.txt kept.txt
+expect_status "--rejected naming OUT: exit 2" 2
+expect_stderr "--rejected naming OUT: explained" "OUT and --rejected must be different files"
+check "--rejected naming OUT: OUT unchanged" "kept.txt changed" cmp -s kept.txt kept.orig
+run "$CLSCAN" partition --predicate 'x > 2' --count kept.rej --rejected kept.rej five.txt kept.txt
+expect_status "--rejected naming --count: exit 2" 2
+expect_stderr "--rejected naming --count: explained" "--count and --rejected must be different"
+unchanged_two "--rejected naming --count: OUT and FILE unchanged"
+run "$CLSCAN" partition --predicate 'x > 2' --rejected - five.txt
+expect_status "--rejected and OUT both standard output: exit 2" 2
+expect_stderr "--rejected and OUT both standard output: explained" "OUT and --rejected must be"
+check "--rejected and OUT both standard output: nothing printed" "stdout not empty" \
+  is_empty_file stdout.txt
+# An output that cannot be created: the other one is not written either.
+rm -f two.out two.rej
+run "$CLSCAN" partition --predicate 'x > 2' --rejected nowhere/rej.txt five.txt two.out
+expect_status "FILE in a missing folder: exit 1" 1
+expect_stderr "FILE in a missing folder: explained" "cannot create a temporary file for 'nowhere/"
+check "FILE in a missing folder: no OUT" "two.out exists" test ! -e two.out
+run "$CLSCAN" partition --predicate 'x > 2' --rejected two.rej five.txt nowhere/out.txt
+expect_status "OUT in a missing folder: exit 1" 1
+check "OUT in a missing folder: no FILE" "two.rej exists" test ! -e two.rej
+check "no temporary files left after --rejected" "$(find . -name '.clscan-*')" \
+  test -z "$(find . -name '.clscan-*')"
+
+# ---------------------------------------------------------------------------------------------
 echo "# bench --family select"
 bench_algo=single-pass
 run "$CLSCAN" bench --family select --min-log2 12 --max-log2 12 --reps 2 --seed 5 \
@@ -316,14 +540,17 @@ run "$CLSCAN" bench --family select --min-log2 12 --max-log2 12 --reps 2 --seed 
 expect_status "bench of the selection family succeeds" 0
 check "bench finds no wrong result" "WRONG or FAILED in stdout" \
   test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
-# One row each: select by flags at 0, 1, 10, 50, 90, 99, 100 %, by predicate, partition, unique
-# and rle.
-rows=$(grep -Ec "^(select-flags|select-pred|partition|unique|rle) +$bench_algo +int32 +2\\^12 " \
+# One row each: select by flags at 0, 1, 10, 50, 90, 99, 100 %, by predicate, partition into one
+# buffer and into two (partition-copy), unique and rle.
+rows=$(grep -Ec \
+  "^(select-flags|select-pred|partition|partition-copy|unique|rle) +$bench_algo +int32 +2\\^12 " \
   stdout.txt || true)
-expect_eq "bench prints a row per primitive and fraction" "$rows" "11"
-expect_eq "CSV has a header and every row" "$(wc -l <s.csv | xargs)" "12"
+expect_eq "bench prints a row per primitive and fraction" "$rows" "12"
+expect_eq "CSV has a header and every row" "$(wc -l <s.csv | xargs)" "13"
 check "CSV rows name the primitive and fraction" "no select-flags:f=0.5 row" \
   grep -q ',select-flags:f=0.5,' s.csv
+check "CSV has the partition into two buffers" "no partition-copy:f=0.5 row" \
+  grep -q ',partition-copy:f=0.5,' s.csv
 run "$CLSCAN" bench --family select --variant map
 expect_status "bench --family select with --variant: exit 2" 2
 run "$CLSCAN" bench --family sideways

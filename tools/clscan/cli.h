@@ -284,6 +284,7 @@ typedef struct cli_select_request {
   int binary;
   clscan_select_desc desc;
   const char *device, *in_path, *out_path, *flags_path, *count_path, *lengths_path;
+  const char *rejected_path; /* partition --rejected: the rejected elements go there, not OUT */
   cli_arg_list args; /* --arg: extra arguments of the predicate, map and equality (desc.args) */
 } cli_select_request;
 

@@ -5,7 +5,9 @@
  * binary (raw little-endian), IN and OUT defaulting to standard input and output, everything read
  * and computed before any output is committed, and named output files replaced atomically
  * (cli_output). The count (selected elements, unique elements or runs) goes to --count FILE only,
- * so that standard output carries nothing but elements.
+ * so that standard output carries nothing but elements. `partition --rejected FILE` splits the
+ * partition in two files: the selected elements to OUT, the rejected ones to FILE, each in order
+ * (clscan_partition_copy_host(), or a `rejected` device buffer where --arg needs a plan).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,8 +76,12 @@ const char cli_partition_usage[] =
     "\n"
     "Writes the selected elements of IN in their order, then the rejected ones in their order\n"
     "(not reversed, unlike CUB's DevicePartition), to OUT: a stable partition, as many\n"
-    "elements as IN. --count gets the number selected: where the rejected part "
-    "starts.\n" SEL_USAGE_FILES SEL_USAGE_SELECT_BY SEL_USAGE_COMMON SEL_USAGE_TAIL;
+    "elements as IN. --count gets the number selected: where the rejected part starts.\n"
+    "With --rejected FILE: only the selected elements to OUT, and the rejected ones, in their\n"
+    "order, to FILE, in the same --format.\n" SEL_USAGE_FILES SEL_USAGE_SELECT_BY
+    "  --rejected FILE        write the rejected elements to FILE, not after the selected\n"
+    "                         ones in OUT; replaced only on success, as OUT; a file other\n"
+    "                         than OUT and --count\n" SEL_USAGE_COMMON SEL_USAGE_TAIL;
 
 const char cli_unique_usage[] =
     "Usage: clscan unique [options] [IN [OUT]]\n"
@@ -110,6 +116,7 @@ enum {
   OPT_COUNT,
   OPT_COUNT_SIZE,
   OPT_LENGTHS,
+  OPT_REJECTED,
   OPT_ALGORITHM,
   OPT_DEVICE,
   OPT_ARG
@@ -125,6 +132,7 @@ static const cli_option select_options[] = {{"format", 1, OPT_FORMAT},
                                             {"count", 1, OPT_COUNT},
                                             {"count-size", 1, OPT_COUNT_SIZE},
                                             {"lengths", 1, OPT_LENGTHS},
+                                            {"rejected", 1, OPT_REJECTED},
                                             {"algorithm", 1, OPT_ALGORITHM},
                                             {"device", 1, OPT_DEVICE},
                                             {"arg", 1, OPT_ARG},
@@ -188,6 +196,9 @@ static int select_option(cli_select_request *r, const char *cmd, int id, const c
       return 1;
     case OPT_LENGTHS:
       r->lengths_path = v;
+      return 1;
+    case OPT_REJECTED:
+      r->rejected_path = v;
       return 1;
     case OPT_DEVICE:
       r->device = v;
@@ -256,18 +267,31 @@ static int check_args(cli_select_request *r, const char *cmd) {
   return 1;
 }
 
-/* Checks the outputs: --lengths only for rle (and needed there in binary), distinct files. */
+/* Checks that the named outputs (OUT, always, and --count, --lengths, --rejected where given)
+ * are different files, by name. */
+static int check_distinct(const cli_select_request *r, const char *cmd) {
+  const char *paths[] = {r->out_path, r->count_path, r->lengths_path, r->rejected_path};
+  static const char *const names[] = {"OUT", "--count", "--lengths", "--rejected"};
+  for (int i = 0; i < 4; i++) {
+    for (int j = i + 1; j < 4 && (i == 0 || paths[i]); j++) {
+      if (paths[j] && same_output(paths[i], paths[j]))
+        return cli_usage_error(cmd, "%s and %s must be different files", names[i], names[j]), 0;
+    }
+  }
+  return 1;
+}
+
+/* Checks the outputs: --lengths only for rle (and needed there in binary), --rejected only for
+ * partition, distinct files. */
 static int check_outputs(const cli_select_request *r, const char *cmd) {
   int rle = r->desc.op == CLSCAN_RUN_LENGTH_ENCODE;
   if (r->lengths_path && !rle)
     return cli_usage_error(cmd, "--lengths is only used by rle"), 0;
   if (rle && r->binary && !r->lengths_path)
     return cli_usage_error(cmd, "--format binary needs --lengths FILE for the run lengths"), 0;
-  if ((r->count_path && same_output(r->count_path, r->out_path)) ||
-      (r->lengths_path && same_output(r->lengths_path, r->out_path)) ||
-      (r->count_path && r->lengths_path && same_output(r->count_path, r->lengths_path)))
-    return cli_usage_error(cmd, "OUT, --count and --lengths must be different files"), 0;
-  return 1;
+  if (r->rejected_path && r->desc.op != CLSCAN_PARTITION)
+    return cli_usage_error(cmd, "--rejected is only used by partition"), 0;
+  return check_distinct(r, cmd);
 }
 
 int cli_select_parse(int argc, char **argv, cli_select_request *r) {
@@ -341,20 +365,27 @@ static int read_flags(const cli_select_request *r, size_t n, cli_byte_buf *b) {
 /* Running                                                                                        */
 /* ============================================================================================== */
 
-/* The arrays of one selection: the input and flags read, the results and the count. */
+/* The arrays of one selection: the input and flags read, the results (with --rejected, the
+ * rejected elements apart) and the count. */
 typedef struct sel_arrays {
   cli_byte_buf in, flags, files[CLSCAN_MAX_ARGS];
-  unsigned char *out, *lengths;
+  unsigned char *out, *lengths, *rejected;
   size_t n;
   uint64_t count;
 } sel_arrays;
+
+/* Returns how many results `out` holds: all n for a partition into one file, else the count. */
+static size_t out_results(const cli_select_request *r, const sel_arrays *a) {
+  return r->desc.op == CLSCAN_PARTITION && !r->rejected_path ? a->n : (size_t)a->count;
+}
 
 /* Allocates the result arrays for n elements (at least one byte each, for n = 0). */
 static int alloc_results(const cli_select_request *r, sel_arrays *a) {
   size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
   size_t n = a->n ? a->n : 1;
   if (n > SIZE_MAX / elem || n > SIZE_MAX / cs || !(a->out = malloc(n * elem)) ||
-      (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !(a->lengths = malloc(n * cs)))) {
+      (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !(a->lengths = malloc(n * cs))) ||
+      (r->rejected_path && !(a->rejected = malloc(n * elem)))) {
     cli_error("out of memory for %zu output elements", a->n);
     return 0;
   }
@@ -363,11 +394,11 @@ static int alloc_results(const cli_select_request *r, sel_arrays *a) {
 
 /* The device buffers of a selection with arguments. */
 typedef struct sel_device {
-  cl_mem in, flags, out, lengths, count, args[CLSCAN_MAX_ARGS];
+  cl_mem in, flags, out, lengths, rejected, count, args[CLSCAN_MAX_ARGS];
 } sel_device;
 
 /* Creates the buffers of a selection with arguments: the input and flags copied, room for n
- * results and lengths and the count (each at least one element). */
+ * results, lengths and rejected elements, and the count (each at least one element). */
 static int device_buffers(clscan_context *ctx, const cli_select_request *r, const sel_arrays *a,
                           sel_device *b) {
   const size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
@@ -380,14 +411,18 @@ static int device_buffers(clscan_context *ctx, const cli_select_request *r, cons
     b->out = cli_new_buffer(ctx, n * elem, NULL, "output");
   if (b->out && r->desc.op == CLSCAN_RUN_LENGTH_ENCODE)
     b->lengths = cli_new_buffer(ctx, n * cs, NULL, "lengths");
-  if (b->out && (r->desc.op != CLSCAN_RUN_LENGTH_ENCODE || b->lengths))
+  if (b->out && r->rejected_path)
+    b->rejected = cli_new_buffer(ctx, n * elem, NULL, "rejected");
+  const int extras =
+      (r->desc.op != CLSCAN_RUN_LENGTH_ENCODE || b->lengths) && (!r->rejected_path || b->rejected);
+  if (b->out && extras)
     b->count = cli_new_buffer(ctx, cs, NULL, "count");
   return b->count != NULL;
 }
 
 /* Releases the buffers of device_buffers() and cli_args_values(). */
 static void device_release(const cli_select_request *r, sel_device *b) {
-  cl_mem all[] = {b->in, b->flags, b->out, b->lengths, b->count};
+  cl_mem all[] = {b->in, b->flags, b->out, b->lengths, b->rejected, b->count};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
     if (all[k])
       clReleaseMemObject(all[k]);
@@ -395,11 +430,15 @@ static void device_release(const cli_select_request *r, sel_device *b) {
   cli_args_release(&r->args, b->args);
 }
 
-/* Reads the count and the results of a selection with arguments back (blocking). */
-static int device_read(clscan_context *ctx, const cli_select_request *r, sel_arrays *a,
-                       const sel_device *b) {
-  cl_command_queue q = clscan_context_queue(ctx);
-  const size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
+/* Reads the first m elements of `size` bytes of a buffer back (blocking); none when m is 0. */
+static cl_int read_back(cl_command_queue q, cl_mem buf, size_t m, size_t size, void *to) {
+  return m ? clEnqueueReadBuffer(q, buf, CL_TRUE, 0, m * size, to, 0, NULL, NULL) : CL_SUCCESS;
+}
+
+/* Reads the count of a selection with arguments back (blocking). */
+static cl_int read_count(cl_command_queue q, const cli_select_request *r, sel_arrays *a,
+                         const sel_device *b) {
+  const size_t cs = sel_count_size(&r->desc);
   unsigned char bytes[8] = {0};
   cl_int err = clEnqueueReadBuffer(q, b->count, CL_TRUE, 0, cs, bytes, 0, NULL, NULL);
   uint32_t narrow = 0;
@@ -408,11 +447,24 @@ static int device_read(clscan_context *ctx, const cli_select_request *r, sel_arr
     a->count = narrow;
   else
     memcpy(&a->count, bytes, 8);
-  const size_t m = r->desc.op == CLSCAN_PARTITION ? a->n : (size_t)a->count;
-  if (err == CL_SUCCESS && a->count <= a->n && m > 0)
-    err = clEnqueueReadBuffer(q, b->out, CL_TRUE, 0, m * elem, a->out, 0, NULL, NULL);
-  if (err == CL_SUCCESS && a->count <= a->n && m > 0 && b->lengths)
-    err = clEnqueueReadBuffer(q, b->lengths, CL_TRUE, 0, m * cs, a->lengths, 0, NULL, NULL);
+  return err;
+}
+
+/* Reads the count and the results of a selection with arguments back (blocking); a count above
+ * n reads no result (run_selection() reports it). */
+static int device_read(clscan_context *ctx, const cli_select_request *r, sel_arrays *a,
+                       const sel_device *b) {
+  cl_command_queue q = clscan_context_queue(ctx);
+  const size_t elem = clscan_type_size(sel_out_type(&r->desc)), cs = sel_count_size(&r->desc);
+  cl_int err = read_count(q, r, a, b);
+  const int valid = err == CL_SUCCESS && a->count <= a->n;
+  const size_t m = valid ? out_results(r, a) : 0;
+  if (valid)
+    err = read_back(q, b->out, m, elem, a->out);
+  if (valid && err == CL_SUCCESS && b->lengths)
+    err = read_back(q, b->lengths, m, cs, a->lengths);
+  if (valid && err == CL_SUCCESS && b->rejected)
+    err = read_back(q, b->rejected, a->n - (size_t)a->count, elem, a->rejected);
   if (err != CL_SUCCESS)
     cli_error("cannot read the results back: clEnqueueReadBuffer returned %d", (int)err);
   return err == CL_SUCCESS;
@@ -436,6 +488,8 @@ static clscan_status select_device(clscan_context *ctx, const cli_select_request
                                       .out = b.out,
                                       .out_capacity = a->n,
                                       .lengths = b.lengths,
+                                      .rejected = b.rejected,
+                                      .rejected_capacity = b.rejected ? a->n : 0,
                                       .count = b.count,
                                       .values = values,
                                       .value_count = r->args.count};
@@ -447,19 +501,26 @@ static clscan_status select_device(clscan_context *ctx, const cli_select_request
   return st;
 }
 
+/* Runs a selection without arguments on the host arrays: a partition with --rejected into two
+ * arrays, every other selection into one. */
+static clscan_status select_host(clscan_context *ctx, const cli_select_request *r, sel_arrays *a) {
+  // An empty input still passes valid pointers; the library reads none of them.
+  static const unsigned char none[1];
+  const void *in = a->in.data ? a->in.data : none;
+  const unsigned char *flags = r->flags_path ? (a->flags.data ? a->flags.data : none) : NULL;
+  if (r->rejected_path)
+    return clscan_partition_copy_host(ctx, &r->desc, in, flags, a->n, a->out, a->n, a->rejected,
+                                      a->n, &a->count);
+  return clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out, a->lengths, a->n, &a->count);
+}
+
 /* Runs the selection on the device; prints a failure with the build log when a source failed. */
 static int run_selection(const cli_select_request *r, sel_arrays *a) {
   clscan_context *ctx = NULL;
   if (!alloc_results(r, a) || !cli_open_context(r->device, &ctx))
     return 0;
-  // An empty input still passes valid pointers; the library reads none of them.
-  static const unsigned char none[1];
-  const void *in = a->in.data ? a->in.data : none;
-  const unsigned char *flags = r->flags_path ? (a->flags.data ? a->flags.data : none) : NULL;
   int printed = 0;
-  clscan_status st = r->args.count ? select_device(ctx, r, a, &printed)
-                                   : clscan_select_host(ctx, &r->desc, in, flags, a->n, a->out,
-                                                        a->lengths, a->n, &a->count);
+  clscan_status st = r->args.count ? select_device(ctx, r, a, &printed) : select_host(ctx, r, a);
   if (printed) {
     clscan_context_release(ctx);
     return 0;
@@ -482,35 +543,48 @@ static int run_selection(const cli_select_request *r, sel_arrays *a) {
 /* Writing                                                                                        */
 /* ============================================================================================== */
 
-/* The outputs of one selection; f is NULL for one not asked for. */
+/* The outputs of one selection, in the order they are committed; f is NULL for one not asked
+ * for. */
 typedef struct sel_outputs {
-  cli_output out, count, lengths;
+  cli_output out, lengths, rejected, count;
 } sel_outputs;
 
-/* Opens the outputs asked for; on failure drops those already open. */
+enum { SEL_OUTPUTS = 4 };
+
+/* Returns the outputs of o in the order they are committed. */
+static void output_list(sel_outputs *o, cli_output *all[SEL_OUTPUTS]) {
+  all[0] = &o->out;
+  all[1] = &o->lengths;
+  all[2] = &o->rejected;
+  all[3] = &o->count;
+}
+
+/* Drops every output that is open: no target changes. */
+static void abort_outputs(sel_outputs *o) {
+  cli_output *all[SEL_OUTPUTS];
+  output_list(o, all);
+  for (int i = 0; i < SEL_OUTPUTS; i++) {
+    if (all[i]->f)
+      cli_output_abort(all[i]);
+  }
+}
+
+/* Opens the outputs asked for (each a temporary file until committed); on failure drops those
+ * already open. */
 static int open_outputs(const cli_select_request *r, sel_outputs *o) {
   memset(o, 0, sizeof *o);
   if (!cli_output_open(&o->out, r->out_path))
     return 0;
-  if (r->count_path && !cli_output_open(&o->count, r->count_path)) {
-    cli_output_abort(&o->out);
-    return 0;
-  }
-  if (r->lengths_path && !cli_output_open(&o->lengths, r->lengths_path)) {
-    cli_output_abort(&o->out);
-    cli_output_abort(&o->count);
-    return 0;
+  const char *paths[SEL_OUTPUTS] = {NULL, r->lengths_path, r->rejected_path, r->count_path};
+  cli_output *all[SEL_OUTPUTS];
+  output_list(o, all);
+  for (int i = 1; i < SEL_OUTPUTS; i++) {
+    if (paths[i] && !cli_output_open(all[i], paths[i])) {
+      abort_outputs(o);
+      return 0;
+    }
   }
   return 1;
-}
-
-/* Drops every output: no target changes. */
-static void abort_outputs(sel_outputs *o) {
-  cli_output_abort(&o->out);
-  if (o->count.f)
-    cli_output_abort(&o->count);
-  if (o->lengths.f)
-    cli_output_abort(&o->lengths);
 }
 
 /* Returns the unsigned integer type of count_size bytes. */
@@ -554,20 +628,30 @@ static int write_count(FILE *f, const cli_select_request *r, uint64_t count) {
   return cli_write_elements(f, 1, count_type(r), bytes, 1);
 }
 
+/* Writes m elements of type t to an open output; says so when that failed. */
+static int write_array(const cli_output *o, int binary, clscan_type t, unsigned char *data,
+                       size_t m) {
+  if (cli_write_elements(o->f, binary, t, data, m))
+    return 1;
+  cli_error("cannot write %s: %s", o->name, strerror(errno));
+  return 0;
+}
+
 /* Writes every result to its output (nothing is committed yet). */
 static int write_results(const cli_select_request *r, sel_arrays *a, sel_outputs *o) {
   clscan_type t = sel_out_type(&r->desc);
-  size_t n_out = r->desc.op == CLSCAN_PARTITION ? a->n : (size_t)a->count;
-  int ok;
-  if (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !r->lengths_path)
-    ok = write_runs_text(o->out.f, r, a);
-  else
-    ok = cli_write_elements(o->out.f, r->binary, t, a->out, n_out);
-  if (!ok)
-    return cli_error("cannot write %s: %s", o->out.name, strerror(errno)), 0;
+  if (r->desc.op == CLSCAN_RUN_LENGTH_ENCODE && !r->lengths_path) {
+    if (!write_runs_text(o->out.f, r, a))
+      return cli_error("cannot write %s: %s", o->out.name, strerror(errno)), 0;
+  } else if (!write_array(&o->out, r->binary, t, a->out, out_results(r, a))) {
+    return 0;
+  }
   if (o->lengths.f &&
-      !cli_write_elements(o->lengths.f, r->binary, count_type(r), a->lengths, (size_t)a->count))
-    return cli_error("cannot write %s: %s", o->lengths.name, strerror(errno)), 0;
+      !write_array(&o->lengths, r->binary, count_type(r), a->lengths, (size_t)a->count))
+    return 0;
+  if (o->rejected.f &&
+      !write_array(&o->rejected, r->binary, t, a->rejected, a->n - (size_t)a->count))
+    return 0;
   if (o->count.f && !write_count(o->count.f, r, a->count))
     return cli_error("cannot write %s: %s", o->count.name, strerror(errno)), 0;
   return 1;
@@ -575,12 +659,11 @@ static int write_results(const cli_select_request *r, sel_arrays *a, sel_outputs
 
 /* Commits the outputs in turn; after a failed commit the others are dropped. */
 static int commit_outputs(sel_outputs *o) {
-  cli_output *all[3] = {&o->out, &o->lengths, &o->count};
-  for (int i = 0; i < 3; i++) {
-    if (!all[i]->f)
-      continue;
-    if (!cli_output_commit(all[i])) {
-      for (int j = i + 1; j < 3; j++) {
+  cli_output *all[SEL_OUTPUTS];
+  output_list(o, all);
+  for (int i = 0; i < SEL_OUTPUTS; i++) {
+    if (all[i]->f && !cli_output_commit(all[i])) {
+      for (int j = i + 1; j < SEL_OUTPUTS; j++) {
         if (all[j]->f)
           cli_output_abort(all[j]);
       }
@@ -619,5 +702,6 @@ int cli_cmd_select(int argc, char **argv) {
   cli_args_free_files(&r.args, a.files);
   free(a.out);
   free(a.lengths);
+  free(a.rejected);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
