@@ -24,7 +24,7 @@
  * its entry's offset, plus the selected components of the lanes below it (each mask ANDed with
  * the lanes below), plus its own selected components below it. The work-group publishes its
  * count as its aggregate, writes every selected element into local memory at its rank
- * (partition: every rejected one from the back, in order; with vector loads, padded against bank
+ * (partition: every rejected one after them, in order; with vector loads, padded against bank
  * conflicts, SEL_STAGE_PAD), looks back for its exclusive prefix with the scan's status words and
  * look-back (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced
  * as a tree; the state is the count of select_common.cl), publishes its inclusive prefix, and
@@ -333,7 +333,7 @@ typedef uint head_t;
 
 /* The work-group's shared state. */
 typedef struct select_shared {
-  val_t stage[STAGED]; /* selected at their rank, rejected (partition) from the back */
+  val_t stage[STAGED]; /* selected at their rank, rejected (partition) after them in order */
 #if SEL_RLE
   head_t head[HEADS]; /* the tile index of the head of rank q */
 #endif
@@ -464,23 +464,24 @@ ALWAYS_INLINE void finish_count(cnt_t prefix, cnt_t aggregate, __global uchar *c
 #endif
 }
 
-/* Writes the staged run [0, selected) to out[before, before + selected), below cap: with vector
- * stores (SEL_VEC_STORE), element by element up to the first output address aligned to a vector,
- * then one vector per work-item (when it lies below cap), then the rest; else element by element.
- * out_off: out's offset in its buffer (in elements), whose start is aligned. */
-ALWAYS_INLINE void store_run(__global val_t *out, ulong out_off, ulong before, uint selected,
-                             ulong cap, const __local select_shared *sh) {
+/* Writes the staged run [from, from + count) to out[before, before + count), below cap: with
+ * vector stores (SEL_VEC_STORE), element by element up to the first output address aligned to a
+ * vector, then one vector per work-item (when it lies below cap), then the rest; else element by
+ * element. out_off: out's offset in its buffer (in elements), whose start is aligned. The
+ * selected run starts at 0, the partition's rejected run at the tile's count. */
+ALWAYS_INLINE void store_run(__global val_t *out, ulong out_off, ulong before, uint count,
+                             ulong cap, const __local select_shared *sh, uint from) {
   const uint lid = get_local_id(0);
 #if SEL_VEC > 1 && SEL_VEC_STORE
-  const uint lead = min(selected, (uint)((SEL_VEC - (out_off + before) % SEL_VEC) % SEL_VEC));
-  const uint body = lead + (selected - lead) / SEL_VEC * SEL_VEC;
+  const uint lead = min(count, (uint)((SEL_VEC - (out_off + before) % SEL_VEC) % SEL_VEC));
+  const uint body = lead + (count - lead) / SEL_VEC * SEL_VEC;
   for (uint q = lead + lid * SEL_VEC; q < body; q += CLSCAN_WG * SEL_VEC) {
     const ulong dst = before + q;
     if (dst + SEL_VEC <= cap) {
       sel_val_elems w;
 #pragma unroll
       for (uint c = 0; c < SEL_VEC; c++)
-        w.e[c] = sh->stage[STAGE_AT(q + c)];
+        w.e[c] = sh->stage[STAGE_AT(from + q + c)];
         // CLSCAN_OCLGRIND_VSTORE (the Oclgrind tests set it): vstore, which Oclgrind's compiler
         // does not turn into a store of undef first (tests/oclgrind/vector_store.c).
 #if defined(CLSCAN_OCLGRIND_VSTORE)
@@ -490,22 +491,22 @@ ALWAYS_INLINE void store_run(__global val_t *out, ulong out_off, ulong before, u
 #endif
     } else {
       for (uint c = 0; c < SEL_VEC && dst + c < cap; c++)
-        out[dst + c] = sh->stage[STAGE_AT(q + c)];
+        out[dst + c] = sh->stage[STAGE_AT(from + q + c)];
     }
   }
   // The lead and the tail: fewer than SEL_VEC elements each.
-  for (uint r = lid; r < lead + (selected - body); r += CLSCAN_WG) {
+  for (uint r = lid; r < lead + (count - body); r += CLSCAN_WG) {
     const uint q = r < lead ? r : body + r - lead;
     const ulong dst = before + q;
     if (dst < cap)
-      out[dst] = sh->stage[STAGE_AT(q)];
+      out[dst] = sh->stage[STAGE_AT(from + q)];
   }
 #else
   (void)out_off;
-  for (uint q = lid; q < selected; q += CLSCAN_WG) {
+  for (uint q = lid; q < count; q += CLSCAN_WG) {
     const ulong dst = before + q;
     if (dst < cap)
-      out[dst] = sh->stage[STAGE_AT(q)];
+      out[dst] = sh->stage[STAGE_AT(from + q)];
   }
 #endif
 }
@@ -627,7 +628,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
     status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Stage the tile in local memory: selected at their rank, rejected (partition) from the back.
+  // Stage the tile in local memory: selected at their rank, rejected (partition) after them.
   // A vector's first rank: its entry's offset and the selected components of the lanes below.
   const uint below = (1u << lane) - 1u;
 #pragma unroll
@@ -648,7 +649,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
           sh.head[HEAD_AT(rank)] = (head_t)i;
 #endif
         } else if (SEL_PARTITION && i < valid) {
-          sh.stage[STAGE_AT(TILE - 1u - (i - rank))] = v[j * SEL_VEC + c];
+          sh.stage[STAGE_AT(selected + (i - rank))] = v[j * SEL_VEC + c];
         }
       }
     }
@@ -668,7 +669,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   const ulong before = CNT_COUNT(prefix);
 
   // The tile's selected run, consecutive work-items to consecutive addresses.
-  store_run(out, out_off, before, selected, cap, &sh);
+  store_run(out, out_off, before, selected, cap, &sh, 0);
 #if SEL_RLE
   // Head q closes the run before it: the tile's previous head, or the run entering the tile.
   for (uint q = lid; q < selected; q += CLSCAN_WG) {
@@ -683,11 +684,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_sing
   // The tile's rejected run: after the total as select_count_total stored it (a plain load: the
   // launches are ordered), or from 0 in a buffer of their own (split).
   const ulong first = (split ? 0 : ((__global ulong *)temp)[1]) + (base - before);
-  for (uint q = lid; q < valid - selected; q += CLSCAN_WG) {
-    const ulong dst = first + q;
-    if (dst < rej_cap)
-      rej[dst] = sh.stage[STAGE_AT(TILE - 1u - q)];
-  }
+  store_run(rej, rej_off, first, valid - selected, rej_cap, &sh, selected);
 #endif
 
   // The last tile writes the count (and closes the last run).
