@@ -534,6 +534,18 @@ ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
 #endif
 }
 
+/* NVIDIA's OpenCL applies a register cap (-cl-nv-maxrregcount=N) only to kernels without a
+ * required work-group size (single_pass.cl): with CLSCAN_NV_REGISTERS=1 the single pass is built
+ * without it, and the host launches it with CLSCAN_WG work-items all the same. */
+#ifndef CLSCAN_NV_REGISTERS
+#define CLSCAN_NV_REGISTERS 0
+#endif
+#if CLSCAN_NV_REGISTERS
+#define SELECT_KERNEL __kernel
+#else
+#define SELECT_KERNEL __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1)))
+#endif
+
 /*
  * Selects from in[0, n) (offsets in elements) into out[0, out_capacity). Launch exactly
  * ceil(n / TILE) work-groups of CLSCAN_WG work-items. temp: the ticket counter (a uint at byte
@@ -543,7 +555,7 @@ ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
  * or a buffer of their own from 0 (split 1, with no pre-pass). The last tile writes the count at
  * byte count_byte_off of `count`.
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void select_single_pass(
+SELECT_KERNEL void select_single_pass(
     const __global in_t *in, ulong in_off, const __global uchar *flags, ulong flags_off,
     __global val_t *out, ulong out_off, ulong cap, __global len_t *lengths, ulong lengths_off,
     __global val_t *rej, ulong rej_off, ulong rej_cap, uint split, __global uchar *count,
