@@ -11,9 +11,9 @@
  *      the command (0: scan, through cli_scan_parse(); 1-4: select, partition, unique, rle,
  *      through cli_select_parse()); an accepted command line must describe a descriptor the
  *      library's rules allow (output type, user operator with its identity, segments and key
- *      type; what selects, the equality, count size and output files of a selection; the
- *      extra arguments of --arg: distinct identifiers, built-in types, a source that reads
- *      them, a file or a parsed value each);
+ *      type; what selects, the equality, count size and output files of a selection, the
+ *      rejected elements' file only for a partition; the extra arguments of --arg: distinct
+ *      identifiers, built-in types, a source that reads them, a file or a parsed value each);
  *   3: one element through cli_parse_element(), the list and count parsers of bench and tune, and
  *      the key type and variant names.
  * No OpenCL device is opened. Built with clang's -fsanitize=fuzzer,address,undefined in the
@@ -181,6 +181,13 @@ static void check_select_accepted(const cli_select_request *r, clscan_select_op 
   PROPERTY(!(op == CLSCAN_RUN_LENGTH_ENCODE && r->binary) || r->lengths_path);
   PROPERTY(!r->count_path || is_std(r->count_path) != is_std(r->out_path) ||
            (!is_std(r->out_path) && strcmp(r->count_path, r->out_path) != 0));
+  // Rejected elements only for a partition, to a file other than OUT and the count's.
+  PROPERTY(!r->rejected_path || op == CLSCAN_PARTITION);
+  PROPERTY(!r->rejected_path || is_std(r->rejected_path) != is_std(r->out_path) ||
+           (!is_std(r->out_path) && strcmp(r->rejected_path, r->out_path) != 0));
+  PROPERTY(!r->rejected_path || !r->count_path ||
+           is_std(r->rejected_path) != is_std(r->count_path) ||
+           (!is_std(r->count_path) && strcmp(r->rejected_path, r->count_path) != 0));
   check_args_accepted(&r->args, d->args, d->arg_count);
   PROPERTY(!d->arg_count || d->predicate_source || d->map_source || d->equal_source);
 }
