@@ -786,8 +786,15 @@ fail:
   return st;
 }
 
-/* Checks the flags of a host selection against its descriptor. */
-static clscan_status check_host_flags(const clscan_select_desc *desc, const unsigned char *flags) {
+/* Checks a host selection's descriptor (no extra arguments: their values are device buffers) and
+ * its flags against it. */
+static clscan_status check_host_desc(clscan_context *ctx, const clscan_select_desc *desc,
+                                     const unsigned char *flags) {
+  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  if (desc->arg_count)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "a desc with extra arguments runs through a plan's "
+                        "clscan_select_enqueue() (their values are device buffers)");
   int by_flags =
       (desc->op == CLSCAN_SELECT || desc->op == CLSCAN_PARTITION) && !desc->predicate_source;
   if (by_flags && !flags)
@@ -813,12 +820,7 @@ clscan_status clscan_select_host(clscan_context *ctx, const clscan_select_desc *
   clscan__clear_error();
   if (!ctx || !count || (!in && n) || (!out && out_capacity))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, out or count is NULL");
-  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
-  if (desc->arg_count)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "a desc with extra arguments runs through a plan's "
-                        "clscan_select_enqueue() (their values are device buffers)");
-  CLSCAN_RETURN_IF_ERROR(check_host_flags(desc, flags));
+  CLSCAN_RETURN_IF_ERROR(check_host_desc(ctx, desc, flags));
   int rle = desc->op == CLSCAN_RUN_LENGTH_ENCODE;
   if (rle && !lengths && out_capacity)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "lengths is NULL (run-length encoding)");
@@ -846,15 +848,10 @@ clscan_status clscan_partition_copy_host(clscan_context *ctx, const clscan_selec
   if (!ctx || !count || (!in && n) || (!selected && selected_capacity) ||
       (!rejected && rejected_capacity))
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "ctx, in, selected, rejected or count is NULL");
-  CLSCAN_RETURN_IF_ERROR(validate_select_desc(ctx, desc));
+  CLSCAN_RETURN_IF_ERROR(check_host_desc(ctx, desc, flags));
   if (desc->op != CLSCAN_PARTITION)
     return clscan__fail(CLSCAN_INVALID_VALUE, "desc->op is %d, not CLSCAN_PARTITION",
                         (int)desc->op);
-  if (desc->arg_count)
-    return clscan__fail(CLSCAN_INVALID_VALUE,
-                        "a desc with extra arguments runs through a plan's "
-                        "clscan_select_enqueue() (their values are device buffers)");
-  CLSCAN_RETURN_IF_ERROR(check_host_flags(desc, flags));
   const host_arrays a = {.in = in,
                          .flags = flags,
                          .n = n,
