@@ -30,7 +30,7 @@ import sys
 # Layers, top (highest number) to bottom. A file may call its own layer and the layers below.
 LAYERS = {
     "ext": (6, ["mpi.c"]),
-    "api": (5, ["api.c", "context.c", "validate.c", "select_api.c", "sort_api.c",
+    "api": (5, ["api.c", "context.c", "validate.c", "select_api.c", "select_host.c", "sort_api.c",
              "segments_api.c"]),
     "plan": (4, ["plan.c", "plan_cache.c", "dispatch.c"]),
     # Every algo_*.c file is in this layer too (see below), so a new algorithm needs no line here.

@@ -4,8 +4,8 @@
  * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
  * A file calls functions of its own layer or of the layers below it, never above, and the calls
  * between files form no circle.
- *   api        api.c, context.c, validate.c, select_api.c, segments_api.c: public entry
- *              points and argument checking.
+ *   api        api.c, context.c, validate.c, select_api.c, select_host.c, segments_api.c:
+ *              public entry points and argument checking.
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
  *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
@@ -762,7 +762,7 @@ clscan_status clscan__check_host_ranges(const void *in, size_t in_bytes, const v
                                         size_t out_bytes, const void *segments, size_t seg_bytes);
 
 /* ============================================================================================== */
-/* The selection family (select_api.c, algo_select_*.c; docs/architecture.md)                    */
+/* The selection family (select_api.c, select_host.c, algo_select_*.c; docs/architecture.md)      */
 /* ============================================================================================== */
 
 /* Buffer roles of a selection request. */
@@ -861,6 +861,10 @@ struct clscan__select_algorithm {
 
 /* Index of every selection algorithm's empty-selection kernel. */
 #define CLSCAN__SEL_KERNEL_EMPTY 0
+
+/* Validates a selection descriptor against the context's device (types, user type, map, fp64,
+ * algorithm and its device needs through the scan's checks; select_api.c). */
+clscan_status clscan__select_desc_check(const clscan_context *ctx, const clscan_select_desc *d);
 
 /* Returns the selection algorithm registered for a clscan_algorithm value (not AUTO), or NULL. */
 const clscan__select_algorithm *clscan__select_algorithm_find(int id);
