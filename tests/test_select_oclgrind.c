@@ -14,7 +14,7 @@
  * run-length state), and the multi-pass path over each scan algorithm, at a few small
  * sizes that cross many tiles (CLSCAN_TILE_WG=16 gives GPU tiles of 128 int32, CLSCAN_CPU_TILE=64),
  * and n = 0 (select_empty alone), with offsets and a capacity below the count, each checked against
- * the host reference (test_select.c's cases). The GPU shape's vector loads run at n = 700 (input
+ * the host reference (select_case.c). The GPU shape's vector loads run at n = 700 (input
  * and flags at offsets of whole vectors), its scalar loads at n = 301 (the input at offset 3).
  *
  * The multi-pass cases each run in a context of their own, because of an Oclgrind 21.10 bug: once
@@ -27,10 +27,12 @@
  * CLSCAN_TEST_SHARED_CONTEXT=1`) drew such reports in blelloch_scan_blocks for the flags that
  * select_mark had just written; the results are exact. The single-pass cases share one context.
  */
-#define TEST_SELECT_NO_MAIN
-#include "test_select.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "oclgrind_log.h"
+#include "select_case.h"
 
 typedef struct og_config {
   const char *name;
@@ -73,10 +75,10 @@ int main(void) {
         if (only && !strstr(only, here))
           continue;
         // op 4: select by predicate; op 5: partition into two buffers.
-        sel_case c = base_case(op == 4   ? CLSCAN_SELECT
-                               : op == 5 ? CLSCAN_PARTITION
-                                         : all_ops[op],
-                               sizes[s]);
+        sel_case c = sel_base_case(op == 4   ? CLSCAN_SELECT
+                                   : op == 5 ? CLSCAN_PARTITION
+                                             : sel_all_ops[op],
+                                   sizes[s]);
         c.by_pred = op == 4 || (op == 5 && s % 2);
         c.split = op == 5;
         c.algorithm = configs[g].algo;
@@ -89,7 +91,7 @@ int main(void) {
         c.out_off = 1;
         c.cap_delta = (c.op == CLSCAN_PARTITION && !c.split) || s != 1 ? 0 : -10;
         char what[512], msg[512] = "";
-        describe(&c, what, sizeof what);
+        sel_describe(&c, what, sizeof what);
         // Oclgrind opens (truncates) the log for each new context: measure after creating it.
         const int fresh = c.algorithm != CLSCAN_ALGO_SINGLE_PASS && !shared;
         if (fresh && !tu_context()) /* a context of its own, see above */
@@ -97,7 +99,7 @@ int main(void) {
         og_log_mark();
         tu_env_saved status32;
         tu_env_set("CLSCAN_TEST_STATUS32", configs[g].status32 ? "1" : NULL, &status32);
-        int ok = run_case(&c, msg, sizeof msg);
+        int ok = sel_run_case(&c, msg, sizeof msg);
         tu_env_restore(&status32);
         if (fresh)
           tu_context_release();
