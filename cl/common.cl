@@ -768,6 +768,15 @@ ALWAYS_INLINE uint shfl_idx_u32(uint x, uint lane) {
   return r;
 }
 
+/* The mask of the lanes whose predicate is non-zero. */
+ALWAYS_INLINE uint ballot(int predicate) {
+  uint r;
+  asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(r)
+               : "r"(predicate));
+  return r;
+}
+
 /* Orders the warp's local memory accesses before the barrier against those after it. */
 ALWAYS_INLINE void warp_sync(void) {
   asm volatile("bar.warp.sync -1;" ::: "memory");

@@ -61,15 +61,6 @@
 
 #if CLSCAN_NV_PTX
 
-/* Warp primitives for the look-back window (inline PTX; all 32 lanes execute them). */
-ALWAYS_INLINE uint ballot(int predicate) {
-  uint r;
-  asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
-               : "=r"(r)
-               : "r"(predicate));
-  return r;
-}
-
 /* Index of the lowest set bit of a non-zero mask. */
 ALWAYS_INLINE uint lowest_bit(uint m) {
   return 31u - clz(m & (0u - m));
