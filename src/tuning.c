@@ -43,8 +43,8 @@ static const tuning_row table[] = {
      .in_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
     /* H200, single pass: int32 rows of a fixed length (batched rows of 1024) at 1.10x the plain
-     * scan's time, 128 x 12 stashed (0.5780 against 0.5244 ms in one call; in registers, dividing
-     * per vector, 1.16x). Other tiles were not measured. */
+     * scan's time, 128 x 12 stashed (0.5773 against 0.5232 ms in one call, tiles by group id;
+     * 128 x 8 1.12x, 128 x 16 1.19x; in registers, dividing per vector, 1.16x by ticket). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
@@ -52,9 +52,10 @@ static const tuning_row table[] = {
      .segmented = 1,
      .segments = CLSCAN__SEGMENTS_ROWS,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4, .stash = 1}},
-    /* H200, single pass: int32 segmented by offsets (the tile firsts) at 1.12x the plain scan's
-     * time, 128 x 8 stashed (0.5876 against 0.5244 ms in one call; 128 x 6 1.14x, 128 x 12
-     * 1.22x stashed, 1.39x in registers; the head mask's pre-pass at 128 x 12: 1.20x). */
+    /* H200, single pass: int32 segmented by offsets (the tile firsts) at 1.11x the plain scan's
+     * time, 128 x 8 stashed (0.5817 against 0.5232 ms in one call, tiles by group id; 128 x 10
+     * the same within 0.3%, 128 x 6 1.16x; by ticket, 128 x 12 1.22x stashed, 1.39x in
+     * registers, the head mask's pre-pass at 128 x 12 1.20x). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
@@ -143,7 +144,7 @@ static const tuning_row table[] = {
      .floating = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 8, .stash = 1}},
     /* int32 at 0.967 of copy, 128 x 16 stashed (256 x 8 stashed 0.952 in the same call; in
-     * registers 0.945). */
+     * registers 0.945); 0.973 with the tiles by group id (cl/single_pass.cl). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,

@@ -100,6 +100,7 @@ typedef struct scan_cell {
   int unaligned;        /* 1: the rotation includes unaligned offsets */
   const char *shape;    /* CLSCAN_SINGLE_PASS_CPU for explicit plans, or NULL */
   const char *withhold; /* CLSCAN_TEST_WITHHOLD for explicit plans, or NULL */
+  const char *options;  /* CLSCAN_BUILD_OPTIONS added for explicit plans, or NULL */
 } scan_cell;
 
 /* One way to reach the library, chosen per size and combination. */
@@ -168,12 +169,20 @@ static uint64_t cell_init_seed(const scan_cell *cell) {
 /* Creates an explicit plan, under the cell's environment variables if it has any. */
 static clscan_status cell_plan(const scan_cell *cell, const clscan_scan_desc *desc,
                                clscan_plan **plan) {
-  tu_env_saved shape, withhold;
+  tu_env_saved shape, withhold, options;
   if (cell->shape)
     tu_env_set("CLSCAN_SINGLE_PASS_CPU", cell->shape, &shape);
   if (cell->withhold)
     tu_env_set("CLSCAN_TEST_WITHHOLD", cell->withhold, &withhold);
+  if (cell->options) {
+    const char *prior = getenv("CLSCAN_BUILD_OPTIONS");
+    char both[256];
+    snprintf(both, sizeof both, "%s %s", prior ? prior : "", cell->options);
+    tu_env_set("CLSCAN_BUILD_OPTIONS", both, &options);
+  }
   clscan_status st = clscan_plan_create(tu_context(), desc, plan);
+  if (cell->options)
+    tu_env_restore(&options);
   if (cell->withhold)
     tu_env_restore(&withhold);
   if (cell->shape)
@@ -563,10 +572,10 @@ static void add_test(group *g, const char *name, CMUnitTestFunction fn, void *st
   g->tests[g->count++] = t;
 }
 
-/* Adds a cell test. */
-static void add_cell(group *g, clscan_algorithm algo, clscan_type type, clscan_op op,
-                     const size_t *sizes, size_t count, int unaligned, const char *shape,
-                     const char *withhold, const char *tag) {
+/* Adds a cell test; returns its cell. */
+static scan_cell *add_cell(group *g, clscan_algorithm algo, clscan_type type, clscan_op op,
+                           const size_t *sizes, size_t count, int unaligned, const char *shape,
+                           const char *withhold, const char *tag) {
   scan_cell *cell = own(g, calloc(1, sizeof *cell));
   *cell = (scan_cell){.algo = algo,
                       .type = type,
@@ -579,6 +588,7 @@ static void add_cell(group *g, clscan_algorithm algo, clscan_type type, clscan_o
   snprintf(cell->name, sizeof cell->name, "%s/%s/%s/%s", clscan_algorithm_name(algo),
            clscan_type_name(type), clscan_op_name(op), tag);
   add_test(g, cell->name, test_cell, cell);
+  return cell;
 }
 
 static int is_float_type(clscan_type t) {
@@ -659,6 +669,20 @@ static void build_withhold(group *g) {
         add_cell(g, CLSCAN_ALGO_SINGLE_PASS, types[t], CLSCAN_ADD, withhold_sizes,
                  sizeof withhold_sizes / sizeof withhold_sizes[0], 1, shapes[s], ks[k], tags[s][k]);
       }
+    }
+  }
+  // The GPU shape's tiles by ticket and by group id (CLSCAN_GROUP_TILE, cl/single_pass.cl:
+  // NVIDIA takes the group id out of place, other devices the ticket), both through the fallback.
+  // Not by group id on Mesa's rusticl, whose threads start work-groups out of order (as in
+  // test_sort's fallback test).
+  static const char *const group_options[] = {"-DCLSCAN_GROUP_TILE=0", "-DCLSCAN_GROUP_TILE=1"};
+  static const char *const group_tags[] = {"gpu-shape/ticket-tiles/withhold-3",
+                                           "gpu-shape/group-tiles/withhold-3"};
+  for (int o = 0; o < (tu_on_rusticl() ? 1 : 2); o++) {
+    for (size_t t = 0; t < 4; t += 3) {
+      add_cell(g, CLSCAN_ALGO_SINGLE_PASS, types[t], CLSCAN_ADD, withhold_sizes,
+               sizeof withhold_sizes / sizeof withhold_sizes[0], 1, "0", "3", group_tags[o])
+          ->options = group_options[o];
     }
   }
 }

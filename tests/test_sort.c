@@ -520,18 +520,6 @@ static void test_values(void **state) {
   check(&c, tu_mix(tu_seed(), 650));
 }
 
-/* 1 on Mesa's rusticl (its platform name). */
-static int on_rusticl(void) {
-  cl_platform_id platform = NULL;
-  char name[64] = "";
-  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_PLATFORM, sizeof platform,
-                  &platform, NULL);
-  if (platform)
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, NULL);
-  name[sizeof name - 1] = '\0';
-  return strcmp(name, "rusticl") == 0;
-}
-
 /* Onesweep with withheld publications: every third tile publishes nothing, so the tiles after
  * it count its digits themselves (the decoupled fallback). The CPU shape and both GPU shapes. */
 static void test_fallback(void **state) {
@@ -554,7 +542,7 @@ static void test_fallback(void **state) {
   // no default takes it: llvmpipe's threads start work-groups out of order, so a tile finds many
   // predecessors not yet started and counts each itself, and those loops pass llvmpipe's limit of
   // 65535 iterations per work-item (docs/testing-drivers.md), which ends them silently.
-  for (int group = 0; group < (on_rusticl() ? 1 : 2); group++) {
+  for (int group = 0; group < (tu_on_rusticl() ? 1 : 2); group++) {
     tu_env_saved options;
     const char *prior = getenv("CLSCAN_BUILD_OPTIONS");
     char with_tiles[256];

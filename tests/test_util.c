@@ -88,6 +88,17 @@ int tu_device_has_int64_atomics(void) {
   return strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
 }
 
+int tu_on_rusticl(void) {
+  cl_platform_id platform = NULL;
+  char name[64] = "";
+  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_PLATFORM, sizeof platform,
+                  &platform, NULL);
+  if (platform)
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, NULL);
+  name[sizeof name - 1] = '\0';
+  return strcmp(name, "rusticl") == 0;
+}
+
 int tu_group_setup(void **state) {
   (void)state;
   return tu_context() ? 0 : -1;

@@ -50,6 +50,9 @@ int tu_device_is_cpu(void);
  * words; without them its words are 32-bit). */
 int tu_device_has_int64_atomics(void);
 
+/* Returns 1 on Mesa's rusticl (the context's platform name). */
+int tu_on_rusticl(void);
+
 /* Group setup and teardown for cmocka: make sure the context exists (its release is main's). */
 int tu_group_setup(void **state);
 int tu_group_teardown(void **state);
