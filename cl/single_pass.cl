@@ -159,7 +159,7 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
  * (its result unused), so that the counter advances as the host counts. A tile whose predecessor
  * has not started reduces it itself (the fallback), so the order matters for speed only, never
  * for termination. In place the tile stays the ticket (the gates' protocol assumes it). On by
- * default on NVIDIA, where it was 0.6 to 1.5 % faster on the H200 at 2^28 (plain int32, offsets,
+ * default on NVIDIA, where it was 0.6 to 2.0 % faster on the H200 at 2^28 (plain int32, offsets,
  * rows, head flags; docs/performance.md); -DCLSCAN_GROUP_TILE=0 or 1 overrides. */
 #ifndef CLSCAN_GROUP_TILE
 #define CLSCAN_GROUP_TILE CLSCAN_NV_PTX
