@@ -46,6 +46,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "replay_file.h"
+
 #define CHECK(call)                                                                \
   do {                                                                             \
     cudaError_t e_ = (call);                                                       \
@@ -78,21 +80,6 @@ static int option_int(const std::string &s, const char *name, int fallback) {
 static bool option_set(const std::string &s, const char *name) {
   return s.find(std::string("-D") + name + "=") != std::string::npos ||
          s.find(std::string("-D") + name + " ") != std::string::npos;
-}
-
-static std::string read_file(const std::string &path) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    std::fprintf(stderr, "ptx_replay: cannot read %s\n", path.c_str());
-    std::exit(2);
-  }
-  std::string s;
-  char buf[65536];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0)
-    s.append(buf, got);
-  std::fclose(f);
-  return s;
 }
 
 /* Whether the ';'-separated kernel names (CL_PROGRAM_KERNEL_NAMES, then a newline) hold name. */
@@ -392,7 +379,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ptx_replay: LOG2N must be 10..30 and REPS at least 1\n");
     return 2;
   }
-  const plan_opts o = parse_opts(read_file(prefix + ".opts"));
+  const plan_opts o = parse_opts(replay_read_file("ptx_replay", prefix + ".opts"));
   if (o.refused) {
     std::fprintf(stderr,
                  "ptx_replay: %s.opts is not a plain or head-flag single-pass scan of a "
@@ -400,7 +387,7 @@ int main(int argc, char **argv) {
                  prefix.c_str());
     return 2;
   }
-  std::string ptx = read_file(prefix + ".bin");
+  std::string ptx = replay_read_file("ptx_replay", prefix + ".bin");
   if (entry_params(ptx, "single_pass_scan") != 13) {
     std::fprintf(stderr,
                  "ptx_replay: %s.bin's single_pass_scan does not take the plain scan's 13 "
