@@ -211,6 +211,14 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   elem_t pre[CLSCAN_VPT], group_prefix;
   tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch TILE_FIRST_A(seg_first(status, n, tile)));
   const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
+  // Segmented, a tile that starts a segment skips its look-back (tile_first_is_head): rows whose
+  // length divides the tile make every tile independent. Work-item 0 knows; on NVIDIA its warp
+  // walks, and takes the answer from lane 0.
+#if CLSCAN_NV_PTX
+  const uint skip = CLSCAN_SEGMENTS ? shfl_idx_u32(tile_first_is_head(&x), 0) : 0u;
+#else
+  const uint skip = tile_first_is_head(&x);
+#endif
   if (lid == 0) {
     if (withheld) {
       // Test only: stay silent.
@@ -246,7 +254,8 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   while (!CLSCAN_TEST_NO_LOOKBACK) {
 #if CLSCAN_NV_PTX
     if (lid < 32) {
-      const int command = warp_lookback_run(status, epoch, &wl, chain_seed CLSCAN_XA);
+      const int command =
+          skip ? LOOKBACK_DONE : warp_lookback_run(status, epoch, &wl, chain_seed CLSCAN_XA);
       if (lid == 0) {
         sh->command = command;
         sh->silent = wl.next;
@@ -254,7 +263,10 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     }
 #else
     if (lid == 0) {
-      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
+      if (skip)
+        sh->lb.acc = IDENTITY;
+      sh->command = skip ? LOOKBACK_DONE
+                         : lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
       sh->silent = sh->lb.next;
     }
 #endif

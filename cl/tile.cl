@@ -427,6 +427,19 @@ ALWAYS_INLINE void narrow_group_scan(uint x, uint lane, __local tile_scratch *s,
  * Tile load, local scan and store.
  * ------------------------------------------------------------------------------------------- */
 
+/* 1 in work-item 0, which holds a tile's first element (vector_index(0, 0) is 0), when that
+ * element starts a segment; 0 elsewhere and for unsegmented scans. No element of such a tile
+ * depends on what comes before it, so its look-back can be skipped: its inclusive prefix is its
+ * aggregate, whose flag is set (single_pass_body). */
+ALWAYS_INLINE uint tile_first_is_head(const tile_items *x) {
+#if CLSCAN_SEGMENTS && !TILE_PACKED
+  return get_local_id(0) == 0 ? x->heads[0] & 1u : 0u;
+#else
+  (void)x;
+  return 0;
+#endif
+}
+
 /* Index (in vectors, within the tile) of a work-item's j-th vector. (A blocked layout, each
  * work-item's vectors consecutive, was measured 30-45% slower on the H200: its loads are not
  * coalesced.) */

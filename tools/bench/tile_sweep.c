@@ -21,10 +21,11 @@
  * same reason below 2^53), u8 (uint8 into uint32),
  * map (int32, x * 3 + (i & 15)), seg (int32, head flags, one element in 1000 a head),
  * key (int32 values, int32 keys, the same segments), off (int32, the same segments by uint32
- * offsets), row (int32, rows of ROW_LENGTH elements through clscan_scan_batched, timed by its one
- * event: rows are one kernel; WG and VPT reach it through CLSCAN_TILE_WG and CLSCAN_TILE_VPT,
- * set until the configuration ends, in a context of its own, since the batched call creates its
- * plan at its first call and finds it again by descriptor; LOG2N at least 10).
+ * offsets), row and r1000 (int32, rows of 1024 and of 1000 elements through clscan_scan_batched,
+ * as many whole rows as fit in n; rows of 1024 start every tile with a row, rows of 1000 almost
+ * none; timed by its one event: rows are one kernel; WG and VPT reach it through CLSCAN_TILE_WG and
+ * CLSCAN_TILE_VPT, set until the configuration ends, in a context of its own, since the batched
+ * call creates its plan at its first call and finds it again by descriptor; LOG2N at least 10).
  *
  *   build/tile_sweep LOG2N REPS CONFIG...   e.g. build/tile_sweep 28 20 i32:256:8 i32:128:6
  *
@@ -46,29 +47,28 @@ typedef struct kind {
   size_t in_size, out_size;
   clscan_segments segments;
   const char *map;
+  size_t row_length; /* rows of this length through clscan_scan_batched (0: not rows) */
 } kind;
 
 static const kind kinds[] = {
-    {"i8", CLSCAN_INT8, CLSCAN_INT8, 1, 1, CLSCAN_SEGMENTS_NONE, NULL},
-    {"i16", CLSCAN_INT16, CLSCAN_INT16, 2, 2, CLSCAN_SEGMENTS_NONE, NULL},
-    {"i32", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL},
-    {"i64", CLSCAN_INT64, CLSCAN_INT64, 8, 8, CLSCAN_SEGMENTS_NONE, NULL},
-    {"f32", CLSCAN_FLOAT, CLSCAN_FLOAT, 4, 4, CLSCAN_SEGMENTS_NONE, NULL},
-    {"f64", CLSCAN_DOUBLE, CLSCAN_DOUBLE, 8, 8, CLSCAN_SEGMENTS_NONE, NULL},
-    {"u8", CLSCAN_UINT8, CLSCAN_UINT32, 1, 4, CLSCAN_SEGMENTS_NONE, NULL},
-    {"map", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, "x * 3 + (int)(i & 15)"},
-    {"seg", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_HEAD_FLAGS, NULL},
-    {"key", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_KEYS, NULL},
-    {"off", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_OFFSETS, NULL},
-    {"row", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL},
+    {"i8", CLSCAN_INT8, CLSCAN_INT8, 1, 1, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"i16", CLSCAN_INT16, CLSCAN_INT16, 2, 2, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"i32", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"i64", CLSCAN_INT64, CLSCAN_INT64, 8, 8, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"f32", CLSCAN_FLOAT, CLSCAN_FLOAT, 4, 4, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"f64", CLSCAN_DOUBLE, CLSCAN_DOUBLE, 8, 8, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"u8", CLSCAN_UINT8, CLSCAN_UINT32, 1, 4, CLSCAN_SEGMENTS_NONE, NULL, 0},
+    {"map", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, "x * 3 + (int)(i & 15)", 0},
+    {"seg", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_HEAD_FLAGS, NULL, 0},
+    {"key", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_KEYS, NULL, 0},
+    {"off", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_OFFSETS, NULL, 0},
+    {"row", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL, 1024},
+    {"r1000", CLSCAN_INT32, CLSCAN_INT32, 4, 4, CLSCAN_SEGMENTS_NONE, NULL, 1000},
 };
 
-/* The row length of the kind "row". */
-#define ROW_LENGTH 1024
-
-/* Returns 1 for the kind "row". */
+/* Returns 1 for the kinds of rows. */
 static int is_rows(const struct kind *k) {
-  return strcmp(k->name, "row") == 0;
+  return k->row_length != 0;
 }
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
@@ -124,7 +124,7 @@ static uint64_t input_value(const sweep *s, const kind *k, size_t i) {
 /* Returns 1 if element i starts a segment. */
 static int is_head(const sweep *s, const kind *k, size_t i) {
   if (is_rows(k))
-    return i % ROW_LENGTH == 0;
+    return i % k->row_length == 0;
   if (k->segments == CLSCAN_SEGMENTS_NONE)
     return 0;
   if (k->segments == CLSCAN_SEGMENTS_KEYS)
@@ -167,8 +167,10 @@ static size_t count_wrong(const sweep *s, const kind *k) {
     return wrong;
   }
   const uint64_t mask = k->out_size == 8 ? ~0ull : (1ull << (8 * k->out_size)) - 1;
+  // Rows cover the whole rows that fit in n; the elements after them are not written.
+  const size_t end = is_rows(k) ? s->n / k->row_length * k->row_length : s->n;
   uint64_t acc = 0;
-  for (size_t i = 0; i < s->n; i++) {
+  for (size_t i = 0; i < end; i++) {
     if (is_head(s, k, i))
       acc = 0;
     wrong += output_value(s, k, i) != (acc & mask);
@@ -218,7 +220,7 @@ static int time_once(sweep *s, clscan_plan *plan, const kind *k, double *scan_ms
   clscan_status st;
   if (is_rows(k)) {
     // The batched call returns its last event only; rows without padding are one kernel.
-    const clscan_batch b = {.rows = s->n / ROW_LENGTH, .row_length = ROW_LENGTH};
+    const clscan_batch b = {.rows = s->n / k->row_length, .row_length = k->row_length};
     st = clscan_scan_batched(s->rows_ctx, s->queue, &s->rows_desc, &b, s->in, 0, s->out, 0, 0, NULL,
                              &last);
     if (st == CLSCAN_SUCCESS) {
@@ -266,8 +268,9 @@ static int parse_config(const char *text, config *c) {
 /* Runs one configuration and prints its line; returns 0, 1 (wrong output) or 2. */
 static int run_config(sweep *s, const config *c) {
   const kind *k = c->k;
-  if (is_rows(k) && s->n < ROW_LENGTH) {
-    fprintf(stderr, "tile_sweep: the kind row needs LOG2N >= 10 (rows of %d)\n", ROW_LENGTH);
+  if (is_rows(k) && s->n < k->row_length) {
+    fprintf(stderr, "tile_sweep: the kind %s needs LOG2N >= 10 (rows of %zu)\n", k->name,
+            k->row_length);
     return 2;
   }
   setenv("CLSCAN_BUILD_OPTIONS", c->options, 1);
