@@ -42,9 +42,11 @@ static const tuning_row table[] = {
      .elem_bytes = 4,
      .in_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
-    /* H200, single pass: int32 rows of a fixed length (batched rows of 1024) at 1.10x the plain
-     * scan's time, 128 x 12 stashed (0.5773 against 0.5232 ms in one call, tiles by group id;
-     * 128 x 8 1.12x, 128 x 16 1.19x; in registers, dividing per vector, 1.16x by ticket). */
+    /* H200, single pass: int32 rows of a fixed length, 128 x 12 stashed. Chosen with batched rows
+     * of 1024 when every tile looked back: 1.10x the plain scan's time (0.5773 against 0.5232 ms
+     * in one call, tiles by group id; 128 x 8 1.12x, 128 x 16 1.19x; in registers, dividing per
+     * vector, 1.16x by ticket). Rows of 1024 now start every tile, which then skips its
+     * look-back: 0.99x (0.5184 against 0.5227 ms). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
