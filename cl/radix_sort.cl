@@ -244,7 +244,10 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #define SORT_WARPS (SORT_WG / 32)
 /* Words of the warp ranking: the next place of every (warp, digit), then the peer words: two sets
  * that alternate between rounds, or one on NVIDIA, whose warp barriers need no second. */
-#if SORT_NV_WARPS
+#ifndef SORT_NV_PLACE
+#define SORT_NV_PLACE 0
+#endif
+#if SORT_NV_WARPS && !SORT_NV_PLACE
 #define SORT_PEER_SETS 1
 #else
 #define SORT_PEER_SETS 2
@@ -383,6 +386,22 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const int valid = sort_warp_index(i) < in_tile;
     const uint d = sort_digit(mine->k[i], shift, mask);
+#if SORT_NV_PLACE && !SORT_NV_MATCH
+    // Measurement: every peer reads the next place, then the lowest peer advances it and clears
+    // the word of its set (the sets alternate), with no shuffle.
+    volatile __local uint *word = &SORT_PEERS(m, i & 1, w, d);
+    if (valid)
+      atomic_or(word, below + 1u);
+    warp_sync();
+    const uint peers = valid ? *word : 0u;
+    const uint first = valid ? SORT_NEXT(m, w, d) : 0u;
+    warp_sync();
+    if (valid && !(peers & below)) {
+      SORT_NEXT(m, w, d) = first + popcount(peers);
+      *word = 0;
+    }
+    mine->place[i] = first + popcount(peers & below);
+#else
 #if SORT_NV_MATCH
     const uint peers = sort_match_peers(d, valid);
 #else
@@ -405,6 +424,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
 #endif
     warp_sync();
     mine->place[i] = first + popcount(peers & below);
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }

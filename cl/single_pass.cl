@@ -102,18 +102,53 @@ ALWAYS_INLINE ulong seg_first(__global status_t *status, ulong n, ulong t) {
   return q;
 }
 
+/* Offsets a work-group of the pre-pass stages in local memory for its searches (8 KiB). */
+#define SEG_FIRSTS_STAGED (8192 / sizeof(seg_offset_t))
+
 /*
  * The pre-pass of segments by offsets with tile firsts: work-item t (of ceil(n / TILE) and up)
- * writes tile t's first, the index of the first offset not below the tile's start (a binary
- * search; the launch's global offset is the number of offsets, SEG_PARAM()). Unsorted offsets
- * give some index in [0, count], and the scan reads no offset outside [0, count) for it.
+ * writes tile t's first, the index of the first offset not below the tile's start (the launch's
+ * global offset is the number of offsets, SEG_PARAM()). Work-group g's answers are at least that
+ * of its first tile, which the group finds together in a few rounds of wide probes
+ * (seg_group_lower_bound); it stages the SEG_FIRSTS_STAGED offsets from there in local memory,
+ * and each work-item searches them, or where its answer lies beyond them, the offsets after them
+ * in global memory. On the H200 a binary search per work-item over all the offsets, a chain of
+ * dependent loads that miss the cache, took 14 us of an offsets scan of 2^28 int32 (one segment
+ * start in 1000). Unsorted offsets give some index in [0, count], and the scan reads no offset
+ * outside [0, count) for it. Every work-item of a group reaches the barriers.
  */
-__kernel void seg_offsets_firsts(const __global seg_offset_t *off, ulong off_off, ulong n,
-                                 __global uint *temp) {
-  const ulong t = (ulong)get_group_id(0) * get_local_size(0) + get_local_id(0);
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void seg_offsets_firsts(
+    const __global seg_offset_t *off, ulong off_off, ulong n, __global uint *temp) {
+  __local uint slot[3];
+  __local seg_offset_t staged[SEG_FIRSTS_STAGED];
+  const uint lid = get_local_id(0);
+  const ulong count = SEG_PARAM(), first_tile = (ulong)get_group_id(0) * CLSCAN_WG;
+  const ulong t = first_tile + lid;
+  off += off_off;
+  const ulong lo = seg_group_lower_bound(off, count, first_tile * TILE, slot);
+  const uint have = (uint)min((ulong)SEG_FIRSTS_STAGED, count - lo);
+  for (uint i = lid; i < have; i += CLSCAN_WG)
+    staged[i] = off[lo + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
   if (t >= (n + TILE - 1) / TILE)
     return;
-  const ulong a = seg_binary_search(off + off_off, 0, SEG_PARAM(), t * TILE);
+  const ulong v = t * TILE;
+  ulong a;
+  if (have == count - lo || staged[have - 1] >= v) {
+    // The answer is in [lo, lo + have]: a binary search of the staged offsets.
+    uint x = 0, y = have;
+    while (x < y) {
+      const uint mid = x + (y - x) / 2;
+      if (staged[mid] < v) {
+        x = mid + 1;
+      } else {
+        y = mid;
+      }
+    }
+    a = lo + x;
+  } else {
+    a = seg_binary_search(off, lo + have, count, v);
+  }
   __global ulong *f =
       seg_firsts((__global status_t *)((__global uchar *)temp + 64), n) + SEG_FIRST_WORDS * t;
 #pragma unroll

@@ -14,7 +14,8 @@
  *
  * Segments by offsets in the GPU shape (CLSCAN_SEG_OFFSETS_MASK picks; plan.c):
  * - 2, the default: tile firsts. A pre-pass of one work-item per tile finds the index of the
- *   tile's first offset (a binary search) and writes it in the temporary buffer, after the gates
+ *   tile's first offset (a search that each work-group narrows for its tiles together) and
+ *   writes it in the temporary buffer, after the gates
  *   at MASK_ALIGN (cl/single_pass.cl, seg_offsets_firsts). Each tile then reads its offsets from
  *   there, coalesced, and marks its heads in local memory (cl/tile.cl, seg_mark_tile). Each first
  *   is stored in 16-bit pieces, one per 8-byte word, so that a later single pass whose status
@@ -148,7 +149,8 @@ static size_t temp_bytes(const clscan_plan *plan, size_t n) {
   return uses_mask(plan) ? mask_offset(plan, n) + mask_bytes(n) : status_bytes(plan, n);
 }
 
-/* The pre-pass of tile firsts: one work-item per tile searches its first offset. */
+/* The pre-pass of tile firsts: one work-item per tile searches its first offset, in work-groups
+ * of the tile's work-items (cl/single_pass.cl requires that size). */
 static clscan_status enqueue_firsts(const clscan__launch *l) {
   const clscan_plan *plan = l->plan;
   const clscan__request *r = l->req;

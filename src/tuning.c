@@ -64,7 +64,7 @@ static const tuning_row table[] = {
      .elem_bytes = 4,
      .segmented = 1,
      .segments = CLSCAN_SEGMENTS_OFFSETS,
-     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4, .stash = 1}},
+     .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4, .stash = 1}},
     /* H200: int32 with head flags at 1.11x the plain scan's time; by int32 key 0.744 ms. */
     {.vendor = "NVIDIA",
      .device = "H200",
