@@ -54,10 +54,10 @@ static const tuning_row table[] = {
      .segmented = 1,
      .segments = CLSCAN__SEGMENTS_ROWS,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4, .stash = 1}},
-    /* H200, single pass: int32 segmented by offsets (the tile firsts) at 1.11x the plain scan's
-     * time, 128 x 8 stashed (0.5817 against 0.5232 ms in one call, tiles by group id; 128 x 10
-     * the same within 0.3%, 128 x 6 1.16x; by ticket, 128 x 12 1.22x stashed, 1.39x in
-     * registers, the head mask's pre-pass at 128 x 12 1.20x). */
+    /* H200, single pass: int32 segmented by offsets (the tile firsts) at 1.10x the plain scan's
+     * time, 128 x 10 stashed (0.5747 / 0.5730 against 0.5198 / 0.5217 ms in one call; 128 x 8
+     * 0.5867 / 0.5794, 128 x 12 0.5986 / 0.5942, 128 x 6 1.16x; by ticket, 128 x 12 1.22x
+     * stashed, 1.39x in registers, the head mask's pre-pass at 128 x 12 1.20x). */
     {.vendor = "NVIDIA",
      .device = "H200",
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
