@@ -135,7 +135,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void seg_offsets
   const ulong v = t * TILE;
   ulong a;
   if (have == count - lo || staged[have - 1] >= v) {
-    // The answer is in [lo, lo + have]: a binary search of the staged offsets.
+    // The answer is in [lo, lo + have]: a binary search of the staged offsets, as
+    // seg_binary_search (common.cl) does in global memory (OpenCL 1.2 has no generic pointers).
     uint x = 0, y = have;
     while (x < y) {
       const uint mid = x + (y - x) / 2;

@@ -15,9 +15,9 @@
  * Segments by offsets in the GPU shape (CLSCAN_SEG_OFFSETS_MASK picks; plan.c):
  * - 2, the default: tile firsts. A pre-pass of one work-item per tile finds the index of the
  *   tile's first offset (a search that each work-group narrows for its tiles together) and
- *   writes it in the temporary buffer, after the gates
- *   at MASK_ALIGN (cl/single_pass.cl, seg_offsets_firsts). Each tile then reads its offsets from
- *   there, coalesced, and marks its heads in local memory (cl/tile.cl, seg_mark_tile). Each first
+ *   writes it in the temporary buffer, after the gates at MASK_ALIGN (cl/single_pass.cl,
+ *   seg_offsets_firsts). Each tile then reads its offsets from there, coalesced, and marks its
+ *   heads in local memory (cl/tile.cl, seg_mark_tile). Each first
  *   is stored in 16-bit pieces, one per 8-byte word, so that a later single pass whose status
  *   words (of either size) cover them reads them as epoch 0 (temp.c): nothing clears them.
  * - 1: a head mask of (n + 31) / 32 words there: a zero fill, then one work-item per offset
