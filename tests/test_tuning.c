@@ -394,7 +394,7 @@ static void test_h200_rows(void **state) {
        {0},
        h200,
        128,
-       8,
+       10,
        1,
        0},
       {"int32 offsets, reduce-then-scan",
