@@ -782,6 +782,15 @@ ALWAYS_INLINE void warp_sync(void) {
   asm volatile("bar.warp.sync -1;" ::: "memory");
 }
 
+/* Asks L2 for the bytes [0, bytes) from p, one 128-byte line per work-item and round, without
+ * waiting and without registers to hold them: a tile prefetches a later tile's input, so that
+ * more bytes are in flight than the resident work-groups' registers could hold. Every address
+ * must lie in the buffer. */
+ALWAYS_INLINE void group_prefetch_l2(const __global uchar *p, ulong bytes) {
+  for (ulong b = get_local_id(0) * 128ul; b < bytes; b += get_local_size(0) * 128ul)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p + b));
+}
+
 /* Exclusive sum of v over a work-group of wg work-items (a multiple of 32): each warp scans its
  * values with shuffles, then every work-item adds the totals of the warps before its own, which
  * go through part (one uint per warp, one barrier; the caller's next barrier frees part). *total
