@@ -363,8 +363,10 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
   // Split: the rejected buffer, as large as the output (the same capacity, at len_off).
   size_t rej_bytes = (c->len_off + cap + TU_GUARD) * os;
   cl_mem rej = c->split ? tu_buffer(ctx, CL_MEM_READ_WRITE, rej_bytes) : NULL;
+  // The largest of the buffers the poison fills and the guards read back.
   size_t most = out_bytes > len_bytes ? out_bytes : len_bytes;
   most = most > rej_bytes ? most : rej_bytes;
+  most = most > cnt_bytes ? most : cnt_bytes;
   unsigned char *poison = malloc(most);
   unsigned char *back = malloc(most);
   if (!in || !fl || !out || !len || !cnt || (c->split && !rej) || !poison || !back) {

@@ -8,8 +8,8 @@
  * `edges` (capacities, offsets, count size, n = 0, host variants, partition into two buffers),
  * `tiles` (the GPU shape at several tile geometries, around their tile sizes), `large` (millions
  * of elements, and the time of a sequential host loop against the device), `status32` (32-bit
- * status words); in test_select_api.c, `errors` (every bad-input status) and `args` (extra
- * arguments).
+ * status words), `property` (random plans and cases drawn from the seed); in test_select_api.c,
+ * `errors` (every bad-input status) and `args` (extra arguments).
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -609,6 +609,98 @@ static void test_large(void **state) {
 }
 
 /* ============================================================================================== */
+/* Random cases                                                                                   */
+/* ============================================================================================== */
+
+/* Plans a property run draws its cases from: each program is a build, so the cases share a few
+ * combinations of what is compiled into the kernels. */
+#define PROPERTY_COMBOS 12
+
+/* A uniform draw in [0, m) from the generator state *r. */
+static size_t draw(uint64_t *r, size_t m) {
+  return tu_random_size(r, 0, m - 1);
+}
+
+/* Draws what a plan compiles: the operation and how it selects (flags or predicate), the element
+ * type or kind (a user struct, float2, a map), the algorithm (AUTO, the single pass in either
+ * shape or by default, or a multi-pass path), the forced fallback and the GPU tile (single pass
+ * only), and the count size. */
+static sel_case draw_combo(uint64_t *r) {
+  sel_case c = sel_base_case(sel_all_ops[draw(r, 4)], 0);
+  c.by_pred = c.op <= CLSCAN_PARTITION && draw(r, 2);
+  if (draw(r, 4) == 0) {
+    c.kind = (kind)(1 + draw(r, 3));
+  } else {
+    do
+      c.type = (clscan_type)draw(r, CLSCAN_TYPE_COUNT);
+    while (!device_runs((clscan_scan_desc){.type = c.type}));
+  }
+  static const clscan_algorithm multi[] = {CLSCAN_ALGO_BLELLOCH, CLSCAN_ALGO_HILLIS_STEELE,
+                                           CLSCAN_ALGO_REDUCE_THEN_SCAN};
+  const size_t a = draw(r, 6);
+  c.algorithm = a == 0 ? CLSCAN_ALGO_AUTO : a <= 3 ? CLSCAN_ALGO_SINGLE_PASS : multi[draw(r, 3)];
+  if (c.algorithm == CLSCAN_ALGO_SINGLE_PASS) {
+    c.shape = (int)(a - 1); /* 0 the device's, 1 GPU, 2 CPU */
+    c.withhold = draw(r, 4) == 0 ? 2 + (unsigned)draw(r, 2) : 0;
+    const struct geometry { unsigned wg, vpt; } geo[] = {{0, 0}, {8, 1}, {32, 3}, {64, 8}};
+    const size_t g = draw(r, 4);
+    if (c.shape == 1 && (g != 1 || tu_device_is_cpu())) {
+      c.tile_wg = geo[g].wg;
+      c.tile_vpt = geo[g].vpt;
+    }
+  }
+  c.count_size = draw(r, 2) ? 8 : 4;
+  return c;
+}
+
+/* Draws one case on a combination: the pattern (a random fraction, none, all, alternating, or
+ * runs of a mean length), n (mostly small, some to 400000), offsets (none, whole vectors, or
+ * arbitrary), for a partition one buffer or two, the output capacity (n, more, or less where it
+ * may be), and the host variant. */
+static void draw_case(sel_case *c, uint64_t *r) {
+  static const unsigned pcts[] = {0, 1, 10, 50, 90, 99, 100};
+  static const unsigned means[] = {1, 2, 4, 64, 5000};
+  const size_t p = draw(r, 6);
+  c->pattern = p < 2 ? P_RANDOM : p == 2 ? P_NONE : p == 3 ? P_ALL : p == 4 ? P_ALTERNATE : P_RUNS;
+  if (c->op >= CLSCAN_UNIQUE && draw(r, 3))
+    c->pattern = P_RUNS;
+  c->pct = draw(r, 2) ? pcts[draw(r, 7)] : (unsigned)draw(r, 101);
+  c->mean = means[draw(r, 5)];
+  const size_t s = draw(r, 10);
+  c->n = s < 5 ? draw(r, 2000) : s < 8 ? draw(r, 100000) : draw(r, 400000);
+  size_t *offs[] = {&c->in_off, &c->flags_off, &c->out_off, &c->len_off, &c->count_off};
+  const size_t o = draw(r, 3);
+  for (size_t i = 0; i < 5; i++)
+    *offs[i] = o == 0 ? 0 : o == 1 ? 16 * draw(r, 3) : draw(r, 10);
+  c->split = c->op == CLSCAN_PARTITION && draw(r, 3) == 0;
+  // A partition into one buffer writes all n elements: its capacity is at least n.
+  const size_t cap = draw(r, 6);
+  const int shorter = cap == 0 && (c->op != CLSCAN_PARTITION || c->split);
+  c->cap_delta = shorter ? -(long)draw(r, c->n + 1) : cap == 1 ? (long)draw(r, 10) : 0;
+  c->host = draw(r, 8) == 0;
+  c->seed = tu_mix(*r, 1);
+}
+
+/* Random cases (the CTest test select.property): PROPERTY_COMBOS plans drawn from the suite's
+ * seed, then cases on them drawn in turn, 400 or 60 seconds' worth (tu_property_more()); a
+ * failure prints the case (its seed included). */
+static void test_property(void **state) {
+  (void)state;
+  uint64_t r = tu_mix(tu_seed(), 0x5e1ec7);
+  sel_case combos[PROPERTY_COMBOS];
+  for (size_t k = 0; k < PROPERTY_COMBOS; k++)
+    combos[k] = draw_combo(&r);
+  size_t ran = 0;
+  for (; tu_property_more(ran, 400, 60.0); ran++) {
+    sel_case c = combos[draw(&r, PROPERTY_COMBOS)];
+    draw_case(&c, &r);
+    check_case(&c);
+  }
+  printf("  property: %zu cases on %d plans in %.1f s\n", ran, PROPERTY_COMBOS,
+         tu_property_elapsed());
+}
+
+/* ============================================================================================== */
 /* main                                                                                           */
 /* ============================================================================================== */
 
@@ -631,6 +723,7 @@ int main(int argc, char **argv) {
       {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},
       {"errors", {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue)}, 2},
       {"status32", {cmocka_unit_test(test_status32)}, 1},
+      {"property", {cmocka_unit_test(test_property)}, 1},
   };
   const size_t ngroups = sizeof groups / sizeof groups[0];
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {

@@ -137,6 +137,30 @@ size_t tu_random_size(uint64_t *state, size_t lo, size_t hi) {
   return lo + (size_t)(*state % (uint64_t)(hi - lo + 1));
 }
 
+/* Seconds of the monotonic clock. */
+static double monotonic_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double property_start = -1.0;
+
+int tu_property_more(size_t done, size_t cases, double seconds) {
+  if (property_start < 0)
+    property_start = monotonic_seconds();
+  const char *c = getenv("CLSCAN_TEST_PROPERTY_CASES"), *s = getenv("CLSCAN_TEST_PROPERTY_SECONDS");
+  if (c && *c)
+    cases = (size_t)strtoull(c, NULL, 10);
+  if (s && *s)
+    seconds = strtod(s, NULL);
+  return done < cases && tu_property_elapsed() < seconds;
+}
+
+double tu_property_elapsed(void) {
+  return property_start < 0 ? 0.0 : monotonic_seconds() - property_start;
+}
+
 /* ============================================================================================== */
 /* Environment and watchdog                                                                       */
 /* ============================================================================================== */

@@ -66,6 +66,15 @@ uint64_t tu_mix(uint64_t seed, uint64_t value);
 /* Returns a pseudo-random size in [lo, hi] and advances *state. */
 size_t tu_random_size(uint64_t *state, size_t lo, size_t hi);
 
+/* The budget of a property group (random cases drawn from the seed): at most
+ * CLSCAN_TEST_PROPERTY_CASES cases (default `cases`) and no new case after
+ * CLSCAN_TEST_PROPERTY_SECONDS seconds (default `seconds`) of the monotonic clock, counted from
+ * the first call. Returns 1 while case number `done` may start. */
+int tu_property_more(size_t done, size_t cases, double seconds);
+
+/* Seconds of the monotonic clock since the first call of tu_property_more(). */
+double tu_property_elapsed(void);
+
 /* ============================================================================================== */
 /* Environment and watchdog                                                                       */
 /* ============================================================================================== */
