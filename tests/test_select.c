@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -480,13 +479,6 @@ static void test_edges(void **state) {
   test_split_edges();
 }
 
-/* Seconds of a monotonic clock. */
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The sequential host loop doing an operation's job on int32 (returns the count). */
 static uint64_t host_loop(clscan_select_op op, const int32_t *in, const unsigned char *flags,
                           size_t n, int32_t *out, uint32_t *lengths) {
@@ -538,9 +530,9 @@ static void time_op(clscan_select_op op, size_t n) {
   double host = 1e30;
   uint64_t k = 0;
   for (int rep = 0; rep < 3; rep++) {
-    double t0 = now();
+    double t0 = tu_seconds();
     k = host_loop(op, in, flags, n, out, lengths);
-    double t = now() - t0;
+    double t = tu_seconds() - t0;
     host = t < host ? t : host;
   }
   int by_flags = op <= CLSCAN_PARTITION, rle = op == CLSCAN_RUN_LENGTH_ENCODE;
@@ -559,10 +551,10 @@ static void time_op(clscan_select_op op, size_t n) {
                                    .count = bc};
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
-    double t1 = now();
+    double t1 = tu_seconds();
     assert_int_equal(clscan_select_enqueue(plan, NULL, &b, n, 0, NULL, NULL), CLSCAN_SUCCESS);
     assert_int_equal(clFinish(clscan_context_queue(ctx)), CL_SUCCESS);
-    double t = now() - t1;
+    double t = tu_seconds() - t1;
     best = t < best ? t : best;
   }
   uint32_t count = 0;

@@ -137,8 +137,7 @@ size_t tu_random_size(uint64_t *state, size_t lo, size_t hi) {
   return lo + (size_t)(*state % (uint64_t)(hi - lo + 1));
 }
 
-/* Seconds of the monotonic clock. */
-static double monotonic_seconds(void) {
+double tu_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -148,7 +147,7 @@ static double property_start = -1.0;
 
 int tu_property_more(size_t done, size_t cases, double seconds) {
   if (property_start < 0)
-    property_start = monotonic_seconds();
+    property_start = tu_seconds();
   const char *c = getenv("CLSCAN_TEST_PROPERTY_CASES"), *s = getenv("CLSCAN_TEST_PROPERTY_SECONDS");
   if (c && *c)
     cases = (size_t)strtoull(c, NULL, 10);
@@ -158,7 +157,7 @@ int tu_property_more(size_t done, size_t cases, double seconds) {
 }
 
 double tu_property_elapsed(void) {
-  return property_start < 0 ? 0.0 : monotonic_seconds() - property_start;
+  return property_start < 0 ? 0.0 : tu_seconds() - property_start;
 }
 
 /* ============================================================================================== */

@@ -66,6 +66,9 @@ uint64_t tu_mix(uint64_t seed, uint64_t value);
 /* Returns a pseudo-random size in [lo, hi] and advances *state. */
 size_t tu_random_size(uint64_t *state, size_t lo, size_t hi);
 
+/* Seconds of the monotonic clock (for intervals). */
+double tu_seconds(void);
+
 /* The budget of a property group (random cases drawn from the seed): at most
  * CLSCAN_TEST_PROPERTY_CASES cases (default `cases`) and no new case after
  * CLSCAN_TEST_PROPERTY_SECONDS seconds (default `seconds`) of the monotonic clock, counted from
