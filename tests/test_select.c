@@ -608,40 +608,35 @@ static void test_large(void **state) {
  * combinations of what is compiled into the kernels. */
 #define PROPERTY_COMBOS 12
 
-/* A uniform draw in [0, m) from the generator state *r. */
-static size_t draw(uint64_t *r, size_t m) {
-  return tu_random_size(r, 0, m - 1);
-}
-
 /* Draws what a plan compiles: the operation and how it selects (flags or predicate), the element
  * type or kind (a user struct, float2, a map), the algorithm (AUTO, the single pass in either
  * shape or by default, or a multi-pass path), the forced fallback and the GPU tile (single pass
  * only), and the count size. */
 static sel_case draw_combo(uint64_t *r) {
-  sel_case c = sel_base_case(sel_all_ops[draw(r, 4)], 0);
-  c.by_pred = c.op <= CLSCAN_PARTITION && draw(r, 2);
-  if (draw(r, 4) == 0) {
-    c.kind = (kind)(1 + draw(r, 3));
+  sel_case c = sel_base_case(sel_all_ops[tu_draw(r, 4)], 0);
+  c.by_pred = c.op <= CLSCAN_PARTITION && tu_draw(r, 2);
+  if (tu_draw(r, 4) == 0) {
+    c.kind = (kind)(1 + tu_draw(r, 3));
   } else {
     do
-      c.type = (clscan_type)draw(r, CLSCAN_TYPE_COUNT);
+      c.type = (clscan_type)tu_draw(r, CLSCAN_TYPE_COUNT);
     while (!device_runs((clscan_scan_desc){.type = c.type}));
   }
   static const clscan_algorithm multi[] = {CLSCAN_ALGO_BLELLOCH, CLSCAN_ALGO_HILLIS_STEELE,
                                            CLSCAN_ALGO_REDUCE_THEN_SCAN};
-  const size_t a = draw(r, 6);
-  c.algorithm = a == 0 ? CLSCAN_ALGO_AUTO : a <= 3 ? CLSCAN_ALGO_SINGLE_PASS : multi[draw(r, 3)];
+  const size_t a = tu_draw(r, 6);
+  c.algorithm = a == 0 ? CLSCAN_ALGO_AUTO : a <= 3 ? CLSCAN_ALGO_SINGLE_PASS : multi[tu_draw(r, 3)];
   if (c.algorithm == CLSCAN_ALGO_SINGLE_PASS) {
     c.shape = (int)(a - 1); /* 0 the device's, 1 GPU, 2 CPU */
-    c.withhold = draw(r, 4) == 0 ? 2 + (unsigned)draw(r, 2) : 0;
+    c.withhold = tu_draw(r, 4) == 0 ? 2 + (unsigned)tu_draw(r, 2) : 0;
     const struct geometry { unsigned wg, vpt; } geo[] = {{0, 0}, {8, 1}, {32, 3}, {64, 8}};
-    const size_t g = draw(r, 4);
+    const size_t g = tu_draw(r, 4);
     if (c.shape == 1 && (g != 1 || tu_device_is_cpu())) {
       c.tile_wg = geo[g].wg;
       c.tile_vpt = geo[g].vpt;
     }
   }
-  c.count_size = draw(r, 2) ? 8 : 4;
+  c.count_size = tu_draw(r, 2) ? 8 : 4;
   return c;
 }
 
@@ -652,24 +647,24 @@ static sel_case draw_combo(uint64_t *r) {
 static void draw_case(sel_case *c, uint64_t *r) {
   static const unsigned pcts[] = {0, 1, 10, 50, 90, 99, 100};
   static const unsigned means[] = {1, 2, 4, 64, 5000};
-  const size_t p = draw(r, 6);
+  const size_t p = tu_draw(r, 6);
   c->pattern = p < 2 ? P_RANDOM : p == 2 ? P_NONE : p == 3 ? P_ALL : p == 4 ? P_ALTERNATE : P_RUNS;
-  if (c->op >= CLSCAN_UNIQUE && draw(r, 3))
+  if (c->op >= CLSCAN_UNIQUE && tu_draw(r, 3))
     c->pattern = P_RUNS;
-  c->pct = draw(r, 2) ? pcts[draw(r, 7)] : (unsigned)draw(r, 101);
-  c->mean = means[draw(r, 5)];
-  const size_t s = draw(r, 10);
-  c->n = s < 5 ? draw(r, 2000) : s < 8 ? draw(r, 100000) : draw(r, 400000);
+  c->pct = tu_draw(r, 2) ? pcts[tu_draw(r, 7)] : (unsigned)tu_draw(r, 101);
+  c->mean = means[tu_draw(r, 5)];
+  const size_t s = tu_draw(r, 10);
+  c->n = s < 5 ? tu_draw(r, 2000) : s < 8 ? tu_draw(r, 100000) : tu_draw(r, 400000);
   size_t *offs[] = {&c->in_off, &c->flags_off, &c->out_off, &c->len_off, &c->count_off};
-  const size_t o = draw(r, 3);
+  const size_t o = tu_draw(r, 3);
   for (size_t i = 0; i < 5; i++)
-    *offs[i] = o == 0 ? 0 : o == 1 ? 16 * draw(r, 3) : draw(r, 10);
-  c->split = c->op == CLSCAN_PARTITION && draw(r, 3) == 0;
+    *offs[i] = o == 0 ? 0 : o == 1 ? 16 * tu_draw(r, 3) : tu_draw(r, 10);
+  c->split = c->op == CLSCAN_PARTITION && tu_draw(r, 3) == 0;
   // A partition into one buffer writes all n elements: its capacity is at least n.
-  const size_t cap = draw(r, 6);
+  const size_t cap = tu_draw(r, 6);
   const int shorter = cap == 0 && (c->op != CLSCAN_PARTITION || c->split);
-  c->cap_delta = shorter ? -(long)draw(r, c->n + 1) : cap == 1 ? (long)draw(r, 10) : 0;
-  c->host = draw(r, 8) == 0;
+  c->cap_delta = shorter ? -(long)tu_draw(r, c->n + 1) : cap == 1 ? (long)tu_draw(r, 10) : 0;
+  c->host = tu_draw(r, 8) == 0;
   c->seed = tu_mix(*r, 1);
 }
 
@@ -684,7 +679,7 @@ static void test_property(void **state) {
     combos[k] = draw_combo(&r);
   size_t ran = 0;
   for (; tu_property_more(ran, 400, 60.0); ran++) {
-    sel_case c = combos[draw(&r, PROPERTY_COMBOS)];
+    sel_case c = combos[tu_draw(&r, PROPERTY_COMBOS)];
     draw_case(&c, &r);
     check_case(&c);
   }

@@ -576,28 +576,23 @@ typedef struct property_plan {
   int shape, withhold;
 } property_plan;
 
-/* A uniform draw in [0, m) from the generator state *r. */
-static size_t draw(uint64_t *r, size_t m) {
-  return tu_random_size(r, 0, m - 1);
-}
-
 /* Draws a plan: any key type, either direction, values of 0 to 12 bytes, the whole key or a bit
  * range, AUTO, LSD or Onesweep, a shape, the fallback. */
 static property_plan draw_plan(uint64_t *r) {
   static const size_t value_sizes[] = {0, 0, 1, 2, 3, 4, 4, 8, 12};
   static const clscan_sort_algorithm algos[] = {CLSCAN_SORT_AUTO, CLSCAN_SORT_LSD,
                                                 CLSCAN_SORT_ONESWEEP};
-  property_plan p = {.desc = {.key_type = all_types[draw(r, TYPE_COUNT)]}};
-  p.desc.descending = (int)draw(r, 2);
-  p.desc.value_size = value_sizes[draw(r, sizeof value_sizes / sizeof value_sizes[0])];
+  property_plan p = {.desc = {.key_type = all_types[tu_draw(r, TYPE_COUNT)]}};
+  p.desc.descending = (int)tu_draw(r, 2);
+  p.desc.value_size = value_sizes[tu_draw(r, sizeof value_sizes / sizeof value_sizes[0])];
   const unsigned bits = 8 * (unsigned)clscan_type_size(p.desc.key_type);
-  if (draw(r, 4) == 0) {
-    p.desc.begin_bit = (unsigned)draw(r, bits);
-    p.desc.end_bit = p.desc.begin_bit + 1 + (unsigned)draw(r, bits - p.desc.begin_bit);
+  if (tu_draw(r, 4) == 0) {
+    p.desc.begin_bit = (unsigned)tu_draw(r, bits);
+    p.desc.end_bit = p.desc.begin_bit + 1 + (unsigned)tu_draw(r, bits - p.desc.begin_bit);
   }
-  p.desc.algorithm = algos[draw(r, 3)];
-  p.shape = (int)draw(r, 3);
-  p.withhold = p.desc.algorithm == CLSCAN_SORT_ONESWEEP && draw(r, 3) == 0;
+  p.desc.algorithm = algos[tu_draw(r, 3)];
+  p.shape = (int)tu_draw(r, 3);
+  p.withhold = p.desc.algorithm == CLSCAN_SORT_ONESWEEP && tu_draw(r, 3) == 0;
   return p;
 }
 
@@ -606,14 +601,14 @@ static property_plan draw_plan(uint64_t *r) {
 static sort_case draw_sort_case(const property_plan *p, uint64_t *r) {
   static const gen gens[] = {GEN_RANDOM,  GEN_RANDOM, GEN_FEW,  GEN_EQUAL, GEN_SORTED, GEN_REVERSED,
                              GEN_SPECIAL, GEN_LOW8,   GEN_MID8, GEN_LOW16, GEN_LOW24};
-  sort_case c = {.desc = p->desc, .g = gens[draw(r, sizeof gens / sizeof gens[0])]};
+  sort_case c = {.desc = p->desc, .g = gens[tu_draw(r, sizeof gens / sizeof gens[0])]};
   if (c.g == GEN_SPECIAL && !is_float(c.desc.key_type))
     c.g = GEN_RANDOM;
-  const size_t s = draw(r, 10);
-  c.n = s < 5 ? draw(r, 3000) : s < 8 ? draw(r, 70000) : draw(r, 300000);
-  c.keys_off = draw(r, 3) == 0 ? draw(r, 9) : 0;
-  c.values_off = draw(r, 3) == 0 ? draw(r, 9) : 0;
-  c.shared = c.desc.value_size && draw(r, 6) == 0;
+  const size_t s = tu_draw(r, 10);
+  c.n = s < 5 ? tu_draw(r, 3000) : s < 8 ? tu_draw(r, 70000) : tu_draw(r, 300000);
+  c.keys_off = tu_draw(r, 3) == 0 ? tu_draw(r, 9) : 0;
+  c.values_off = tu_draw(r, 3) == 0 ? tu_draw(r, 9) : 0;
+  c.shared = c.desc.value_size && tu_draw(r, 6) == 0;
   return c;
 }
 
@@ -634,7 +629,7 @@ static void test_property(void **state) {
   }
   size_t ran = 0;
   for (; tu_property_more(ran, 100, 60.0); ran++) {
-    const property_plan *p = &plans[draw(&r, PROPERTY_PLANS)];
+    const property_plan *p = &plans[tu_draw(&r, PROPERTY_PLANS)];
     const sort_case c = draw_sort_case(p, &r);
     tu_env_saved cpu, classic, withhold;
     tu_env_set("CLSCAN_SINGLE_PASS_CPU", p->shape ? "0" : NULL, &cpu);

@@ -137,6 +137,10 @@ size_t tu_random_size(uint64_t *state, size_t lo, size_t hi) {
   return lo + (size_t)(*state % (uint64_t)(hi - lo + 1));
 }
 
+size_t tu_draw(uint64_t *state, size_t m) {
+  return tu_random_size(state, 0, m - 1);
+}
+
 double tu_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

@@ -66,6 +66,9 @@ uint64_t tu_mix(uint64_t seed, uint64_t value);
 /* Returns a pseudo-random size in [lo, hi] and advances *state. */
 size_t tu_random_size(uint64_t *state, size_t lo, size_t hi);
 
+/* Returns a pseudo-random size in [0, m) (m >= 1) and advances *state. */
+size_t tu_draw(uint64_t *state, size_t m);
+
 /* Seconds of the monotonic clock (for intervals). */
 double tu_seconds(void);
 
