@@ -1,39 +1,19 @@
-#if TILE_PACKED
-/* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
- * inside the range. tile.cl's packed path (narrow types) keeps no load_vector of elements. */
-ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
-                               ulong n, ulong e, int full, elem_t xs[VEC]) {
-  if (full) {
-    in_elems u;
-    u.v = ((const __global in_vec_t *)in)[e / VEC];
-#pragma unroll
-    for (uint k = 0; k < VEC; k++)
-      xs[k] = u.e[k];
-  } else {
-#pragma unroll
-    for (uint k = 0; k < VEC; k++)
-      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
-  }
-}
-#else
-#define reduce_load load_vector
-#endif
-
 /*
  * clscan kernels: reductions (about n elements of memory traffic; deterministic).
  *
- * A reduction runs in two kernels with no atomics and no waiting between work-groups. First a
- * fixed number G of work-groups each reduce a contiguous part of the input to one partial: in
- * the GPU shape that is reduce_then_scan.cl's rts_reduce (a run of tile.cl tiles, 16-byte vector
- * loads, combined in a fixed order); in the CPU shape it is reduce_chunks below (one work-item
- * per work-group folding its chunk element by element; for exactly commutative operators the GPU
- * shape uses reduce_strided below instead). Then reduce_final, one work-group,
- * combines the G partials in order with the initial value and writes the one result. Every
- * combination is "earlier op later", so non-commutative operators reduce in order, and the same
- * n, descriptor and tuning give the same bits on every run.
+ * No work-group waits for another to run. In the GPU shape a reduction is one launch: a fixed
+ * number G of work-groups each reduce a contiguous run of tile.cl tiles (16-byte vector loads) to
+ * a partial and publish it, and the last to finish folds the G partials in order (see below):
+ * reduce_strided for exactly commutative operators, reduce_ordered (reduce_then_scan.cl's tile
+ * reduction) for the others. In the CPU shape it is two: reduce_chunks (one work-item per
+ * work-group folding its chunk element by element) writes G partials, and reduce_final, one
+ * work-group, combines them in order with the initial value and writes the one result (it also
+ * writes the initial value alone for an empty reduction, in either shape). Every combination is
+ * "earlier op later", so non-commutative operators reduce in order, and the same n, descriptor
+ * and tuning give the same bits on every run.
  *
- * Needs common.cl first (and, for the GPU shape, tile.cl and reduce_then_scan.cl). Reductions are
- * never segmented, so elem_t is val_t here.
+ * Needs common.cl first (and, for the GPU shape, tile.cl, reduce_then_scan.cl and status.cl).
+ * Reductions are never segmented, so elem_t is val_t here.
  */
 
 #if CLSCAN_SEGMENTS
@@ -64,23 +44,93 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void reduce_chunks(
 }
 
 #ifdef TILE
+/* ---------------------------------------------------------------------------------------------
+ * GPU shape: one launch. Each work-group reduces its run of tiles, publishes the partial in
+ * status.cl's words (as tile g's aggregate, in this launch's epoch) and takes a ticket; the
+ * work-group that takes the launch's last ticket folds the G partials in order with the initial
+ * value and writes the result. Its polls wait only for partials whose publishers have already
+ * taken their tickets, that is, finished publishing: they wait for the words to become visible,
+ * never for another work-group to run, so no forward-progress guarantee is needed. temp holds the
+ * ticket counter (a uint at byte 0) and, from byte REDUCE_STATUS_OFFSET, the status words;
+ * ticket_base is the counter's value before this launch (src/temp.c).
+ * ------------------------------------------------------------------------------------------- */
+#define REDUCE_STATUS_OFFSET 64
+
+/* The partials' status words in temp. */
+ALWAYS_INLINE __global status_t *reduce_status(__global uint *temp) {
+  return (__global status_t *)((__global uchar *)temp + REDUCE_STATUS_OFFSET);
+}
+
+/* Publishes the group's partial (work-item 0's) and takes a ticket; returns 1 in every work-item
+ * of the group that took the launch's last ticket. Every work-item must call it. */
+ALWAYS_INLINE int reduce_publish(elem_t partial, __global uint *temp, uint ticket_base, ulong epoch,
+                                 __local uint *last) {
+  if (get_local_id(0) == 0) {
+    status_publish(reduce_status(temp), get_group_id(0), epoch, STATE_AGGREGATE, partial);
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    *last = atomic_inc(temp) - ticket_base == (uint)get_num_groups(0) - 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return *last != 0;
+}
+
+/* The last work-group: seed op partial[0] op ... op partial[G - 1] into out[out_off]. Each
+ * work-item folds a contiguous run of partials, and the runs are combined in work-item order. */
+ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t *out, ulong out_off,
+                               elem_t seed, __local tile_scratch *scratch CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+  const ulong groups = get_num_groups(0), per = (groups + CLSCAN_WG - 1) / CLSCAN_WG;
+  const ulong begin = min(lid * per, groups), end = min(begin + per, groups);
+  __global status_t *status = reduce_status(temp);
+  elem_t run = IDENTITY;
+  for (ulong g = begin; g < end; g++) {
+    elem_t v;
+    while (status_read(status, g, epoch, &v) != STATE_AGGREGATE)
+      ;
+    run = combine(run, v CLSCAN_XA);
+  }
+  elem_t excl, total, group_prefix;
+  group_scan(run, lid % SG, scratch, &excl, &total CLSCAN_XA);
+  total = tile_totals(total, &group_prefix, scratch CLSCAN_XA);
+  if (lid == 0)
+    out[out_off] = combine(seed, total CLSCAN_XA);
+}
+
+#if TILE_PACKED
+/* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
+ * inside the range. tile.cl's packed path (narrow types) keeps no load_vector of elements. */
+ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *aux CLSCAN_XP,
+                               ulong n, ulong e, int full, elem_t xs[VEC]) {
+  if (full) {
+    in_elems u;
+    u.v = ((const __global in_vec_t *)in)[e / VEC];
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      xs[k] = u.e[k];
+  } else {
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      xs[k] = load_or_identity(in, aux CLSCAN_XA, e + k, n);
+  }
+}
+#else
+#define reduce_load load_vector
+#endif
+
 /*
- * GPU shape, for operators that are exact, associative and commutative: built-in operators on
- * integer values (whatever the input type and map). Any order of combination gives the same
- * bits for them, so each work-item folds its vectors of every tile of the group's run into one
- * register (tile.cl's coalesced layout and vector loads), and the work-group combines those
- * once at the end: no cross-lane work per vector and no barrier per tile. Other operators (float
- * values, user operators) use reduce_then_scan.cl's rts_reduce, which combines in order.
+ * For operators that are exact, associative and commutative: built-in operators on integer
+ * values (whatever the input type and map). Any order of combination gives the same bits for
+ * them, so each work-item folds its vectors of every tile of the group's run into one register
+ * (tile.cl's coalesced layout and vector loads), and the work-group combines those once at the
+ * end: no cross-lane work per vector and no barrier per tile. Other operators (float values,
+ * user operators) use reduce_ordered below.
  */
-__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_strided(
-    const __global in_t *in, ulong in_off, ulong n, __global elem_t *partials, ulong partials_off,
-    ulong tiles_per_group CLSCAN_XKP) {
-  __local tile_scratch scratch;
+ALWAYS_INLINE elem_t strided_run_total(const __global in_t *in, ulong n, ulong tiles_per_group,
+                                       __local tile_scratch *scratch CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
-  in += in_off;
   elem_t acc = IDENTITY;
   for (ulong t = first; t < last; t++) {
     const ulong base = t * TILE;
@@ -97,10 +147,35 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
     }
   }
   elem_t excl, total, group_prefix;
-  group_scan(acc, lid % SG, &scratch, &excl, &total CLSCAN_XA);
-  total = tile_totals(total, &group_prefix, &scratch CLSCAN_XA);
-  if (lid == 0)
-    partials[partials_off + get_group_id(0)] = total;
+  group_scan(acc, lid % SG, scratch, &excl, &total CLSCAN_XA);
+  return tile_totals(total, &group_prefix, scratch CLSCAN_XA);
+}
+
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_strided(
+    const __global in_t *in, ulong in_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off, val_t seed CLSCAN_XKP) {
+  __local tile_scratch scratch;
+  __local uint last;
+  const elem_t partial = strided_run_total(in + in_off, n, tiles_per_group, &scratch CLSCAN_XA);
+  if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
+    return;
+  READ_SEED(seed);
+  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
+}
+
+/* Any operator: each group's run of tiles combined in order (reduce_then_scan.cl's tile
+ * reduction), then the ordered fold of the partials. */
+__kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_ordered(
+    const __global in_t *in, ulong in_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off, val_t seed CLSCAN_XKP) {
+  __local tile_scratch scratch;
+  __local uint last;
+  const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
+  const elem_t partial = rts_run_total(in + in_off, aux, n, tiles_per_group, &scratch CLSCAN_XA);
+  if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
+    return;
+  READ_SEED(seed);
+  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
 }
 #endif
 

@@ -16,22 +16,29 @@ ALWAYS_INLINE void group_tiles(ulong n, ulong tiles_per_group, ulong *first, ulo
   *last = min(*first + tiles_per_group, num_tiles);
 }
 
+/* The total of this group's run of tiles, combined in order (every work-item gets it; in and
+ * aux already at their offsets). Every work-item of the group must call it. */
+ALWAYS_INLINE elem_t rts_run_total(const __global in_t *in, const __global uchar *aux, ulong n,
+                                   ulong tiles_per_group, __local tile_scratch *scratch CLSCAN_XP) {
+  ulong first, last;
+  group_tiles(n, tiles_per_group, &first, &last);
+  elem_t total = IDENTITY;
+  for (ulong t = first; t < last; t++) {
+    tile_items x;
+    elem_t pre[CLSCAN_VPT], group_prefix;
+    tile_load(in, aux CLSCAN_XA, n, t, &x, scratch);
+    total = combine(total, tile_scan_local(&x, pre, &group_prefix, scratch CLSCAN_XA) CLSCAN_XA);
+  }
+  return total;
+}
+
 /* Writes the total of each group's run of tiles to partials[group]. aux: see common.cl. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void rts_reduce(
     const __global in_t *in, ulong in_off, const __global uchar *aux, ulong aux_off, ulong n,
     __global elem_t *partials, ulong partials_off, ulong tiles_per_group CLSCAN_XKP) {
   __local tile_scratch scratch;
-  ulong first, last;
-  group_tiles(n, tiles_per_group, &first, &last);
-  in += in_off;
-  aux += aux_off * AUX_SIZE;
-  elem_t total = IDENTITY;
-  for (ulong t = first; t < last; t++) {
-    tile_items x;
-    elem_t pre[CLSCAN_VPT], group_prefix;
-    tile_load(in, aux CLSCAN_XA, n, t, &x, &scratch);
-    total = combine(total, tile_scan_local(&x, pre, &group_prefix, &scratch CLSCAN_XA) CLSCAN_XA);
-  }
+  const elem_t total =
+      rts_run_total(in + in_off, aux + aux_off * AUX_SIZE, n, tiles_per_group, &scratch CLSCAN_XA);
   if (get_local_id(0) == 0)
     partials[partials_off + get_group_id(0)] = total;
 }

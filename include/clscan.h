@@ -797,8 +797,10 @@ CLSCAN_API clscan_status clscan_scan_batched_host(clscan_context *ctx, const cls
  * not be segmented (CLSCAN_INVALID_VALUE); `exclusive` and `algorithm` do not matter. The same
  * bits come back run to run on one device for a fixed n, descriptor and tuning: a fixed number of
  * work-groups (tuning.rts_groups_per_cu per compute unit) each reduce a contiguous part, and one
- * work-group combines their partials in order; no atomics. The plan's single_pass_shape picks the
- * GPU shape (tile_wg x tile_vpt vector tiles) or the CPU shape (one loop per part).
+ * work-group combines their partials in order. The plan's single_pass_shape picks the GPU shape
+ * (tile_wg x tile_vpt vector tiles, one launch: the work-group that finishes last, by a 32-bit
+ * atomic ticket, combines the partials, which the others publish in atomic status words; it waits
+ * for none to run) or the CPU shape (one loop per part, then a second kernel combines).
  * Arguments otherwise as for clscan_plan_enqueue(): `out` must hold out_offset + 1 elements
  * (else CLSCAN_BUFFER_TOO_SMALL, also for n == 0) and the output element must not overlap the
  * input range (CLSCAN_OVERLAP); on any error nothing is enqueued and `out` is untouched.

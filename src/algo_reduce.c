@@ -1,18 +1,21 @@
 /*
  * clscan: the reduction (family CLSCAN__FAMILY_REDUCE; cl/reduce.cl).
  *
- * Two kernels, no atomics and no waiting between work-groups, so the result is deterministic for
- * a fixed n, descriptor and tuning, and needs no forward-progress guarantee. A fixed partition
- * into G work-groups each reduce one contiguous part of the input to a partial; then one
- * work-group combines the G partials in order with the initial value and writes the result.
- * The partials come from reduce-then-scan's rts_reduce in the GPU shape (G = rts_groups_per_cu
- * per compute unit, at most one per tile; 16-byte vector loads; cl/reduce_then_scan.cl), or from
- * reduce_strided for built-in operators on integer values, where any order gives the same bits
- * (each work-item folds its vectors of all the group's tiles in a register), and
- * from reduce_chunks in the CPU shape (G single-work-item groups folding their chunk in a loop),
- * chosen by the plan's single_pass_shape like the single pass's shapes. About n elements of
- * traffic: the input is read once. Temporary layout: the G partials. An empty reduction runs the
- * final kernel alone, which writes the initial value.
+ * No work-group waits for another to run, so no forward-progress guarantee is needed, and the
+ * result is deterministic for a fixed n, descriptor and tuning. A fixed partition into G
+ * work-groups each reduce one contiguous part of the input to a partial; the partials are then
+ * combined in order with the initial value into the output.
+ *
+ * GPU shape (G = rts_groups_per_cu per compute unit, at most one per tile; 16-byte vector loads):
+ * one launch. Each work-group publishes its partial in cl/status.cl's words and takes a ticket,
+ * and the work-group with the launch's last ticket folds the partials and writes the result
+ * (reduce_strided for built-in operators on integer values, where any order gives the same bits;
+ * reduce_ordered, reduce-then-scan's tile reduction, for the others). The ticket counter and the
+ * words live in the temporary buffer under the single pass's epochs (src/temp.c), so nothing is
+ * cleared between launches. CPU shape (the plan's single_pass_shape, like the single pass's):
+ * reduce_chunks, G single-work-item groups folding their chunk in a loop, writes the partials,
+ * and reduce_final combines them. About n elements of traffic: the input is read once. An empty
+ * reduction runs reduce_final alone, which writes the initial value.
  */
 #include "internal.h"
 
@@ -21,7 +24,7 @@ enum { PARTIALS, FINAL };
 
 static const clscan__program gpu_program = {
     .name = "reduce",
-    .files = {"common", "tile", "reduce_then_scan", "reduce"},
+    .files = {"common", "tile", "reduce_then_scan", "status", "reduce"},
     .vector_io_option = 1,
 };
 
@@ -31,10 +34,10 @@ static const clscan__program cpu_program = {
     .vector_io_option = 0,
 };
 
-/* GPU shape: the ordered tile reduction of reduce-then-scan, or, where every order gives the
- * same bits, the strided one of cl/reduce.cl (see exact_commutative()). */
+/* GPU shape: the ordered tile reduction, or, where every order gives the same bits, the strided
+ * one (see exact_commutative()); each folds the partials in its last work-group. */
 static const clscan__kernel_names gpu_kernels = {{
-    [PARTIALS] = "rts_reduce",
+    [PARTIALS] = "reduce_ordered",
     [FINAL] = "reduce_final",
 }};
 
@@ -99,59 +102,93 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   cfg->wg = plan->tuning.tile_wg;
   cfg->vpt = plan->tuning.tile_vpt;
   cfg->vector_io = vector_io;
+  cfg->status32 = plan->status32;
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
+/* GPU shape: where the status words start in the temporary buffer (after the ticket counter;
+ * REDUCE_STATUS_OFFSET in cl/reduce.cl). */
+#define STATUS_OFFSET 64
+
+/* GPU shape: bytes of one partial's status words (cl/status.cl: one 8-byte word per 4 bytes of
+ * state, or one 4-byte word per 2 bytes). */
+static size_t status_bytes(const clscan_plan *plan) {
+  return (plan->state_size + 3) / 4 * (plan->status32 ? 2 : 1) * (plan->status32 ? 4 : 8);
+}
+
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
+  if (!cpu_shape(plan))
+    return STATUS_OFFSET + (n ? groups_for(plan, n) : 1) * status_bytes(plan);
   return clscan__temp_align(plan, (n ? groups_for(plan, n) : 1) * plan->state_size);
 }
 
-/* The partials of n > 0 elements into temp[0, groups). */
-static clscan_status enqueue_partials(const clscan__launch *l, cl_ulong groups) {
-  const clscan_plan *plan = l->plan;
+/* GPU shape: one ticket per work-group of the launch. */
+static cl_uint tickets(const clscan_plan *plan, size_t n) {
+  return cpu_shape(plan) || !n ? 0 : (cl_uint)groups_for(plan, n);
+}
+
+/* CPU shape: the partials of n > 0 elements into temp[0, groups). */
+static clscan_status enqueue_chunks(const clscan__launch *l, cl_ulong groups) {
   const clscan__request *r = l->req;
   cl_kernel k = l->kernels->k[PARTIALS];
   cl_mem in = r->buf[CLSCAN__BUF_IN].mem, temp = l->temp;
   cl_ulong n = r->n, in_off = r->buf[CLSCAN__BUF_IN].off, partials_off = 0;
-  cl_ulong per_group = clscan__div_up(clscan__div_up(r->n, unit_elems(plan)), groups);
-  if (cpu_shape(plan)) {
-    const clscan__karg args[] = {
-        CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
-        CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
-    CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 6, l->extra, 0));
-    return clscan__chain_call(l->chain, k, args, 6, groups, 1);
-  }
-  if (exact_commutative(plan)) {
-    const clscan__karg args[] = {
-        CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
-        CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
-    CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 6, l->extra, 0));
-    return clscan__chain_call(l->chain, k, args, 6, groups, plan->tuning.tile_wg);
-  }
-  // rts_reduce reads no aux buffer for an unsegmented plan.
-  cl_ulong aux_off = 0;
-  const clscan__karg args[] = {CLSCAN__ARG(in),           CLSCAN__ARG(in_off),   CLSCAN__ARG(in),
-                               CLSCAN__ARG(aux_off),      CLSCAN__ARG(n),        CLSCAN__ARG(temp),
-                               CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
-  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 8, l->extra, 0));
-  return clscan__chain_call(l->chain, k, args, 8, groups, plan->tuning.tile_wg);
+  cl_ulong per_group = clscan__div_up(r->n, groups);
+  const clscan__karg args[] = {
+      CLSCAN__ARG(in),   CLSCAN__ARG(in_off),       CLSCAN__ARG(n),
+      CLSCAN__ARG(temp), CLSCAN__ARG(partials_off), CLSCAN__ARG(per_group)};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 6, l->extra, 0));
+  return clscan__chain_call(l->chain, k, args, 6, groups, 1);
 }
 
-/* The partials, then their ordered combination with the initial value into the output. */
-static clscan_status enqueue(const clscan__launch *l) {
+/* The ordered combination of `groups` partials in temp with the initial value into the output
+ * (no partials: the initial value alone). */
+static clscan_status enqueue_final(const clscan__launch *l, cl_ulong groups) {
   const clscan_plan *plan = l->plan;
   const clscan__request *r = l->req;
-  cl_ulong groups = r->n ? groups_for(plan, r->n) : 0, partials_off = 0;
   cl_mem out = r->buf[CLSCAN__BUF_OUT].mem, temp = l->temp;
-  cl_ulong out_off = r->buf[CLSCAN__BUF_OUT].off;
-  if (groups)
-    CLSCAN_RETURN_IF_ERROR(enqueue_partials(l, groups));
+  cl_ulong out_off = r->buf[CLSCAN__BUF_OUT].off, partials_off = 0;
   const clscan__karg args[] = {CLSCAN__ARG(temp),    CLSCAN__ARG(partials_off),
                                CLSCAN__ARG(groups),  CLSCAN__ARG(out),
                                CLSCAN__ARG(out_off), {plan->out_size, l->seed}};
   size_t wg = cpu_shape(plan) ? 1 : plan->tuning.tile_wg;
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINAL], 6, l->extra, 1));
   return clscan__chain_call(l->chain, l->kernels->k[FINAL], args, 6, 1, wg);
+}
+
+/* GPU shape: the one launch of n > 0 elements (partials, and the last group's fold). */
+static clscan_status enqueue_gpu(const clscan__launch *l, cl_ulong groups) {
+  const clscan_plan *plan = l->plan;
+  const clscan__request *r = l->req;
+  cl_kernel k = l->kernels->k[PARTIALS];
+  cl_mem in = r->buf[CLSCAN__BUF_IN].mem, out = r->buf[CLSCAN__BUF_OUT].mem, temp = l->temp;
+  cl_ulong n = r->n, in_off = r->buf[CLSCAN__BUF_IN].off, out_off = r->buf[CLSCAN__BUF_OUT].off;
+  cl_ulong epoch = l->epoch,
+           tiles_per_group = clscan__div_up(clscan__div_up(n, unit_elems(plan)), groups);
+  cl_uint ticket_base = l->ticket_base;
+  const clscan__karg args[] = {CLSCAN__ARG(in),
+                               CLSCAN__ARG(in_off),
+                               CLSCAN__ARG(n),
+                               CLSCAN__ARG(temp),
+                               CLSCAN__ARG(ticket_base),
+                               CLSCAN__ARG(epoch),
+                               CLSCAN__ARG(tiles_per_group),
+                               CLSCAN__ARG(out),
+                               CLSCAN__ARG(out_off),
+                               {plan->out_size, l->seed}};
+  CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 10, l->extra, 1));
+  return clscan__chain_call(l->chain, k, args, 10, groups, plan->tuning.tile_wg);
+}
+
+static clscan_status enqueue(const clscan__launch *l) {
+  const clscan_plan *plan = l->plan;
+  cl_ulong groups = l->req->n ? groups_for(plan, l->req->n) : 0;
+  if (!groups)
+    return enqueue_final(l, 0);
+  if (!cpu_shape(plan))
+    return enqueue_gpu(l, groups);
+  CLSCAN_RETURN_IF_ERROR(enqueue_chunks(l, groups));
+  return enqueue_final(l, groups);
 }
 
 const clscan__algorithm clscan__algo_reduce = {
@@ -163,6 +200,6 @@ const clscan__algorithm clscan__algo_reduce = {
     .enqueue_empty = 1,
     .config = config,
     .temp_bytes = temp_bytes,
-    .tickets = NULL,
+    .tickets = tickets,
     .enqueue = enqueue,
 };

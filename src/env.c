@@ -10,6 +10,8 @@
  *   CLSCAN_SEED_WG         Blelloch / Hillis-Steele work-group size     (clscan_tuning.seed_wg)
  *   CLSCAN_TILE_WG         tile kernels' work-group size                (clscan_tuning.tile_wg)
  *   CLSCAN_TILE_VPT        tile kernels' vectors per work-item          (clscan_tuning.tile_vpt)
+ *   CLSCAN_RTS_GROUPS      reduce-then-scan's and the reduction's work-groups per compute unit
+ *                                                              (clscan_tuning.rts_groups_per_cu)
  *   CLSCAN_CPU_TILE        CPU-shaped single pass's tile                (clscan_tuning.cpu_tile)
  *   CLSCAN_SINGLE_PASS_CPU 0: the GPU-shaped single pass, also on a CPU device; non-zero: the
  *                          CPU-shaped one, also on a GPU          (clscan_tuning.single_pass_shape)
@@ -41,6 +43,7 @@ static const char *const names[CLSCAN__ENV_COUNT] = {
     [CLSCAN__ENV_SEED_WG] = "CLSCAN_SEED_WG",
     [CLSCAN__ENV_TILE_WG] = "CLSCAN_TILE_WG",
     [CLSCAN__ENV_TILE_VPT] = "CLSCAN_TILE_VPT",
+    [CLSCAN__ENV_RTS_GROUPS] = "CLSCAN_RTS_GROUPS",
     [CLSCAN__ENV_CPU_TILE] = "CLSCAN_CPU_TILE",
     [CLSCAN__ENV_SINGLE_PASS_CPU] = "CLSCAN_SINGLE_PASS_CPU",
     [CLSCAN__ENV_TEST_WITHHOLD] = "CLSCAN_TEST_WITHHOLD",

@@ -283,8 +283,7 @@ static clscan_status apply_overrides(const clscan_tuning *o, clscan__tuning *t) 
   override(o->seed_wg, CLSCAN__ENV_SEED_WG, &t->seed_wg);
   override(o->tile_wg, CLSCAN__ENV_TILE_WG, &t->tile_wg);
   override(o->tile_vpt, CLSCAN__ENV_TILE_VPT, &t->tile_vpt);
-  if (o->rts_groups_per_cu)
-    t->rts_groups_per_cu = o->rts_groups_per_cu; /* no environment variable */
+  override(o->rts_groups_per_cu, CLSCAN__ENV_RTS_GROUPS, &t->rts_groups_per_cu);
   override(o->cpu_tile, CLSCAN__ENV_CPU_TILE, &t->cpu_tile);
   switch (o->single_pass_shape) {
     case CLSCAN_SHAPE_DEFAULT:

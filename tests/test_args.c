@@ -569,7 +569,8 @@ static void test_op_withheld(void **state) {
   run_op_all(1, "3");
 }
 
-/* The reduction with the S3 operator, in both single-pass shapes (its two kernels). */
+/* The reduction with the S3 operator, in both shapes (the GPU shape's one kernel, the CPU shape's
+ * two). */
 static void test_op_reduce(void **state) {
   (void)state;
   uint64_t seed = tu_mix(tu_seed(), 47);

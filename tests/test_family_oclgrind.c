@@ -7,8 +7,9 @@
  *
  * Reductions (cl/reduce.cl): the GPU shape with a small geometry (work-groups of 16, one vector
  * each, 3 groups a compute unit), through reduce_strided (built-in integer operators, also a
- * packed narrow type) and rts_reduce (float, double, a user type), then reduce_final; the CPU
- * shape (reduce_chunks); at sizes 0 (reduce_final alone), 1, a part of a tile and many tiles,
+ * packed narrow type) and reduce_ordered (float, double, a user type), each folding the partials
+ * in its last work-group; the CPU shape (reduce_chunks, then reduce_final); at sizes 0
+ * (reduce_final alone), 1, a part of a tile and many tiles,
  * with an initial value and unaligned offsets in turn.
  *
  * Radix sorts (cl/radix_sort.cl: sort_histogram, sort_passes, sort_onesweep and sort_finish for
@@ -171,9 +172,9 @@ static void run_reduce(void) {
   } descs[] = {
       {NULL, CLSCAN_INT32, CLSCAN_ADD},  /* reduce_strided */
       {NULL, CLSCAN_INT8, CLSCAN_MAX},   /* reduce_strided, packed narrow loads */
-      {NULL, CLSCAN_FLOAT, CLSCAN_ADD},  /* rts_reduce (ordered) */
-      {NULL, CLSCAN_DOUBLE, CLSCAN_MIN}, /* rts_reduce */
-      {&uc_spec_affine, 0, CLSCAN_ADD},  /* rts_reduce, a user type and operator */
+      {NULL, CLSCAN_FLOAT, CLSCAN_ADD},  /* reduce_ordered */
+      {NULL, CLSCAN_DOUBLE, CLSCAN_MIN}, /* reduce_ordered */
+      {&uc_spec_affine, 0, CLSCAN_ADD},  /* reduce_ordered, a user type and operator */
       {&uc_spec_u8_u64, 0, CLSCAN_ADD},  /* an output type */
   };
   const size_t sizes[] = {0, 1, 45, 3001};

@@ -11,7 +11,7 @@
  *
  * Groups (one CTest test each):
  * - types: every built-in type and operator, with and without init, through both shapes (the
- *   GPU shape's rts_reduce partials, the CPU shape's chunks), at sizes around tile and group
+ *   GPU shape's one launch, the CPU shape's chunks and final fold), at sizes around tile and group
  *   boundaries and random sizes, with aligned and unaligned offsets; the host variant.
  * - user: output types, user operators and types (non-commutative ones too), maps.
  * - large: sizes up to millions in both shapes, and determinism (K runs give the same bits for
@@ -20,7 +20,7 @@
  * - faults (fault-injection builds): every OpenCL fault point of a plan's creation and reduction
  *   (fresh contexts, so builds fail too) and of a reduction on a warm plan (both shapes) and of
  *   clscan_reduce_host fails cleanly: an OpenCL status with a detail, no event, the output
- *   untouched (only the final kernel writes it, so this holds at every point), and the next
+ *   untouched (only the last kernel writes it, so this holds at every point), and the next
  *   reduction on the same context is right.
  * Seeds are printed with each failure (and the base seed at the end).
  */

@@ -219,6 +219,17 @@ static void test_environment_still_read(void **state) {
   st = clscan_context_default_tuning(ctx, &desc, &t);
   tu_env_restore(&wg);
   assert_int_equal(st, CLSCAN_INVALID_VALUE);
+
+  // The reduction's and reduce-then-scan's groups per compute unit, and a bad value of them.
+  tu_env_set("CLSCAN_RTS_GROUPS", "3", &wg);
+  st = clscan_context_default_tuning(ctx, &desc, &t);
+  assert_int_equal(st, CLSCAN_SUCCESS);
+  assert_int_equal(t.rts_groups_per_cu, 3);
+  tu_env_restore(&wg);
+  tu_env_set("CLSCAN_RTS_GROUPS", "0", &wg);
+  st = clscan_context_default_tuning(ctx, &desc, &t);
+  tu_env_restore(&wg);
+  assert_int_equal(st, CLSCAN_INVALID_VALUE);
 }
 
 static void test_generated_tables(void **state) {
