@@ -106,19 +106,10 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
 }
 
-/* GPU shape: where the status words start in the temporary buffer (after the ticket counter;
- * REDUCE_STATUS_OFFSET in cl/reduce.cl). */
-#define STATUS_OFFSET 64
-
-/* GPU shape: bytes of one partial's status words (cl/status.cl: one 8-byte word per 4 bytes of
- * state, or one 4-byte word per 2 bytes). */
-static size_t status_bytes(const clscan_plan *plan) {
-  return (plan->state_size + 3) / 4 * (plan->status32 ? 2 : 1) * (plan->status32 ? 4 : 8);
-}
-
 static size_t temp_bytes(const clscan_plan *plan, size_t n) {
   if (!cpu_shape(plan))
-    return STATUS_OFFSET + (n ? groups_for(plan, n) : 1) * status_bytes(plan);
+    return CLSCAN__STATUS_OFFSET + (n ? groups_for(plan, n) : 1) *
+                                       clscan__status_state_bytes(plan->state_size, plan->status32);
   return clscan__temp_align(plan, (n ? groups_for(plan, n) : 1) * plan->state_size);
 }
 

@@ -10,9 +10,9 @@
  * its unaligned set (select_api.c picks the set per request; the launch names it).
  *
  * Temporary layout: the ticket counter (a uint at byte 0), the partition's total (a ulong at byte
- * 8), from STATUS_OFFSET the status words (per tile: one 8-byte word per 4 bytes of count state,
- * that is one per 4 bytes of the count, twice that for run-length encoding; on devices without
- * 64-bit atomics, and under CLSCAN_TEST_STATUS32, two 4-byte words per 4 bytes of state,
+ * 8), from CLSCAN__STATUS_OFFSET the status words (per tile: one 8-byte word per 4 bytes of count
+ * state, that is one per 4 bytes of the count, twice that for run-length encoding; on devices
+ * without 64-bit atomics, and under CLSCAN_TEST_STATUS32, two 4-byte words per 4 bytes of state,
  * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition into one buffer one ulong
  * count per tile (the pre-pass). A later single pass (the scan's, which may use the same slot)
  * reads the per-tile counts as words of an older epoch: below 2^35, and with 32-bit words stored in
@@ -27,7 +27,6 @@
 enum { EMPTY = CLSCAN__SEL_KERNEL_EMPTY, PASS, COUNT_TILES, COUNT_TOTAL };
 
 /* Byte offset of the status words in the temporary buffer (as the scan's single pass). */
-#define STATUS_OFFSET 64
 
 static const clscan__program gpu_program = {
     .name = "select",
@@ -90,7 +89,7 @@ static clscan_status config(const clscan_select_plan *plan, clscan__kernel_confi
 
 /* Byte offset of the partition's per-tile counts. */
 static size_t counts_offset(const clscan_select_plan *plan, size_t tiles) {
-  return STATUS_OFFSET + tiles * status_word_bytes(plan) * status_words(plan);
+  return CLSCAN__STATUS_OFFSET + tiles * status_word_bytes(plan) * status_words(plan);
 }
 
 static size_t temp_bytes(const clscan_select_plan *plan, size_t n) {

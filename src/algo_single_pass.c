@@ -8,9 +8,9 @@
  * counter in the temporary buffer (so tiles start in ticket order) and publish their status words
  * tagged with the launch's epoch, so the buffer is zeroed only when it is new, was used by another
  * algorithm, or the epoch would overflow (temp.c). Temporary layout: the ticket counter, then from
- * STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile, then one 8-byte in-place
- * gate per tile (cl/single_pass.cl, "In place"); on devices without 64-bit atomics, 4-byte words,
- * two per 4 bytes of state (cl/status.cl, CLSCAN_STATUS32).
+ * CLSCAN__STATUS_OFFSET one 8-byte status word per 4 bytes of state, per tile, then one 8-byte
+ * in-place gate per tile (cl/single_pass.cl, "In place"); on devices without 64-bit atomics, 4-byte
+ * words, two per 4 bytes of state (cl/status.cl, CLSCAN_STATUS32).
  *
  * Segments by offsets in the GPU shape (CLSCAN_SEG_OFFSETS_MASK picks; plan.c):
  * - 2, the default: tile firsts. A pre-pass of one work-item per tile finds the index of the
@@ -36,7 +36,6 @@
 enum { SCAN, SCAN_IN_PLACE, FINISH, MARK };
 
 /* Byte offset of the status words in the temporary buffer (after the ticket counter). */
-#define STATUS_OFFSET 64
 
 /* Alignment of the head mask in the temporary buffer (a multiple of the fill pattern's 4 bytes
  * and of every device's base address alignment in the words' kernel argument offset). */
@@ -127,9 +126,10 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
 /* Bytes up to the end of the gates: per tile one 8-byte word per 4 bytes of state, or one 4-byte
  * word per 2 bytes (32-bit status words), and a gate word. */
 static size_t status_bytes(const clscan_plan *plan, size_t n) {
-  const size_t pieces = (plan->state_size + 3) / 4 * (plan->status32 ? 2 : 1);
   const size_t word = plan->status32 ? 4 : 8;
-  return STATUS_OFFSET + clscan__div_up(n, tile_elems(plan)) * word * (pieces + 1);
+  return CLSCAN__STATUS_OFFSET +
+         clscan__div_up(n, tile_elems(plan)) *
+             (clscan__status_state_bytes(plan->state_size, plan->status32) + word);
 }
 
 /* Byte offset of the head mask, and its size. */

@@ -350,6 +350,14 @@ typedef struct clscan__temp_lease {
   unsigned saved_status_bytes;
 } clscan__temp_lease;
 
+/* The status-word algorithms' layout of a slot (cl/status.cl): the ticket counter, a uint at byte
+ * 0, then from CLSCAN__STATUS_OFFSET the status words. */
+#define CLSCAN__STATUS_OFFSET 64
+
+/* Bytes of the status words of one state of `state_bytes` bytes: one 8-byte word per 4 bytes, or
+ * with 32-bit words one 4-byte word per 2 bytes (cl/status.cl's STATUS_WORDS words). */
+size_t clscan__status_state_bytes(size_t state_bytes, int status32);
+
 /* Initialises a context's slots. */
 clscan_status clscan__temp_init(clscan__temp_pool *pool);
 

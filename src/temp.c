@@ -164,6 +164,11 @@ void clscan__temp_release(clscan_context *ctx, clscan__temp_lease *lease, cl_eve
   pthread_mutex_unlock(&pool->lock);
 }
 
+size_t clscan__status_state_bytes(size_t state_bytes, int status32) {
+  const size_t pieces = (state_bytes + 3) / 4; /* 32-bit pieces of the state */
+  return status32 ? pieces * 2 * 4 : pieces * 8;
+}
+
 clscan_status clscan__temp_init(clscan__temp_pool *pool) {
   memset(pool, 0, sizeof *pool);
   if (pthread_mutex_init(&pool->lock, NULL) != 0)
