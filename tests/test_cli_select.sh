@@ -551,6 +551,17 @@ check "CSV rows name the primitive and fraction" "no select-flags:f=0.5 row" \
   grep -q ',select-flags:f=0.5,' s.csv
 check "CSV has the partition into two buffers" "no partition-copy:f=0.5 row" \
   grep -q ',partition-copy:f=0.5,' s.csv
+run "$CLSCAN" bench --family select --min-log2 12 --max-log2 12 --reps 2 --seed 5 \
+  --algorithms "$bench_algo" --only unique,select-pred --no-host
+expect_status "bench --only --no-host succeeds" 0
+rows=$(grep -Ec "^(select-pred|unique) +$bench_algo +int32 +2\\^12 .* -$" stdout.txt || true)
+expect_eq "bench --only prints the named primitives, without host times" "$rows" "2"
+expect_eq "bench --only prints no other primitive" \
+  "$(grep -Ec "^(select-flags|partition|partition-copy|rle) " stdout.txt || true)" "0"
+run "$CLSCAN" bench --family select --only unique,sideways
+expect_status "bench --only with an unknown primitive: exit 2" 2
+run "$CLSCAN" bench --no-host
+expect_status "bench --no-host without --family select: exit 2" 2
 run "$CLSCAN" bench --family select --variant map
 expect_status "bench --family select with --variant: exit 2" 2
 run "$CLSCAN" bench --family sideways

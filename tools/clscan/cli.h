@@ -124,6 +124,10 @@ int cli_parse_algorithm_list(const char *command, const char *text, clscan_algor
  * cli_parse_type_list. */
 int cli_parse_op_list(const char *command, const char *text, clscan_op *out, int *count);
 
+/* Parses a comma-separated list of selection primitives (bench --only) into a mask of bits
+ * 1 << cli_select_kind_from_name(), like cli_parse_type_list. */
+int cli_parse_select_kinds(const char *command, const char *text, unsigned *mask);
+
 /* Returns a sort algorithm's name ("auto", "lsd", "onesweep"), or looks one up by name (0 if
  * none has it). */
 const char *cli_sort_algorithm_name(clscan_sort_algorithm a);
@@ -305,6 +309,8 @@ typedef struct cli_family_bench {
   const clscan_sort_algorithm *sort_algos;
   const clscan_type *types;
   int algo_count, sort_algo_count, type_count, min_log2, max_log2, reps;
+  unsigned select_kinds; /* select: bit k measures primitive k (cli_select_kind_from_name) */
+  int no_host;           /* select: 1 skips timing the sequential host loop */
   uint64_t seed;
   FILE *csv;
 } cli_family_bench;
@@ -318,6 +324,13 @@ void cli_bench_select_header(void);
 
 /* Verifies and times the selection primitives; returns 0 if any measurement failed. */
 int cli_bench_select(const cli_family_bench *b);
+
+/* The number of a selection primitive of `bench --family select` by its row name (select-flags,
+ * select-pred, partition, partition-copy, unique, rle): returns 1 and stores it, or 0. */
+int cli_select_kind_from_name(const char *name, int *kind);
+
+/* The mask of every selection primitive. */
+unsigned cli_select_all_kinds(void);
 
 /* The usage texts of the selection commands, for the command table. */
 extern const char cli_select_usage[], cli_partition_usage[], cli_unique_usage[], cli_rle_usage[];

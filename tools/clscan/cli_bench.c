@@ -24,7 +24,7 @@ typedef enum bench_family { FAMILY_SCAN = 0, FAMILY_SELECT, FAMILY_SORT } bench_
 
 /* What the command line asks for. */
 typedef struct bench_request {
-  const char *device, *csv_path, *plot_path, *algos_text;
+  const char *device, *csv_path, *plot_path, *algos_text, *only_text;
   clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
   clscan_sort_algorithm sort_algos[CLSCAN_SORT_ALGORITHM_COUNT];
   clscan_type types[CLSCAN_TYPE_COUNT];
@@ -33,9 +33,11 @@ typedef struct bench_request {
   cli_variant variant;
   bench_family family;
   int algo_count, sort_algo_count, type_count, op_count, has_out_type, min_log2, max_log2, reps;
-  int reruns;     /* runs after the timed ones compared with their output (0: none) */
-  int concurrent; /* 1: each rerun also runs on a second queue at the same time */
-  int reduce;     /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
+  int reruns;            /* runs after the timed ones compared with their output (0: none) */
+  int concurrent;        /* 1: each rerun also runs on a second queue at the same time */
+  int reduce;            /* 1: the plain variant's sizes get a reduce row (--no-reduce: 0) */
+  int no_host;           /* selections: 1 skips timing the host loop (--no-host) */
+  unsigned select_kinds; /* selections: the primitives measured (--only; default all) */
   int variant_given, types_given, ops_given, reruns_given; /* what was given */
   uint64_t seed;
 } bench_request;
@@ -52,6 +54,8 @@ enum {
   OPT_OPS,
   OPT_NO_REDUCE,
   OPT_CONCURRENT,
+  OPT_ONLY,
+  OPT_NO_HOST,
   OPT_MIN, /* the numeric options, in the order of bench_number's limits */
   OPT_MAX,
   OPT_REPS,
@@ -136,6 +140,12 @@ static int bench_option(bench_request *r, int id, const char *v) {
     case OPT_CONCURRENT:
       r->concurrent = 1;
       return 1;
+    case OPT_ONLY:
+      r->only_text = v;
+      return 1;
+    case OPT_NO_HOST:
+      r->no_host = 1;
+      return 1;
     default:
       return bench_number(r, id, v);
   }
@@ -188,6 +198,11 @@ static int bench_check(bench_request *r) {
     return cli_usage_error("bench", "--concurrent runs the reruns on two queues: give --reruns");
   if (r->plot_path && r->op_count > 1)
     return cli_usage_error("bench", "--plot draws one operator: give --ops one of them");
+  if (r->family != FAMILY_SELECT && (r->only_text || r->no_host))
+    return cli_usage_error("bench", "--only and --no-host are for --family select");
+  r->select_kinds = cli_select_all_kinds();
+  if (r->only_text && !cli_parse_select_kinds("bench", r->only_text, &r->select_kinds))
+    return CLI_EXIT_USAGE;
   if (r->family == FAMILY_SORT && !r->types_given)
     r->types[0] = CLSCAN_UINT32;
   if (!bench_algorithms(r))
@@ -213,6 +228,8 @@ static int bench_parse(int argc, char **argv, bench_request *r) {
                                        {"plot", 1, OPT_PLOT},
                                        {"no-reduce", 0, OPT_NO_REDUCE},
                                        {"family", 1, OPT_FAMILY},
+                                       {"only", 1, OPT_ONLY},
+                                       {"no-host", 0, OPT_NO_HOST},
                                        {"ops", 1, OPT_OPS},
                                        {"reruns", 1, OPT_RERUNS},
                                        {"concurrent", 0, OPT_CONCURRENT},
@@ -745,6 +762,8 @@ static cli_family_bench family_bench(const bench_state *s) {
                         .min_log2 = r->min_log2,
                         .max_log2 = r->max_log2,
                         .reps = r->reps,
+                        .select_kinds = r->select_kinds,
+                        .no_host = r->no_host,
                         .seed = r->seed,
                         .csv = s->csv.f};
   return b;

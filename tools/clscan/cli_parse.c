@@ -281,6 +281,16 @@ int cli_parse_op_list(const char *command, const char *text, clscan_op *out, int
   return 1;
 }
 
+int cli_parse_select_kinds(const char *command, const char *text, unsigned *mask) {
+  int values[32], count = 0;
+  if (!parse_list(command, "--only", text, cli_select_kind_from_name, values, 32, &count))
+    return 0;
+  *mask = 0;
+  for (int i = 0; i < count; i++)
+    *mask |= 1u << values[i];
+  return 1;
+}
+
 int cli_parse_sort_algorithm_list(const char *command, const char *text, clscan_sort_algorithm *out,
                                   int *count) {
   int values[CLSCAN_SORT_ALGORITHM_COUNT];

@@ -54,6 +54,20 @@ typedef enum sb_kind {
 static const char *const kind_names[SB_KIND_COUNT] = {"select-flags",   "select-pred", "partition",
                                                       "partition-copy", "unique",      "rle"};
 
+int cli_select_kind_from_name(const char *name, int *kind) {
+  for (int k = 0; k < SB_KIND_COUNT; k++) {
+    if (strcmp(name, kind_names[k]) == 0) {
+      *kind = k;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+unsigned cli_select_all_kinds(void) {
+  return (1u << SB_KIND_COUNT) - 1;
+}
+
 /* The operation of each kind. */
 static const clscan_select_op kind_ops[SB_KIND_COUNT] = {
     CLSCAN_SELECT,    CLSCAN_SELECT, CLSCAN_PARTITION,
@@ -470,13 +484,18 @@ static void print_row(const sb_run *r, int log2n, const char *variant, double by
                       double copy_ms, double host_ms) {
   const sb_host *h = r->h;
   double gbps = cli_gbps_bytes(bytes, ms);
-  printf("%11.4f %9.3f %9.3f %10.4f %10.4f\n", ms, gbps, copy_ms / ms, copy_ms, host_ms);
+  char host[32] = "-", host_csv[32] = "";
+  if (host_ms >= 0) {
+    snprintf(host, sizeof host, "%.4f", host_ms);
+    snprintf(host_csv, sizeof host_csv, "%.6g", host_ms);
+  }
+  printf("%11.4f %9.3f %9.3f %10.4f %10s\n", ms, gbps, copy_ms / ms, copy_ms, host);
   fflush(stdout);
   if (!r->b->csv)
     return;
   cli_csv_text(r->b->csv, r->b->device_name);
-  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.0f,,0,\n", r->algo_name,
-          clscan_type_name(h->type), 1ull << log2n, ms, gbps, copy_ms / ms, copy_ms, host_ms,
+  fprintf(r->b->csv, ",%s,%s,%llu,%.6g,%.6g,%.6g,%.6g,%s,%s,%s,%.6g,%.0f,,0,\n", r->algo_name,
+          clscan_type_name(h->type), 1ull << log2n, ms, gbps, copy_ms / ms, copy_ms, host_csv,
           clscan_type_name(h->type), variant, bytes / (double)h->n, (bytes + 1) / 2);
   fflush(r->b->csv);
 }
@@ -490,7 +509,8 @@ static int measure_row(sb_run *r, int log2n, int percent) {
   snprintf(r->label, sizeof r->label, "%s %s %s n=2^%d", variant, r->algo_name,
            clscan_type_name(h->type), log2n);
   host_expect(h, r->kind);
-  double host_ms = host_time(h, r->kind), bytes = bytes_moved(h, r->kind), ms = 0, copy_ms = 0;
+  double host_ms = r->b->no_host ? -1 : host_time(h, r->kind), bytes = bytes_moved(h, r->kind),
+         ms = 0, copy_ms = 0;
   cli_timing t = time_row(r, &ms);
   if (t == CLI_TIMED && !time_copy(r, (size_t)((bytes + 1) / 2), &copy_ms))
     t = CLI_FAILED;
@@ -563,7 +583,7 @@ static int measure_algorithm(sb_run *r, clscan_select_plan *const plans[SB_KIND_
   for (int k = 0; k < SB_KIND_COUNT; k++) {
     r->kind = (sb_kind)k;
     r->plan = plans[k];
-    if (!r->plan)
+    if (!r->plan || !(r->b->select_kinds >> k & 1))
       continue;
     if (k != SB_SELECT_FLAGS) {
       ok = measure_row(r, log2n, 50) && ok;
@@ -600,6 +620,8 @@ static int create_plans(const cli_family_bench *b, clscan_type type, sb_plans pl
   memset(plans, 0, sizeof(sb_plans));
   for (int a = 0; a < b->algo_count; a++) {
     for (int k = 0; k < SB_KIND_COUNT; k++) {
+      if (!(b->select_kinds >> k & 1))
+        continue;
       clscan_select_desc desc = kind_desc((sb_kind)k, type, b->algos[a]);
       clscan_status st = clscan_select_plan_create(b->ctx, &desc, &plans[a][k]);
       if (st == CLSCAN_UNSUPPORTED_BY_DEVICE) {
