@@ -597,6 +597,8 @@ expect_eq "bench prints a scan and a reduce row per type and operator" \
   "$(grep -Ec "$orow" stdout.txt || true)" 12
 expect_eq "every row compares 3 reruns, none differs" \
   "$(grep -E "$orow" stdout.txt | grep -Ec ' 0/3$' || true)" 12
+expect_eq "every reduce row has the host fold's time" \
+  "$(grep -E "$orow" stdout.txt | grep -Ec '^reduce +.* [0-9]+[.][0-9]{4} +0/3$' || true)" 6
 expect_eq "CSV rows name the operator and the reruns" \
   "$(grep -Ec ',(min|max|xor),3,0$' o.csv || true)" 6
 run "$CLSCAN" bench --types int32 --algorithms "$SP" --min-log2 11 --max-log2 11 --reps 2 \

@@ -564,6 +564,11 @@ int cli_time_copy(cli_bench_data *d, int reps, double *ms);
  * operator has no loop for the type (the bitwise ones on floating types). */
 double cli_time_host_loop(const cli_bench_data *d);
 
+/* As cli_time_host_loop(), for a single-threaded fold (the reduce row's host loop): the
+ * operator over d's input into one element. 0 where there is no loop, or where the spec's output
+ * type is not its input type. */
+double cli_time_host_fold(const cli_bench_data *d);
+
 /* Returns the largest log2 n whose in, out and copy buffers of elem bytes fit in a quarter of
  * the device's global memory and in its largest allocation. */
 int cli_max_log2_for_device(cl_device_id device, size_t elem);

@@ -484,11 +484,13 @@ static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row 
   }
   if (t == CLI_TIMED && copies)
     copy_ms = measure_median(copies, (size_t)s->req->reps);
+  char host[32];
+  ms_text(t == CLI_TIMED ? cli_time_host_fold(d) : 0, host, sizeof host);
   row_start(s, "reduce", types, d->spec.op, scan_row->log2n);
   if (t == CLI_TIMED && copies) {
     differ_text(differ, s->req->reruns, differ_col, sizeof differ_col);
     printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", ms, ms > 0 ? cli_gbps_bytes(bytes, ms) : 0.0,
-           ms > 0 ? copy_ms / ms : 0.0, copy_ms, "-", differ_col);
+           ms > 0 ? copy_ms / ms : 0.0, copy_ms, host, differ_col);
   } else {
     printf("%s\n",
            t == CLI_WRONG ? "WRONG RESULT (no time reported)" : "FAILED (no time reported)");

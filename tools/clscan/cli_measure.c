@@ -564,43 +564,62 @@ int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
 /* The sequential host loop                                                                       */
 /* ============================================================================================== */
 
-/* A host loop: an exclusive scan of n elements from `in` into `out` in plain C. */
+/* A host loop over n elements of `in`: an exclusive scan into `out`, or a fold into out[0]. */
 typedef void (*host_loop_fn)(const void *in, void *out, size_t n);
 
-/* Defines an exclusive scan in plain C over T, starting from INIT and combining with COMBINE,
- * an expression of the running value `acc` and the element `v`. */
-#define HOST_SCAN(T, NAME, INIT, COMBINE)                 \
-  static void NAME(const void *in, void *out, size_t n) { \
-    const T *x = in;                                      \
-    T *y = out, acc = INIT;                               \
-    for (size_t i = 0; i < n; i++) {                      \
-      T v = x[i];                                         \
-      y[i] = acc;                                         \
-      acc = (T)(COMBINE);                                 \
-    }                                                     \
+/* The two host loops of a type and operator. */
+typedef struct host_loops {
+  host_loop_fn scan, fold;
+} host_loops;
+
+/* Defines, in plain C over T, an exclusive scan NAME and a fold fold_NAME, each starting from
+ * INIT and combining with COMBINE, an expression of the running value `acc` and the element
+ * `v`. */
+#define HOST_LOOPS(T, NAME, INIT, COMBINE)                       \
+  static void NAME(const void *in, void *out, size_t n) {        \
+    const T *x = in;                                             \
+    T *y = out, acc = INIT;                                      \
+    for (size_t i = 0; i < n; i++) {                             \
+      T v = x[i];                                                \
+      y[i] = acc;                                                \
+      acc = (T)(COMBINE);                                        \
+    }                                                            \
+  }                                                              \
+  static void fold_##NAME(const void *in, void *out, size_t n) { \
+    const T *x = in;                                             \
+    T acc = INIT;                                                \
+    for (size_t i = 0; i < n; i++) {                             \
+      T v = x[i];                                                \
+      acc = (T)(COMBINE);                                        \
+    }                                                            \
+    *(T *)out = acc;                                             \
   }
+
+/* Both loops of NAME, for the tables below. */
+#define LOOPS(NAME) \
+  { NAME, fold_##NAME }
 
 /* Add, mul, and, or and xor by element width, in the unsigned type (integers wrap, as on the
  * device); add and mul of the floating types. */
-#define HOST_WIDTH_OPS(U, S)               \
-  HOST_SCAN(U, add_##S, 0, acc + v)        \
-  HOST_SCAN(U, mul_##S, 1, acc *v)         \
-  HOST_SCAN(U, and_##S, (U) ~(U)0, acc &v) \
-  HOST_SCAN(U, or_##S, 0, acc | v)         \
-  HOST_SCAN(U, xor_##S, 0, acc ^ v)
+#define HOST_WIDTH_OPS(U, S)                \
+  HOST_LOOPS(U, add_##S, 0, acc + v)        \
+  HOST_LOOPS(U, mul_##S, 1, acc *v)         \
+  HOST_LOOPS(U, and_##S, (U) ~(U)0, acc &v) \
+  HOST_LOOPS(U, or_##S, 0, acc | v)         \
+  HOST_LOOPS(U, xor_##S, 0, acc ^ v)
 HOST_WIDTH_OPS(uint8_t, u8)
 HOST_WIDTH_OPS(uint16_t, u16)
 HOST_WIDTH_OPS(uint32_t, u32)
 HOST_WIDTH_OPS(uint64_t, u64)
-HOST_SCAN(float, add_f32, 0, acc + v)
-HOST_SCAN(float, mul_f32, 1, acc *v)
-HOST_SCAN(double, add_f64, 0, acc + v)
-HOST_SCAN(double, mul_f64, 1, acc *v)
+HOST_LOOPS(float, add_f32, 0, acc + v)
+HOST_LOOPS(float, mul_f32, 1, acc *v)
+HOST_LOOPS(double, add_f64, 0, acc + v)
+HOST_LOOPS(double, mul_f64, 1, acc *v)
 
 /* Min and max in each type's own order, from its largest and smallest value. */
-#define HOST_MIN_MAX(T, S, LO, HI)             \
-  HOST_SCAN(T, min_##S, HI, v < acc ? v : acc) \
-  HOST_SCAN(T, max_##S, LO, acc < v ? v : acc)
+#define HOST_MIN_MAX(T, S, LO, HI)              \
+  HOST_LOOPS(T, min_##S, HI, v < acc ? v : acc) \
+  HOST_LOOPS(T, max_##S, LO, acc < v ? v : acc)
 HOST_MIN_MAX(int8_t, i8, INT8_MIN, INT8_MAX)
 HOST_MIN_MAX(uint8_t, u8, 0, UINT8_MAX)
 HOST_MIN_MAX(int16_t, i16, INT16_MIN, INT16_MAX)
@@ -615,49 +634,70 @@ HOST_MIN_MAX(double, f64, -HUGE_VAL, HUGE_VAL)
 /* Keeps the host loop's results observable, so that the compiler cannot drop the loop. */
 static volatile unsigned char host_sink;
 
-/* Returns the host loop of an operator that does not depend on the signedness: by element width
- * for integers; NULL for the bitwise operators of the floating types. */
-static host_loop_fn host_width_loop(clscan_type type, clscan_op op) {
-  static const host_loop_fn by_width[4][5] = {{add_u8, mul_u8, and_u8, or_u8, xor_u8},
-                                              {add_u16, mul_u16, and_u16, or_u16, xor_u16},
-                                              {add_u32, mul_u32, and_u32, or_u32, xor_u32},
-                                              {add_u64, mul_u64, and_u64, or_u64, xor_u64}};
+/* Returns the host loops of an operator that does not depend on the signedness: by element width
+ * for integers; none for the bitwise operators of the floating types. */
+static host_loops host_width_loops(clscan_type type, clscan_op op) {
+  static const host_loops by_width[4][5] = {
+      {LOOPS(add_u8), LOOPS(mul_u8), LOOPS(and_u8), LOOPS(or_u8), LOOPS(xor_u8)},
+      {LOOPS(add_u16), LOOPS(mul_u16), LOOPS(and_u16), LOOPS(or_u16), LOOPS(xor_u16)},
+      {LOOPS(add_u32), LOOPS(mul_u32), LOOPS(and_u32), LOOPS(or_u32), LOOPS(xor_u32)},
+      {LOOPS(add_u64), LOOPS(mul_u64), LOOPS(and_u64), LOOPS(or_u64), LOOPS(xor_u64)}};
+  static const host_loops f32[2] = {LOOPS(add_f32), LOOPS(mul_f32)};
+  static const host_loops f64[2] = {LOOPS(add_f64), LOOPS(mul_f64)};
   static const int column[CLSCAN_OP_COUNT] = {
       [CLSCAN_ADD] = 0, [CLSCAN_MUL] = 1, [CLSCAN_AND] = 2, [CLSCAN_OR] = 3, [CLSCAN_XOR] = 4};
-  if (type == CLSCAN_FLOAT)
-    return op == CLSCAN_ADD ? add_f32 : op == CLSCAN_MUL ? mul_f32 : NULL;
-  if (type == CLSCAN_DOUBLE)
-    return op == CLSCAN_ADD ? add_f64 : op == CLSCAN_MUL ? mul_f64 : NULL;
+  const host_loops none = {NULL, NULL};
+  if (type == CLSCAN_FLOAT || type == CLSCAN_DOUBLE) {
+    if (op != CLSCAN_ADD && op != CLSCAN_MUL)
+      return none;
+    return (type == CLSCAN_FLOAT ? f32 : f64)[op == CLSCAN_MUL];
+  }
   size_t e = clscan_type_size(type);
   int row = e == 1 ? 0 : e == 2 ? 1 : e == 4 ? 2 : 3;
   return by_width[row][column[op]];
 }
 
-/* Returns the host loop of a type and built-in operator; NULL where there is none. */
-static host_loop_fn host_loop_for(clscan_type type, clscan_op op) {
-  static const host_loop_fn min_max[CLSCAN_TYPE_COUNT][2] = {
-      [CLSCAN_INT32] = {min_i32, max_i32}, [CLSCAN_UINT32] = {min_u32, max_u32},
-      [CLSCAN_INT64] = {min_i64, max_i64}, [CLSCAN_UINT64] = {min_u64, max_u64},
-      [CLSCAN_FLOAT] = {min_f32, max_f32}, [CLSCAN_DOUBLE] = {min_f64, max_f64},
-      [CLSCAN_INT8] = {min_i8, max_i8},    [CLSCAN_UINT8] = {min_u8, max_u8},
-      [CLSCAN_INT16] = {min_i16, max_i16}, [CLSCAN_UINT16] = {min_u16, max_u16}};
+/* Returns the host loops of a type and built-in operator; NULLs where there are none. */
+static host_loops host_loops_for(clscan_type type, clscan_op op) {
+  static const host_loops min_max[CLSCAN_TYPE_COUNT][2] = {
+      [CLSCAN_INT32] = {LOOPS(min_i32), LOOPS(max_i32)},
+      [CLSCAN_UINT32] = {LOOPS(min_u32), LOOPS(max_u32)},
+      [CLSCAN_INT64] = {LOOPS(min_i64), LOOPS(max_i64)},
+      [CLSCAN_UINT64] = {LOOPS(min_u64), LOOPS(max_u64)},
+      [CLSCAN_FLOAT] = {LOOPS(min_f32), LOOPS(max_f32)},
+      [CLSCAN_DOUBLE] = {LOOPS(min_f64), LOOPS(max_f64)},
+      [CLSCAN_INT8] = {LOOPS(min_i8), LOOPS(max_i8)},
+      [CLSCAN_UINT8] = {LOOPS(min_u8), LOOPS(max_u8)},
+      [CLSCAN_INT16] = {LOOPS(min_i16), LOOPS(max_i16)},
+      [CLSCAN_UINT16] = {LOOPS(min_u16), LOOPS(max_u16)}};
+  const host_loops none = {NULL, NULL};
   if ((unsigned)type >= CLSCAN_TYPE_COUNT || (unsigned)op >= CLSCAN_OP_COUNT)
-    return NULL;
+    return none;
   if (op == CLSCAN_MIN || op == CLSCAN_MAX)
     return min_max[type][op == CLSCAN_MAX];
-  return host_width_loop(type, op);
+  return host_width_loops(type, op);
 }
 
-double cli_time_host_loop(const cli_bench_data *d) {
-  host_loop_fn scan = host_loop_for(d->type, d->spec.op);
+/* Times a host loop over d's input into d's host output (median of HOST_RUNS); 0 without one. */
+static double time_host(host_loop_fn loop, const cli_bench_data *d) {
   double times[HOST_RUNS];
-  if (!scan)
+  if (!loop)
     return 0;
   for (int r = 0; r < HOST_RUNS; r++) {
     double start = measure_host_ms();
-    scan(d->host_in, d->host_out, d->n);
+    loop(d->host_in, d->host_out, d->n);
     times[r] = measure_host_ms() - start;
-    host_sink ^= ((unsigned char *)d->host_out)[d->bytes - 1];
+    host_sink ^= ((unsigned char *)d->host_out)[0];
   }
   return measure_median(times, HOST_RUNS);
+}
+
+double cli_time_host_loop(const cli_bench_data *d) {
+  return time_host(host_loops_for(d->type, d->spec.op).scan, d);
+}
+
+double cli_time_host_fold(const cli_bench_data *d) {
+  if (d->spec.out_type != d->type)
+    return 0;
+  return time_host(host_loops_for(d->type, d->spec.op).fold, d);
 }
