@@ -171,6 +171,8 @@ static clscan_status enqueue_gpu(const clscan__launch *l, cl_ulong groups) {
   return clscan__chain_call(l->chain, k, args, 10, groups, plan->tuning.tile_wg);
 }
 
+/* n > 0: the GPU shape's one launch, or the CPU shape's chunks and final fold; n == 0: the final
+ * kernel alone, which writes the initial value. */
 static clscan_status enqueue(const clscan__launch *l) {
   const clscan_plan *plan = l->plan;
   cl_ulong groups = l->req->n ? groups_for(plan, l->req->n) : 0;
