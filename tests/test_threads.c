@@ -12,6 +12,13 @@
  * so that user programs are built and segmented scans run while other threads scan. Last, the
  * threads share one selection plan in the GPU shape, whose scalar kernels (for offsets that are not
  * multiples of a vector) are built at the first such request, by whichever threads race to it.
+ *
+ * Each mode draws all its cases before its threads start. On POCL before 6.0 the cases then run
+ * once, one after another and largest first, on a second context before the threads run them on
+ * the first: that driver aborts when threads run one kernel at once at growing grid sizes
+ * (tests/pocl/dlhandle_release.c), and a kernel first run at its largest size never grows. The
+ * second context has its own plans and programs, so the threads still build them while others
+ * scan. CLSCAN_TEST_THREAD_WARM=0 or 1 leaves the warm-up out or runs it on any driver.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -44,12 +51,20 @@ static int g_total_scans;
 /* How the threads reach the context. */
 typedef enum mode { OWN_QUEUES, SHARED_QUEUE, SHARED_PLAN } mode;
 
+/* One scan a thread runs: a case of the mix, or a segmented one (on the context's queue). */
+typedef struct job {
+  int segmented;
+  tu_case c;
+} job;
+
 /* One thread's work and results. */
 typedef struct worker {
   int id;
   mode mode;
   clscan_plan *plan; /* SHARED_PLAN: the plan (int32 add, single pass) */
   uint64_t seed;
+  job *jobs; /* drawn before the threads start */
+  int count;
   int scans, segmented, failures;
   char first_failure[1100];
 } worker;
@@ -112,23 +127,112 @@ static void draw_case(worker *w, uint64_t *s, int i, tu_case *c) {
 static const uc_spec spec_int32_add = {.name = "int32-add",
                                        .desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD}};
 
-/* Runs one segmented scan of the mix (on the context's queue); returns 1 if it verified. */
-static int run_segmented(worker *w, uint64_t *s, int i, char *msg, size_t cap) {
-  uc_case c;
-  memset(&c, 0, sizeof c);
+/* Draws one segmented scan of the mix into c. */
+static void draw_segmented(worker *w, uint64_t *s, int i, uc_case *c) {
+  memset(c, 0, sizeof *c);
   int affine = (int)tu_random_size(s, 0, 1);
-  c.spec = affine ? &uc_spec_affine : &spec_int32_add;
-  c.segments = affine ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_HEAD_FLAGS;
-  c.key_type = CLSCAN_UINT64;
-  c.algorithm = algos[tu_random_size(s, 0, g_last_algo)];
-  c.exclusive = (int)tu_random_size(s, 0, 1);
-  c.pattern = UC_PATTERN_RANDOM;
-  c.n = draw_size(s);
-  c.path = (uc_path)tu_random_size(s, 0, 2); /* one-shot, plan or timed plan */
-  c.seed = tu_mix(w->seed, (uint64_t)i + 0x5E6);
+  c->spec = affine ? &uc_spec_affine : &spec_int32_add;
+  c->segments = affine ? CLSCAN_SEGMENTS_KEYS : CLSCAN_SEGMENTS_HEAD_FLAGS;
+  c->key_type = CLSCAN_UINT64;
+  c->algorithm = algos[tu_random_size(s, 0, g_last_algo)];
+  c->exclusive = (int)tu_random_size(s, 0, 1);
+  c->pattern = UC_PATTERN_RANDOM;
+  c->n = draw_size(s);
+  c->path = (uc_path)tu_random_size(s, 0, 2); /* one-shot, plan or timed plan */
+  c->seed = tu_mix(w->seed, (uint64_t)i + 0x5E6);
   if (tu_random_size(s, 0, 1))
-    uc_case_set_init(&c, tu_mix(c.seed, 7));
-  return uc_run_case(tu_context(), &c, msg, cap);
+    uc_case_set_init(c, tu_mix(c->seed, 7));
+}
+
+/* Draws a thread's scans: every fourth of the first two modes segmented; the shared plan's all
+ * int32 add through the plan. Returns 0 when out of memory. */
+static int draw_jobs(worker *w) {
+  w->count = w->mode == SHARED_PLAN ? 2 * scans_per_thread() : scans_per_thread();
+  w->jobs = calloc((size_t)w->count, sizeof *w->jobs);
+  if (!w->jobs)
+    return 0;
+  uint64_t s = w->seed;
+  for (int i = 0; i < w->count; i++) {
+    tu_case *c = &w->jobs[i].c;
+    draw_case(w, &s, i, c);
+    if (w->mode == SHARED_PLAN) {
+      // The shared plan's descriptor: int32 add, inclusive, no init, single pass.
+      c->type = CLSCAN_INT32;
+      c->op = CLSCAN_ADD;
+      c->algorithm = g_plan_algo;
+      c->exclusive = c->has_init = 0;
+      c->path = i % 3 ? TU_PATH_PLAN : TU_PATH_PLAN_TIMED;
+      c->plan = w->plan;
+    }
+    w->jobs[i].segmented = w->mode != SHARED_PLAN && i % 4 == 3;
+    if (w->jobs[i].segmented)
+      draw_segmented(w, &s, i, c);
+  }
+  return 1;
+}
+
+/* ============================================================================================== */
+/* The warm-up for POCL before 6.0                                                                */
+/* ============================================================================================== */
+
+/* Returns 1 when the cases must first run on a second context, largest first: on POCL before 6.0
+ * (tests/pocl/dlhandle_release.c), or as CLSCAN_TEST_THREAD_WARM (0 or 1) says. */
+static int warm_up_wanted(void) {
+  const char *v = getenv("CLSCAN_TEST_THREAD_WARM");
+  if (v && *v)
+    return atoi(v) != 0;
+  cl_device_id dev = clscan_context_device(tu_context());
+  cl_platform_id platform = NULL;
+  char name[128] = "", version[128] = "";
+  clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+  clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof version - 1, version, NULL);
+  return strcmp(name, "Portable Computing Language") == 0 && atoi(version) < 6;
+}
+
+/* A case of a warm-up, by its size. */
+typedef struct sized {
+  size_t n;
+  const void *item;
+} sized;
+
+/* Orders a warm-up's cases from the largest down (qsort). */
+static int by_size_down(const void *a, const void *b) {
+  const size_t x = ((const sized *)a)->n, y = ((const sized *)b)->n;
+  return (x < y) - (x > y);
+}
+
+/* Runs every thread's scans on a second context of the same device, one after another and the
+ * largest first, without the shared plan or the threads' queues; returns the number that failed,
+ * after printing the first failure. */
+static int warm_up(const worker *w) {
+  size_t total = 0, k = 0;
+  for (int t = 0; t < THREADS; t++)
+    total += (size_t)w[t].count;
+  sized *order = malloc(total * sizeof *order);
+  assert_non_null(order);
+  for (int t = 0; t < THREADS; t++) {
+    for (int i = 0; i < w[t].count; i++)
+      order[k++] = (sized){.n = w[t].jobs[i].c.n, .item = &w[t].jobs[i].c};
+  }
+  qsort(order, total, sizeof *order, by_size_down);
+  clscan_context *second = NULL;
+  assert_int_equal(clscan_context_create_default(&second), CLSCAN_SUCCESS);
+  int failures = 0;
+  char msg[1024];
+  for (size_t i = 0; i < total; i++) {
+    tu_case c = *(const tu_case *)order[i].item;
+    c.plan = NULL;
+    c.queue = NULL;
+    if (!tu_run_case(second, &c, msg, sizeof msg) && failures++ == 0)
+      fprintf(stderr, "  FAILED in the warm-up: %s\n", msg);
+  }
+  clscan_context_release(second);
+  printf("  warm-up: %zu scans on a second context, the largest (%zu elements) first\n", total,
+         total ? order[0].n : 0);
+  fflush(stdout);
+  free(order);
+  return failures;
 }
 
 static void *worker_main(void *arg) {
@@ -144,28 +248,14 @@ static void *worker_main(void *arg) {
       return NULL;
     }
   }
-  uint64_t s = w->seed;
-  int count = w->mode == SHARED_PLAN ? 2 * scans_per_thread() : scans_per_thread();
-  for (int i = 0; i < count; i++) {
-    tu_case c;
+  for (int i = 0; i < w->count; i++) {
+    tu_case c = w->jobs[i].c;
     char msg[1024];
-    draw_case(w, &s, i, &c);
-    if (w->mode == SHARED_PLAN) {
-      // The shared plan's descriptor: int32 add, inclusive, no init, single pass.
-      c.type = CLSCAN_INT32;
-      c.op = CLSCAN_ADD;
-      c.algorithm = g_plan_algo;
-      c.exclusive = c.has_init = 0;
-      c.path = i % 3 ? TU_PATH_PLAN : TU_PATH_PLAN_TIMED;
-      c.plan = w->plan;
-    }
-    c.queue = own;
+    if (!w->jobs[i].segmented)
+      c.queue = own;
     w->scans++;
-    int segmented = w->mode != SHARED_PLAN && i % 4 == 3;
-    w->segmented += segmented;
-    int ok = segmented ? run_segmented(w, &s, i, msg, sizeof msg)
-                       : tu_run_case(ctx, &c, msg, sizeof msg);
-    if (!ok && w->failures++ == 0)
+    w->segmented += w->jobs[i].segmented;
+    if (!tu_run_case(ctx, &c, msg, sizeof msg) && w->failures++ == 0)
       snprintf(w->first_failure, sizeof w->first_failure, "thread %d: %s", w->id, msg);
   }
   if (own)
@@ -187,8 +277,11 @@ static void run_workers(mode m, uint64_t salt) {
     w[i] = (worker){
         .id = i, .mode = m, .plan = plan, .seed = tu_mix(tu_seed(), salt * 100 + (uint64_t)i)};
     printf("  thread %d: seed %" PRIu64 "\n", i, w[i].seed);
-    assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &w[i]), 0);
+    assert_true(draw_jobs(&w[i]));
   }
+  const int warm_failures = warm_up_wanted() ? warm_up(w) : 0;
+  for (int i = 0; i < THREADS; i++)
+    assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &w[i]), 0);
   int failures = 0, scans = 0, segmented = 0;
   for (int i = 0; i < THREADS; i++) {
     assert_int_equal(pthread_join(threads[i], NULL), 0);
@@ -197,6 +290,7 @@ static void run_workers(mode m, uint64_t salt) {
     failures += w[i].failures;
     if (w[i].failures)
       fprintf(stderr, "  FAILED %s\n", w[i].first_failure);
+    free(w[i].jobs);
   }
   clscan_plan_release(plan);
   g_total_scans += scans;
@@ -204,6 +298,8 @@ static void run_workers(mode m, uint64_t salt) {
          failures);
   if (failures)
     fail_msg("%d of %d scans failed (first failures above)", failures, scans);
+  if (warm_failures)
+    fail_msg("%d scans of the warm-up failed (the first above)", warm_failures);
 }
 
 static void test_own_queues(void **state) {
@@ -225,18 +321,31 @@ static void test_shared_plan(void **state) {
 /* A shared selection plan                                                                        */
 /* ============================================================================================== */
 
-/* One thread's selections by flags through the shared plan. */
+#define SELECTIONS 6
+
+/* One thread's selections by flags through the shared plan: sizes and offsets drawn before the
+ * threads start. */
 typedef struct select_worker {
   clscan_select_plan *plan;
   uint64_t seed;
+  size_t n[SELECTIONS], off[SELECTIONS];
   int runs, failures;
   char first_failure[256];
 } select_worker;
 
-/* Runs one selection of n int32 elements at an offset of `off` elements (input and flags) and
- * checks the count and the selected elements against the host; returns 1 when it is right. */
-static int select_once(select_worker *w, size_t n, size_t off, uint64_t *s) {
-  clscan_context *ctx = tu_context();
+/* Draws a thread's selections: sizes from 1 to 5000; odd ones start at an element that is not a
+ * multiple of a vector (the scalar kernels). */
+static void draw_selections(select_worker *w) {
+  uint64_t s = tu_mix(w->seed, 1);
+  for (int i = 0; i < SELECTIONS; i++) {
+    w->n[i] = tu_random_size(&s, 1, 5000);
+    w->off[i] = i % 2 ? 3 : 8;
+  }
+}
+
+/* Runs one selection of n int32 elements at an offset of `off` elements (input and flags) on ctx
+ * and checks the count and the selected elements against the host; returns 1 when it is right. */
+static int select_once(select_worker *w, clscan_context *ctx, size_t n, size_t off, uint64_t *s) {
   int32_t *in = malloc((off + n) * 4), *got = malloc(n * 4), *want = malloc(n * 4);
   uint8_t *flags = malloc(off + n);
   cl_mem ib = tu_buffer(ctx, 0, (off + n) * 4), fb = tu_buffer(ctx, 0, off + n);
@@ -290,19 +399,17 @@ static int select_once(select_worker *w, size_t n, size_t off, uint64_t *s) {
 static void *select_worker_main(void *arg) {
   select_worker *w = arg;
   uint64_t s = w->seed;
-  for (int i = 0; i < 6; i++) {
-    const size_t n = tu_random_size(&s, 1, 5000);
+  for (int i = 0; i < SELECTIONS; i++) {
     w->runs++;
-    // Odd runs start at an element that is not a multiple of a vector: the scalar kernels.
-    w->failures += !select_once(w, n, i % 2 ? 3 : 8, &s);
+    w->failures += !select_once(w, tu_context(), w->n[i], w->off[i], &s);
   }
   return NULL;
 }
 
-static void test_shared_select_plan(void **state) {
-  (void)state;
-  // The GPU shape with small tiles, so that the plan has vector and scalar kernels on any device
-  // (32 work-items: the fewest NVIDIA takes, a warp).
+/* Creates the selection plan of the shared-plan test on ctx: the GPU shape with small tiles, so
+ * that it has vector and scalar kernels on any device (32 work-items: the fewest NVIDIA takes, a
+ * warp). */
+static clscan_select_plan *select_plan(clscan_context *ctx) {
   tu_env_saved saved[3];
   tu_env_set("CLSCAN_SINGLE_PASS_CPU", "0", &saved[0]);
   tu_env_set("CLSCAN_TILE_WG", "32", &saved[1]);
@@ -310,17 +417,51 @@ static void test_shared_select_plan(void **state) {
   const clscan_select_desc d = {
       .op = CLSCAN_SELECT, .type = CLSCAN_INT32, .algorithm = CLSCAN_ALGO_SINGLE_PASS};
   clscan_select_plan *plan = NULL;
-  const clscan_status st = clscan_select_plan_create(tu_context(), &d, &plan);
+  const clscan_status st = clscan_select_plan_create(ctx, &d, &plan);
   for (int i = 2; i >= 0; i--)
     tu_env_restore(&saved[i]);
   // Every device runs the selections' single pass (32-bit status words without 64-bit atomics).
   assert_int_equal(st, CLSCAN_SUCCESS);
+  return plan;
+}
+
+/* The selections' warm-up (as warm_up's): every thread's selections on a second context with its
+ * own plan, the largest first; returns the number that failed. */
+static int warm_up_selections(const select_worker *w) {
+  sized order[THREADS * SELECTIONS];
+  for (int t = 0; t < THREADS; t++) {
+    for (int i = 0; i < SELECTIONS; i++)
+      order[t * SELECTIONS + i] = (sized){.n = w[t].n[i], .item = &w[t].off[i]};
+  }
+  qsort(order, THREADS * SELECTIONS, sizeof *order, by_size_down);
+  clscan_context *second = NULL;
+  assert_int_equal(clscan_context_create_default(&second), CLSCAN_SUCCESS);
+  select_worker warm = {.plan = select_plan(second), .seed = w[0].seed};
+  uint64_t s = warm.seed;
+  for (int i = 0; i < THREADS * SELECTIONS; i++)
+    warm.failures += !select_once(&warm, second, order[i].n, *(const size_t *)order[i].item, &s);
+  if (warm.failures)
+    printf("  warm-up: first failure: %s\n", warm.first_failure);
+  clscan_select_plan_release(warm.plan);
+  clscan_context_release(second);
+  printf("  warm-up: %d selections on a second context, the largest (%zu elements) first\n",
+         THREADS * SELECTIONS, order[0].n);
+  fflush(stdout);
+  return warm.failures;
+}
+
+static void test_shared_select_plan(void **state) {
+  (void)state;
+  clscan_select_plan *plan = select_plan(tu_context());
   select_worker w[THREADS];
   pthread_t threads[THREADS];
   for (int i = 0; i < THREADS; i++) {
     w[i] = (select_worker){.plan = plan, .seed = tu_mix(tu_seed(), 4000 + (uint64_t)i)};
-    assert_int_equal(pthread_create(&threads[i], NULL, select_worker_main, &w[i]), 0);
+    draw_selections(&w[i]);
   }
+  const int warm_failures = warm_up_wanted() ? warm_up_selections(w) : 0;
+  for (int i = 0; i < THREADS; i++)
+    assert_int_equal(pthread_create(&threads[i], NULL, select_worker_main, &w[i]), 0);
   int runs = 0, failures = 0;
   for (int i = 0; i < THREADS; i++) {
     pthread_join(threads[i], NULL);
@@ -334,6 +475,8 @@ static void test_shared_select_plan(void **state) {
   printf("  %d selections through one plan on %d threads, %d failed\n", runs, THREADS, failures);
   if (failures)
     fail_msg("%d of %d selections failed (first failures above)", failures, runs);
+  if (warm_failures)
+    fail_msg("%d selections of the warm-up failed (the first above)", warm_failures);
 }
 
 int main(void) {

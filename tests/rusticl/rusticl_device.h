@@ -5,27 +5,13 @@
 #ifndef CLSCAN_TESTS_RUSTICL_DEVICE_H_
 #define CLSCAN_TESTS_RUSTICL_DEVICE_H_
 
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "../driver_device.h"
 
 /* Returns the first device of the rusticl platform, or NULL. */
-static cl_device_id rusticl_device(void) {
-  cl_platform_id platforms[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS)
-    return NULL;
-  for (cl_uint p = 0; p < np && p < 8; p++) {
-    char name[128] = "";
-    cl_device_id dev;
-    cl_uint nd = 0;
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
-    if (strcmp(name, "rusticl") == 0 &&
-        clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &dev, &nd) == CL_SUCCESS && nd > 0)
-      return dev;
-  }
-  return NULL;
+static inline cl_device_id rusticl_device(void) {
+  return driver_device("rusticl");
 }
 
 /* What a reproducer runs on: rusticl's device, a context and a queue, and its program. */
