@@ -1,5 +1,5 @@
 /*
- * Stand-alone reproducer: POCL before 7.0 aborts with "pocl_release_dlhandle_cache: Assertion
+ * Stand-alone reproducer: POCL before 6.0 aborts with "pocl_release_dlhandle_cache: Assertion
  * `found->ref_count > 0' failed" when threads run the same kernel at once with growing grids.
  *
  * POCL's CPU drivers keep the loaded work-group functions in a process-wide cache. Starting a
@@ -8,8 +8,8 @@
  * front) and counts a reference on it. Finishing the kernel gives the reference back to the
  * first entry with the same kernel and local size, without looking at the width. When a wider
  * grid makes a new entry while kernels started on an older one are still running, those kernels
- * give their references back to the new entry, which runs out and trips the assertion. POCL 7.0
- * keeps the entry with the command instead (pocl commit c9ac4c0, "fix dlhandle cache").
+ * give their references back to the new entry, which runs out and trips the assertion. POCL 6.0
+ * keeps the entry with the command instead (upstream change "fix dlhandle cache", June 2024).
  *
  * Here THREADS threads, each on its own queue, launch one kernel over and over with a local size
  * of 64 and grids that grow from launch to launch, as clscan's test_threads does with the random
