@@ -88,15 +88,31 @@ int tu_device_has_int64_atomics(void) {
   return strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
 }
 
-int tu_on_rusticl(void) {
+/* Writes the name of the context's platform into name (cap bytes, "" when unknown). */
+static void platform_name(char *name, size_t cap) {
   cl_platform_id platform = NULL;
-  char name[64] = "";
+  name[0] = '\0';
   clGetDeviceInfo(clscan_context_device(tu_context()), CL_DEVICE_PLATFORM, sizeof platform,
                   &platform, NULL);
   if (platform)
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, NULL);
-  name[sizeof name - 1] = '\0';
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, cap, name, NULL);
+  name[cap - 1] = '\0';
+}
+
+int tu_on_rusticl(void) {
+  char name[64];
+  platform_name(name, sizeof name);
   return strcmp(name, "rusticl") == 0;
+}
+
+int tu_pocl_major(void) {
+  char name[64], driver[64] = "";
+  platform_name(name, sizeof name);
+  if (strcmp(name, "Portable Computing Language") != 0)
+    return 0;
+  clGetDeviceInfo(clscan_context_device(tu_context()), CL_DRIVER_VERSION, sizeof driver - 1, driver,
+                  NULL);
+  return atoi(driver);
 }
 
 int tu_group_setup(void **state) {

@@ -53,6 +53,9 @@ int tu_device_has_int64_atomics(void);
 /* Returns 1 on Mesa's rusticl (the context's platform name). */
 int tu_on_rusticl(void);
 
+/* Returns the major version of POCL's driver ("3.1+debian": 3) on POCL, else 0. */
+int tu_pocl_major(void);
+
 /* Group setup and teardown for cmocka: make sure the context exists (its release is main's). */
 int tu_group_setup(void **state);
 int tu_group_teardown(void **state);
