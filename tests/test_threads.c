@@ -185,10 +185,10 @@ static int warm_up_wanted(void) {
   return pocl > 0 && pocl < 6;
 }
 
-/* A case of a warm-up, by its size. */
+/* A case of a warm-up, by its size: a scan (c) or a selection (at offset off). */
 typedef struct sized {
-  size_t n;
-  const void *item;
+  size_t n, off;
+  const tu_case *c;
 } sized;
 
 /* Orders a warm-up's cases from the largest down (qsort). */
@@ -208,7 +208,7 @@ static int warm_up(const worker *w) {
   assert_non_null(order);
   for (int t = 0; t < THREADS; t++) {
     for (int i = 0; i < w[t].count; i++)
-      order[k++] = (sized){.n = w[t].jobs[i].c.n, .item = &w[t].jobs[i].c};
+      order[k++] = (sized){.n = w[t].jobs[i].c.n, .c = &w[t].jobs[i].c};
   }
   qsort(order, total, sizeof *order, by_size_down);
   clscan_context *second = NULL;
@@ -216,7 +216,7 @@ static int warm_up(const worker *w) {
   int failures = 0;
   char msg[1024];
   for (size_t i = 0; i < total; i++) {
-    tu_case c = *(const tu_case *)order[i].item;
+    tu_case c = *order[i].c;
     c.plan = NULL;
     c.queue = NULL;
     if (!tu_run_case(second, &c, msg, sizeof msg) && failures++ == 0)
@@ -426,7 +426,7 @@ static int warm_up_selections(const select_worker *w) {
   sized order[THREADS * SELECTIONS];
   for (int t = 0; t < THREADS; t++) {
     for (int i = 0; i < SELECTIONS; i++)
-      order[t * SELECTIONS + i] = (sized){.n = w[t].n[i], .item = &w[t].off[i]};
+      order[t * SELECTIONS + i] = (sized){.n = w[t].n[i], .off = w[t].off[i]};
   }
   qsort(order, THREADS * SELECTIONS, sizeof *order, by_size_down);
   clscan_context *second = NULL;
@@ -434,9 +434,9 @@ static int warm_up_selections(const select_worker *w) {
   select_worker warm = {.plan = select_plan(second), .seed = w[0].seed};
   uint64_t s = warm.seed;
   for (int i = 0; i < THREADS * SELECTIONS; i++)
-    warm.failures += !select_once(&warm, second, order[i].n, *(const size_t *)order[i].item, &s);
+    warm.failures += !select_once(&warm, second, order[i].n, order[i].off, &s);
   if (warm.failures)
-    printf("  warm-up: first failure: %s\n", warm.first_failure);
+    fprintf(stderr, "  FAILED in the warm-up: %s\n", warm.first_failure);
   clscan_select_plan_release(warm.plan);
   clscan_context_release(second);
   printf("  warm-up: %d selections on a second context, the largest (%zu elements) first\n",
