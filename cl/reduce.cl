@@ -74,6 +74,13 @@ ALWAYS_INLINE int reduce_publish(elem_t partial, __global uint *temp, uint ticke
   return *last != 0;
 }
 
+/* Partials the fold reads per round trip: each work-item issues the loads of up to
+ * REDUCE_FOLD_BATCH status words before it looks at any of them, so that their latencies overlap
+ * (a poll that sees no partial yet polls that word again). */
+#ifndef REDUCE_FOLD_BATCH
+#define REDUCE_FOLD_BATCH 8
+#endif
+
 /* The last work-group: seed op partial[0] op ... op partial[G - 1] into out[out_off]. Each
  * work-item folds a contiguous run of partials, and the runs are combined in work-item order. */
 ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t *out, ulong out_off,
@@ -83,11 +90,25 @@ ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t 
   const ulong begin = min(lid * per, groups), end = min(begin + per, groups);
   __global status_t *status = reduce_status(temp);
   elem_t run = IDENTITY;
-  for (ulong g = begin; g < end; g++) {
-    elem_t v;
-    while (status_read(status, g, epoch, &v) != STATE_AGGREGATE)
-      ;
-    run = combine(run, v CLSCAN_XA);
+  for (ulong g0 = begin; g0 < end; g0 += REDUCE_FOLD_BATCH) {
+    const uint count = (uint)min((ulong)REDUCE_FOLD_BATCH, end - g0);
+    ulong w[REDUCE_FOLD_BATCH][STATUS_WORDS];
+#pragma unroll
+    for (uint k = 0; k < REDUCE_FOLD_BATCH; k++) {
+      if (k < count)
+        status_load_words(&status[(g0 + k) * STATUS_WORDS], w[k]);
+    }
+#pragma unroll
+    for (uint k = 0; k < REDUCE_FOLD_BATCH; k++) {
+      if (k < count) {
+        elem_t v;
+        if (status_decode(w[k], epoch, &v) != STATE_AGGREGATE) {
+          while (status_read(status, g0 + k, epoch, &v) != STATE_AGGREGATE)
+            ;
+        }
+        run = combine(run, v CLSCAN_XA);
+      }
+    }
   }
   elem_t excl, total, group_prefix;
   group_scan(run, lid % SG, scratch, &excl, &total CLSCAN_XA);
@@ -95,6 +116,12 @@ ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t 
   if (lid == 0)
     out[out_off] = combine(seed, total CLSCAN_XA);
 }
+
+/* Measurement only: REDUCE_TEST_FOLD_REPEAT > 1 makes the last work-group fold that many times
+ * (the same result each time), so that the fold's share of a launch shows as a difference. */
+#ifndef REDUCE_TEST_FOLD_REPEAT
+#define REDUCE_TEST_FOLD_REPEAT 1
+#endif
 
 #if TILE_PACKED
 /* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
@@ -160,7 +187,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
   if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
     return;
   READ_SEED(seed);
-  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
+  for (uint r = 0; r < REDUCE_TEST_FOLD_REPEAT; r++) {
+    reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 
 /* Any operator: each group's run of tiles combined in order (reduce_then_scan.cl's tile
@@ -175,7 +205,10 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_orde
   if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
     return;
   READ_SEED(seed);
-  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
+  for (uint r = 0; r < REDUCE_TEST_FOLD_REPEAT; r++) {
+    reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 #endif
 

@@ -184,10 +184,9 @@ ALWAYS_INLINE void status_publish(__global status_t *status, ulong t, ulong epoc
     status_atomic_max(&status[t * STATUS_WORDS + i], head | p[i]);
 }
 
-/* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
-ALWAYS_INLINE ulong status_read(__global status_t *status, ulong t, ulong epoch, elem_t *value) {
-  ulong w[STATUS_WORDS];
-  status_load_words(&status[t * STATUS_WORDS], w);
+/* Decodes status words read by status_load_words: returns their state (0 when absent or torn)
+ * and the value. */
+ALWAYS_INLINE ulong status_decode(ulong w[STATUS_WORDS], ulong epoch, elem_t *value) {
   ulong state = 0;
   for (uint i = 0; i < STATUS_WORDS; i++) {
     const ulong s =
@@ -205,6 +204,13 @@ ALWAYS_INLINE ulong status_read(__global status_t *status, ulong t, ulong epoch,
     state = STATE_PREFIX;
 #endif
   return state;
+}
+
+/* Reads tile t's status: returns its state (0 when absent or torn) and the value. */
+ALWAYS_INLINE ulong status_read(__global status_t *status, ulong t, ulong epoch, elem_t *value) {
+  ulong w[STATUS_WORDS];
+  status_load_words(&status[t * STATUS_WORDS], w);
+  return status_decode(w, epoch, value);
 }
 
 /* ---------------------------------------------------------------------------------------------
