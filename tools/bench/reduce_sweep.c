@@ -15,12 +15,14 @@
  * of addition is exact in float too and each result is checked for equality with the host's
  * integer sum: once when the plan is built and again after each round's timing.
  *
- * Each round first times a copy of half the input's bytes (clEnqueueCopyBuffer: it reads and
- * writes what the reduction reads), then each configuration: two warm-ups, then REPS runs, each
- * from a marker enqueued just before it to its end (profiling events), and prints the median and
- * the ratio copy / reduction. Exit status: 0 when every result was right, 1 when one was wrong, 2
- * for bad arguments or a failed OpenCL or clscan call. A configuration the device refuses
- * (f64 without fp64, say) is skipped with a line that says so.
+ * Each round times, for each configuration in turn, REPS copies of half its input's bytes
+ * (clEnqueueCopyBuffer: they read and write as many bytes as the reduction reads), then the
+ * reduction: two warm-ups and REPS runs, each from a marker enqueued just before it to its end
+ * (profiling events; the host's clock around the enqueue and the wait where the events do not
+ * measure, as on rusticl), and prints both medians and the ratio copy / reduction. Exit status: 0
+ * when every result was right, 1 when one was wrong, 2 for bad arguments or a failed OpenCL or
+ * clscan call. A configuration the device refuses (f64 without fp64, say) is skipped with a line
+ * that says so.
  *
  *   build/reduce_sweep 28 20 2 i32:0:0:0 i32:16:0:0 f32:0:0:0 "i32:0:0:0:-DREDUCE_FOLD_BATCH=1"
  */
@@ -247,7 +249,15 @@ static int setup(sweep *s, const config *configs, int count) {
   }
   char device[256] = "?";
   clGetDeviceInfo(clscan_context_device(s->ctx), CL_DEVICE_NAME, sizeof device, device, NULL);
-  printf("reduce_sweep on %s, n = %zu, sum %lld, median of %d\n", device, s->n, s->sum, s->reps);
+  for (size_t k = 0; k < KINDS; k++) {
+    if (s->in[k]) {
+      const int events = measure_events_usable(s->queue, s->in[k], s->copy, s->n * 2, NULL, NULL);
+      measure_use_wall_clock(!events);
+      break;
+    }
+  }
+  printf("reduce_sweep on %s, n = %zu, sum %lld, median of %d%s\n", device, s->n, s->sum, s->reps,
+         measure_wall_clock() ? " (wall clock: profiling events do not measure here)" : "");
   return 0;
 }
 
