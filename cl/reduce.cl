@@ -83,8 +83,9 @@ ALWAYS_INLINE int reduce_publish(elem_t partial, __global uint *temp, uint ticke
 
 /* The last work-group: seed op partial[0] op ... op partial[G - 1] into out[out_off]. Each
  * work-item folds a contiguous run of partials, and the runs are combined in work-item order. */
-ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t *out, ulong out_off,
-                               elem_t seed, __local tile_scratch *scratch CLSCAN_XP) {
+ALWAYS_INLINE void reduce_fold_once(__global uint *temp, ulong epoch, __global val_t *out,
+                                    ulong out_off, elem_t seed,
+                                    __local tile_scratch *scratch CLSCAN_XP) {
   const uint lid = get_local_id(0);
   const ulong groups = get_num_groups(0), per = (groups + CLSCAN_WG - 1) / CLSCAN_WG;
   const ulong begin = min(lid * per, groups), end = min(begin + per, groups);
@@ -135,6 +136,15 @@ ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t 
 #ifndef REDUCE_TEST_FOLD_REPEAT
 #define REDUCE_TEST_FOLD_REPEAT 1
 #endif
+
+/* The last work-group's fold (see reduce_fold_once). */
+ALWAYS_INLINE void reduce_fold(__global uint *temp, ulong epoch, __global val_t *out, ulong out_off,
+                               elem_t seed, __local tile_scratch *scratch CLSCAN_XP) {
+  for (uint r = 0; r < REDUCE_TEST_FOLD_REPEAT; r++) {
+    reduce_fold_once(temp, epoch, out, out_off, seed, scratch CLSCAN_XA);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
 
 #if TILE_PACKED
 /* Loads the VEC elements from index e (past n: the identity); full says the whole tile lies
@@ -201,10 +211,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
   if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
     return;
   READ_SEED(seed);
-  for (uint r = 0; r < REDUCE_TEST_FOLD_REPEAT; r++) {
-    reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
 }
 
 /* Any operator: each group's run of tiles combined in order (reduce_then_scan.cl's tile
@@ -220,10 +227,7 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_orde
   if (!reduce_publish(partial, temp, ticket_base, epoch, &last))
     return;
   READ_SEED(seed);
-  for (uint r = 0; r < REDUCE_TEST_FOLD_REPEAT; r++) {
-    reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  reduce_fold(temp, epoch, out, out_off, CHAIN_SEED(seed), &scratch CLSCAN_XA);
 }
 #endif
 
