@@ -12,6 +12,8 @@
 #                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
 #                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
+#   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts, tiles, the reduction's
+#                                  switches), between two runs of CUB's reduction
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
@@ -88,6 +90,17 @@ for s in "$@"; do
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" 28 28
       } | tee "$OUT/sweep.txt"
       ;;
+    reduce)
+      step "reduce_sweep at 2^28: group counts, tiles, the fold's batch, restrict; CUB's reduction"
+      {
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28 | grep -E "Reduce"
+        run "$B/reduce_sweep" 28 20 2 i32:0:0:0 i32:3:0:0 i32:6:0:0 i32:16:0:0 i32:32:0:0 \
+          i32:8:128:8 i32:12:128:8 i32:16:256:8 i32:0:0:0:-DREDUCE_RESTRICT=1 \
+          i32:16:0:0:-DREDUCE_RESTRICT=1 i32:0:0:0:-DREDUCE_FOLD_BATCH=1 f32:0:0:0 \
+          f32:0:0:0:-DREDUCE_RESTRICT=1 i64:0:0:0 f64:0:0:0
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28 | grep -E "Reduce"
+      } | tee "$OUT/reduce.txt"
+      ;;
     ptx)
       step "ptxas registers, int32 single pass, 256 x 8, plain and mapped"
       cc -O2 -x c - -lOpenCL -o "$B/ptxinfo" <<'EOF'
@@ -129,7 +142,7 @@ EOF
       echo "mapped:"; "$B/ptxinfo" "$B/sp_map.cl" "$O -DCLSCAN_MAP=1" | grep -E "registers|spill"
       ;;
     *)
-      echo "unknown step $s (suite, huge, bench, sweep, ptx)"
+      echo "unknown step $s (suite, huge, bench, sweep, reduce, ptx)"
       exit 2
       ;;
   esac

@@ -10,9 +10,13 @@
  * must survive, and the input must be unchanged.
  *
  * Groups (one CTest test each):
- * - types: every built-in type and operator, with and without init, through both shapes (the
- *   GPU shape's one launch, the CPU shape's chunks and final fold), at sizes around tile and group
- *   boundaries and random sizes, with aligned and unaligned offsets; the host variant.
+ * - types: every built-in type and operator, with and without init, in a small GPU-shaped
+ *   geometry at sizes around its tile and group boundaries, with aligned and unaligned offsets;
+ *   every small size in both shapes; the host variant.
+ * - shapes: every built-in type and operator, with and without init, in the tuning table's GPU
+ *   shape (one launch) and CPU shape (chunks and a final fold) at random sizes. Apart from types
+ *   because each case builds programs of its own: on the H200 the two groups together take
+ *   minutes of NVIDIA's compiler, and apart they run side by side.
  * - user: output types, user operators and types (non-commutative ones too), maps.
  * - large: sizes up to millions in both shapes, and determinism (K runs give the same bits for
  *   float and double sums).
@@ -313,16 +317,17 @@ static int op_on_type(clscan_type t, clscan_op op) {
 /* Sizes around the small GPU geometry's tiles (4 x 2 x VEC) and groups, and a few others. */
 static const size_t small_sizes[] = {0, 1, 2, 3, 7, 8, 9, 31, 32, 33, 95, 96, 97, 255, 256, 1000};
 
-static void test_types(void **state) {
-  (void)state;
-  uint64_t rs = tu_mix(tu_seed(), 1);
+/* Every type and operator in the shapes [first, last): 0, the small GPU geometry; 1 and 2, the
+ * table's GPU and CPU shapes. */
+static void types_in_shapes(int first, int last) {
+  uint64_t rs = tu_mix(tu_seed(), (uint64_t)(1 + first));
   for (int t = 0; t < CLSCAN_TYPE_COUNT; t++) {
     if (!supported((clscan_type)t))
       continue;
     for (int op = 0; op < CLSCAN_OP_COUNT; op++) {
       if (!op_on_type((clscan_type)t, (clscan_op)op))
         continue;
-      for (int s = 0; s < 3; s++) {
+      for (int s = first; s < last; s++) {
         reduce_case r = {.c = {.type = (clscan_type)t, .op = (clscan_op)op}};
         r.tuning = s == 0 ? small_gpu() : (clscan_tuning){.single_pass_shape = shapes[s - 1]};
         size_t pick = tu_random_size(&rs, 0, sizeof small_sizes / sizeof small_sizes[0] - 1);
@@ -336,6 +341,16 @@ static void test_types(void **state) {
       }
     }
   }
+}
+
+static void test_types(void **state) {
+  (void)state;
+  types_in_shapes(0, 1);
+}
+
+static void test_shapes(void **state) {
+  (void)state;
+  types_in_shapes(1, 3);
 }
 
 /* Every small size in both shapes (int32 add, uint8 max, double add), offsets aligned or not. */
@@ -805,6 +820,7 @@ static void test_faults_host(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest types[] = {
       cmocka_unit_test(test_types), cmocka_unit_test(test_boundaries), cmocka_unit_test(test_host)};
+  const struct CMUnitTest shapes_group[] = {cmocka_unit_test(test_shapes)};
   const struct CMUnitTest user[] = {cmocka_unit_test(test_user)};
   const struct CMUnitTest large[] = {cmocka_unit_test(test_large),
                                      cmocka_unit_test(test_determinism)};
@@ -828,6 +844,7 @@ int main(int argc, char **argv) {
         cmocka_run_group_tests_name("reduce." name, list, tu_group_setup, tu_group_teardown); \
   }
     GROUP("types", types)
+    GROUP("shapes", shapes_group)
     GROUP("user", user)
     GROUP("large", large)
     GROUP("errors", errors)
@@ -836,7 +853,8 @@ int main(int argc, char **argv) {
 #endif
 #undef GROUP
     if (!known) {
-      fprintf(stderr, "test_reduce: unknown group %s (types, user, large, errors, faults, all)\n",
+      fprintf(stderr,
+              "test_reduce: unknown group %s (types, shapes, user, large, errors, faults, all)\n",
               g);
       failed++;
     }
