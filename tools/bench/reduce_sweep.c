@@ -13,7 +13,8 @@
  * options alone. The input is 2^LOG2N small integers from -7 to 7 (a fixed pseudo-random
  * sequence), whose sums stay far below 2^24 in magnitude at any size this is for, so every order
  * of addition is exact in float too and each result is checked for equality with the host's
- * integer sum: once when the plan is built and again after each round's timing.
+ * integer sum: once when the plan is built and again after each round's timing (the output is
+ * poisoned before both).
  *
  * Each round times, for each configuration in turn, REPS copies of half its input's bytes
  * (clEnqueueCopyBuffer: they read and write as many bytes as the reduction reads), then the
@@ -119,6 +120,17 @@ static int reduce_once(sweep *s, const config *c, double *ms) {
   return ok;
 }
 
+/* Fills s->out with 0xA5 bytes, a value no sum of the input takes, so that a check after runs
+ * that wrote nothing fails. Returns 0 after a message if the fill fails. */
+static int poison_out(sweep *s) {
+  const cl_uchar pattern = 0xA5;
+  if (clEnqueueFillBuffer(s->queue, s->out, &pattern, 1, 0, 64, 0, NULL, NULL) == CL_SUCCESS &&
+      clFinish(s->queue) == CL_SUCCESS)
+    return 1;
+  printf("poisoning the output failed\n");
+  return 0;
+}
+
 /* Returns 1 if s->out holds the exact sum (in c's type), 0 if not, -1 if it cannot be read. */
 static int result_right(const sweep *s, const config *c) {
   union {
@@ -163,7 +175,7 @@ static int prepare(sweep *s, config *c) {
     return 2;
   }
   // The first run builds the programs, under this configuration's options.
-  if (!reduce_once(s, c, NULL))
+  if (!poison_out(s) || !reduce_once(s, c, NULL))
     return 2;
   int right = result_right(s, c);
   if (right != 1)
@@ -179,6 +191,8 @@ static int compare_doubles(const void *a, const void *b) {
 /* Times configuration c (two warm-ups, then s->reps runs) and checks the last result; prints its
  * line. Returns 0, 1 (wrong) or 2 (failed). */
 static int time_config(sweep *s, const config *c, double copy_ms, double *times) {
+  if (!poison_out(s))
+    return 2;
   for (int i = 0; i < 2 + s->reps; i++) {
     if (!reduce_once(s, c, i < 2 ? NULL : &times[i - 2]))
       return 2;
