@@ -811,6 +811,20 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_comman
                                                     const cl_event *wait_list, cl_event *done);
 
 /**
+ * As clscan_plan_enqueue_reduce(), and also returns the event of the first command the reduction
+ * enqueued, so that profiling can measure from its first kernel's start to its last kernel's end
+ * (as clscan_plan_enqueue_timed() does for a scan).
+ * @param[out] first if not NULL, receives the first command's event (caller releases it); NULL
+ *   on any error.
+ */
+CLSCAN_API clscan_status clscan_plan_enqueue_reduce_timed(clscan_plan *plan, cl_command_queue queue,
+                                                          cl_mem in, size_t in_offset, cl_mem out,
+                                                          size_t out_offset, size_t n,
+                                                          cl_uint num_wait,
+                                                          const cl_event *wait_list,
+                                                          cl_event *first, cl_event *done);
+
+/**
  * Reduces a host array synchronously (as clscan_plan_enqueue_reduce() on a cached plan; desc's
  * init is read at the call).
  * @param[in] in n elements of the input type; not NULL, also for n == 0.
@@ -1084,6 +1098,19 @@ CLSCAN_API clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_comm
                                                const clscan_select_buffers *buffers, size_t n,
                                                cl_uint num_wait, const cl_event *wait_list,
                                                cl_event *done);
+
+/**
+ * As clscan_select_enqueue(), and also returns the event of the first command the selection
+ * enqueued (a fill of fresh temporary storage, a count pre-pass or the first kernel), so that
+ * profiling can measure from its start to the end of the last command.
+ * @param[out] first if not NULL, receives the first command's event (caller releases it); NULL
+ *   on any error.
+ */
+CLSCAN_API clscan_status clscan_select_enqueue_timed(clscan_select_plan *plan,
+                                                     cl_command_queue queue,
+                                                     const clscan_select_buffers *buffers, size_t n,
+                                                     cl_uint num_wait, const cl_event *wait_list,
+                                                     cl_event *first, cl_event *done);
 
 /**
  * Runs a selection on host arrays synchronously (a plan is created for the call). in: n

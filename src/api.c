@@ -403,6 +403,8 @@ static clscan_status check_unsegmented(const clscan_scan_desc *desc) {
 static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int with_args,
                                     const clscan_run_args *run) {
   clscan__clear_error();
+  if (r->first)
+    *r->first = NULL;
   if (r->done)
     *r->done = NULL;
   if (!plan)
@@ -424,13 +426,14 @@ static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int w
 static clscan_status reduce_call(clscan_plan *plan, cl_command_queue queue, cl_mem in,
                                  size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                  int with_args, const clscan_run_args *run, cl_uint num_wait,
-                                 const cl_event *wait_list, cl_event *done) {
+                                 const cl_event *wait_list, cl_event *first, cl_event *done) {
   clscan__request r = {
       .queue = queue,
       .buf = {[CLSCAN__BUF_IN] = {in, in_offset}, [CLSCAN__BUF_OUT] = {out, out_offset}},
       .n = n,
       .num_wait = num_wait,
       .wait_list = wait_list,
+      .first = first,
       .done = done};
   return reduce_enqueue(plan, &r, with_args, run);
 }
@@ -440,7 +443,16 @@ clscan_status clscan_plan_enqueue_reduce(clscan_plan *plan, cl_command_queue que
                                          cl_uint num_wait, const cl_event *wait_list,
                                          cl_event *done) {
   return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 0, NULL, num_wait, wait_list,
-                     done);
+                     NULL, done);
+}
+
+clscan_status clscan_plan_enqueue_reduce_timed(clscan_plan *plan, cl_command_queue queue, cl_mem in,
+                                               size_t in_offset, cl_mem out, size_t out_offset,
+                                               size_t n, cl_uint num_wait,
+                                               const cl_event *wait_list, cl_event *first,
+                                               cl_event *done) {
+  return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 0, NULL, num_wait, wait_list,
+                     first, done);
 }
 
 /* The byte layout of a host reduction's device buffer: the input, then the result at a whole
@@ -546,5 +558,5 @@ clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_command_queu
                                               cl_uint num_wait, const cl_event *wait_list,
                                               cl_event *done) {
   return reduce_call(plan, queue, in, in_offset, out, out_offset, n, 1, run, num_wait, wait_list,
-                     done);
+                     NULL, done);
 }

@@ -795,6 +795,7 @@ typedef struct clscan__select_request {
   const clscan__extra *extra; /* the extra arguments' kernel arguments, or NULL */
   cl_uint num_wait;
   const cl_event *wait_list;
+  cl_event *first; /* NULL, or receives the first command's event */
   cl_event *done;
 } clscan__select_request;
 

@@ -660,7 +660,7 @@ static clscan_status select_dispatch(clscan_select_plan *plan, const clscan__sel
   if (st != CLSCAN_SUCCESS)
     goto fail;
   clscan__temp_release(plan->ctx, &lease, c.last, 0);
-  clscan__chain_finish(&c, NULL, r->done);
+  clscan__chain_finish(&c, r->first, r->done);
   return CLSCAN_SUCCESS;
 
 fail:
@@ -668,19 +668,32 @@ fail:
   return st;
 }
 
-clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
-                                    const clscan_select_buffers *buffers, size_t n,
-                                    cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
+clscan_status clscan_select_enqueue_timed(clscan_select_plan *plan, cl_command_queue queue,
+                                          const clscan_select_buffers *buffers, size_t n,
+                                          cl_uint num_wait, const cl_event *wait_list,
+                                          cl_event *first, cl_event *done) {
   clscan__clear_error();
+  if (first)
+    *first = NULL;
   if (done)
     *done = NULL;
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (!buffers)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "buffers is NULL");
-  clscan__select_request req = {
-      .queue = queue, .n = n, .num_wait = num_wait, .wait_list = wait_list, .done = done};
+  clscan__select_request req = {.queue = queue,
+                                .n = n,
+                                .num_wait = num_wait,
+                                .wait_list = wait_list,
+                                .first = first,
+                                .done = done};
   clscan__extra x;
   CLSCAN_RETURN_IF_ERROR(validate_request(plan, buffers, &req, &x));
   return select_dispatch(plan, &req);
+}
+
+clscan_status clscan_select_enqueue(clscan_select_plan *plan, cl_command_queue queue,
+                                    const clscan_select_buffers *buffers, size_t n,
+                                    cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
+  return clscan_select_enqueue_timed(plan, queue, buffers, n, num_wait, wait_list, NULL, done);
 }

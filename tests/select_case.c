@@ -354,7 +354,7 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
   size_t len_bytes = (c->len_off + cap + TU_GUARD) * cs, cnt_bytes = (c->count_off + 2) * cs;
   int ok = 0, rle = c->op == CLSCAN_RUN_LENGTH_ENCODE;
   clscan_select_plan *plan = NULL;
-  cl_event done = NULL;
+  cl_event first = NULL, done = NULL;
   cl_mem in = tu_buffer(ctx, CL_MEM_READ_ONLY, in_bytes);
   cl_mem fl = tu_buffer(ctx, CL_MEM_READ_ONLY, fl_bytes);
   cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, out_bytes);
@@ -418,12 +418,15 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
                                    .rejected = rej,
                                    .rejected_offset = c->len_off,
                                    .rejected_capacity = cap};
-  st = clscan_select_enqueue(plan, NULL, &b, c->n, 0, NULL, &done);
+  const int timed = c->n % 2 == 1; /* odd sizes go through the timed entry point */
+  st = timed ? clscan_select_enqueue_timed(plan, NULL, &b, c->n, 0, NULL, &first, &done)
+             : clscan_select_enqueue(plan, NULL, &b, c->n, 0, NULL, &done);
   if (st != CLSCAN_SUCCESS) {
     snprintf(msg, mcap, "enqueue: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
     goto done;
   }
-  if (!tu_event_complete(done, "done", msg, mcap))
+  if (timed ? !tu_events_ordered(first, done, msg, mcap)
+            : !tu_event_complete(done, "done", msg, mcap))
     goto done;
   *count = 0;
   if (!tu_read(ctx, NULL, cnt, c->count_off * cs, cs, count) ||
@@ -457,6 +460,8 @@ static int run_device(clscan_context *ctx, const sel_case *c, const clscan_selec
   }
   ok = 1;
 done:
+  if (first)
+    clReleaseEvent(first);
   if (done)
     clReleaseEvent(done);
   clscan_select_plan_release(plan);

@@ -253,6 +253,26 @@ int tu_event_complete(cl_event ev, const char *name, char *msg, size_t cap) {
   return 1;
 }
 
+int tu_events_ordered(cl_event first, cl_event done, char *msg, size_t cap) {
+  if (!tu_event_complete(first, "first", msg, cap) || !tu_event_complete(done, "done", msg, cap))
+    return 0;
+  cl_ulong first_start = 0, done_start = 0, done_end = 0;
+  if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof first_start, &first_start,
+                              NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof done_start, &done_start,
+                              NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof done_end, &done_end, NULL) !=
+          CL_SUCCESS)
+    return 1; /* a queue without profiling: completion is all there is to check */
+  if (first_start <= done_start && done_start <= done_end)
+    return 1;
+  snprintf(msg, cap,
+           "the first command started at %llu, after the last one's start %llu (end %llu)",
+           (unsigned long long)first_start, (unsigned long long)done_start,
+           (unsigned long long)done_end);
+  return 0;
+}
+
 /* Host data of one case: inputs and segments (flags or keys), and element sizes. */
 typedef struct case_data {
   unsigned char *input, *seg;

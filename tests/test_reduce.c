@@ -222,15 +222,21 @@ static int run_device(clscan_context *ctx, const reduce_case *r, const clscan_sc
   }
   ok = ok && u->in && u->out && tu_write(ctx, NULL, u->in, 0, u->in_bytes, u->in_img) &&
        tu_write(ctx, NULL, u->out, 0, u->out_elems * eo, u->out_img);
-  cl_event done = NULL;
+  cl_event first = NULL, done = NULL;
+  const int timed = n % 2 == 1; /* odd sizes go through the timed entry point */
   if (ok) {
-    st = clscan_plan_enqueue_reduce(plan, NULL, u->in, r->c.in_off, u->out, r->c.out_off, n, 0,
-                                    NULL, &done);
+    st = timed ? clscan_plan_enqueue_reduce_timed(plan, NULL, u->in, r->c.in_off, u->out,
+                                                  r->c.out_off, n, 0, NULL, &first, &done)
+               : clscan_plan_enqueue_reduce(plan, NULL, u->in, r->c.in_off, u->out, r->c.out_off, n,
+                                            0, NULL, &done);
     ok = st == CLSCAN_SUCCESS;
     if (!ok)
       snprintf(msg, cap, "enqueue: %s (%s)", clscan_status_string(st), clscan_last_error_detail());
   }
-  ok = ok && tu_event_complete(done, "done", msg, cap);
+  ok = ok && (timed ? tu_events_ordered(first, done, msg, cap)
+                    : tu_event_complete(done, "done", msg, cap));
+  if (first)
+    clReleaseEvent(first);
   if (done)
     clReleaseEvent(done);
   unsigned char *back = ok ? malloc(u->out_elems * eo) : NULL;
@@ -579,6 +585,18 @@ static void test_enqueue_errors(void **state) {
          CLSCAN_INVALID_WAIT_LIST, "a NULL event in the list");
   REFUSE(clscan_plan_enqueue_reduce(f.plan, NULL, f.in, 0, f.out, 0, SIZE_MAX, 0, NULL, &done),
          CLSCAN_SIZE_OVERFLOW, "offset + n overflows");
+
+  // The timed entry point refuses the same way and leaves no first event.
+  cl_event first = (cl_event)1;
+  REFUSE(
+      clscan_plan_enqueue_reduce_timed(f.plan, NULL, f.in, 0, f.in, 0, 32, 0, NULL, &first, &done),
+      CLSCAN_OVERLAP, "timed: output at the input's first element");
+  assert_null(first);
+  first = (cl_event)1;
+  REFUSE(
+      clscan_plan_enqueue_reduce_timed(NULL, NULL, f.in, 0, f.out, 0, 64, 0, NULL, &first, &done),
+      CLSCAN_NULL_ARGUMENT, "timed: NULL plan");
+  assert_null(first);
 
   // A segmented plan is refused.
   clscan_scan_desc seg = {.type = CLSCAN_INT32, .segments = CLSCAN_SEGMENTS_HEAD_FLAGS};

@@ -122,6 +122,15 @@ void test_errors_enqueue(void **state) {
   } while (0)
   EXPECT(clscan_select_enqueue(NULL, NULL, &good, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
   EXPECT(clscan_select_enqueue(p, NULL, NULL, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
+  cl_event first = (cl_event)1, last = (cl_event)1;
+  EXPECT(clscan_select_enqueue_timed(p, NULL, NULL, n, 0, NULL, &first, &last),
+         CLSCAN_NULL_ARGUMENT);
+  assert_null(first);
+  assert_null(last);
+  first = (cl_event)1;
+  EXPECT(clscan_select_enqueue_timed(p, NULL, &good, n + 1, 0, NULL, &first, NULL),
+         CLSCAN_BUFFER_TOO_SMALL);
+  assert_null(first);
   b = good, b.in = NULL;
   EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
   b = good, b.out = NULL;

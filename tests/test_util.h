@@ -204,6 +204,10 @@ int tu_case_check(const tu_case *c, const void *segments, const void *in, const 
 /* Waits for an event and checks that it completed; else 0 with the reason in msg. */
 int tu_event_complete(cl_event ev, const char *name, char *msg, size_t cap);
 
+/* Checks the events of a timed enqueue: both complete and, where the queue profiles, the first
+ * command started no later than the last one. Returns 1, or 0 with the reason in msg. */
+int tu_events_ordered(cl_event first, cl_event done, char *msg, size_t cap);
+
 /* Returns 1 if every byte of p[0, bytes) equals `byte`. */
 int tu_all_bytes(const void *p, size_t bytes, unsigned char byte);
 

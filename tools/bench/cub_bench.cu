@@ -14,8 +14,10 @@
 //   DeviceSelect::Unique and DeviceRunLengthEncode::Encode of int32 (50% selected, runs of mean
 //   length 4), against a copy of the bytes each must move.
 // Timing: CUDA events around one call (temporary storage allocated beforehand), median of --reps
-// runs after 3 warm-ups. Every result is verified on the host before its time is printed; a wrong
-// one prints verified=WRONG and no time, and the exit status is 1.
+// runs after 3 warm-ups; DeviceReduce::Sum also as DeviceReduce::Sum/batch10, events around ten
+// calls back to back, per call (their launches overlap the calls before them). Every result is
+// verified on the host before its time is printed; a wrong one prints verified=WRONG and no time,
+// and the exit status is 1.
 //
 // Output: one record a line, its kind first, then space-separated key=value fields (values
 // without spaces); tools/bench/README.md lists them.
@@ -465,6 +467,16 @@ static bool prim_reduce(PrimData &d) {
     return prim_wrong("DeviceReduce::Sum", d, "sum_differs");
   float ms = median_ms([&] { cub::DeviceReduce::Sum(d.tmp, bytes, d.in, d.count, d.n); });
   prim_row("DeviceReduce::Sum", d, 4.0 * d.n + 4, ms);
+  // Ten calls back to back, per call: their launches overlap the calls before them, as
+  // reduce_sweep's batches do for clscan.
+  const int batch = 10;
+  float batch_ms = median_ms([&] {
+    for (int b = 0; b < batch; b++)
+      cub::DeviceReduce::Sum(d.tmp, bytes, d.in, d.count, d.n);
+  });
+  if (unsigned(to_host(d.count, 1)[0]) != want)
+    return prim_wrong("DeviceReduce::Sum/batch10", d, "sum_differs");
+  prim_row("DeviceReduce::Sum/batch10", d, 4.0 * d.n + 4, batch_ms / batch);
   return true;
 }
 

@@ -18,9 +18,11 @@
  *
  * Each round times, for each configuration in turn, REPS copies of half its input's bytes
  * (clEnqueueCopyBuffer: they read and write as many bytes as the reduction reads), then the
- * reduction: two warm-ups and REPS runs, each from a marker enqueued just before it to its end
- * (profiling events; the host's clock around the enqueue and the wait where the events do not
- * measure, as on rusticl), and prints both medians and the ratio copy / reduction. Exit status: 0
+ * reduction: two warm-ups and REPS runs, each from its first command's start to its end
+ * (profiling events of clscan_plan_enqueue_reduce_timed; the host's clock around the enqueue and
+ * the wait where the events do not measure, as on rusticl), and prints both medians, the ratio
+ * copy / reduction, and the median time from a marker enqueued just before each reduction (which
+ * adds the host's launch latency: the time the driver takes to submit the kernel). Exit status: 0
  * when every result was right, 1 when one was wrong, 2 for bad arguments or a failed OpenCL or
  * clscan call. A configuration the device refuses (f64 without fp64, say) is skipped with a line
  * that says so.
@@ -98,22 +100,61 @@ static int parse_config(const char *text, config *c) {
   return 1;
 }
 
-/* Reduces configuration c's input once into s->out; with ms, stores the time from a marker
- * enqueued just before it to its end. Returns 0 after a message if a call fails. */
-static int reduce_once(sweep *s, const config *c, double *ms) {
+/* Reduces configuration c's input once into s->out; with ms, stores in ms[0] the time from the
+ * reduction's first command's start to its end and in ms[1] the time from a marker enqueued just
+ * before it (so also the host's launch latency). Returns 0 after a message if a call fails. */
+static int reduce_once(sweep *s, const config *c, double ms[2]) {
+  cl_event marker = NULL, first = NULL, done = NULL;
+  const double start = measure_host_ms();
+  if (clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &marker) != CL_SUCCESS) {
+    printf("%-40s clEnqueueMarkerWithWaitList failed\n", c->text);
+    return 0;
+  }
+  clscan_status st = clscan_plan_enqueue_reduce_timed(c->plan, s->queue, s->in[c->kind], 0, s->out,
+                                                      0, s->n, 1, &marker, &first, &done);
+  int ok = st == CLSCAN_SUCCESS && clWaitForEvents(1, &done) == CL_SUCCESS;
+  const double wall = measure_host_ms() - start;
+  ok = ok && (!ms || (measure_span_ms(first, done, wall, &ms[0]) &&
+                      measure_span_ms(marker, done, wall, &ms[1])));
+  if (!ok)
+    printf("%-40s reduce: %s (%s)\n", c->text, clscan_status_string(st),
+           st ? clscan_last_error_detail() : "waiting or profiling failed");
+  clReleaseEvent(marker);
+  if (first)
+    clReleaseEvent(first);
+  if (done)
+    clReleaseEvent(done);
+  return ok;
+}
+
+/* Back-to-back reductions per batch of reduce_batch(): with many in the queue, the driver submits
+ * each while the one before runs, so their launch latency hides. */
+#define BATCH 10
+
+/* Reduces configuration c's input BATCH times back to back and stores the time from a marker
+ * enqueued before the first to the end of the last, divided by BATCH, in *ms. Returns 0 after a
+ * message if a call fails. */
+static int reduce_batch(sweep *s, const config *c, double *ms) {
   cl_event marker = NULL, done = NULL;
   const double start = measure_host_ms();
   if (clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &marker) != CL_SUCCESS) {
     printf("%-40s clEnqueueMarkerWithWaitList failed\n", c->text);
     return 0;
   }
-  clscan_status st = clscan_plan_enqueue_reduce(c->plan, s->queue, s->in[c->kind], 0, s->out, 0,
-                                                s->n, 1, &marker, &done);
+  clscan_status st = CLSCAN_SUCCESS;
+  for (int b = 0; b < BATCH && st == CLSCAN_SUCCESS; b++) {
+    if (done)
+      clReleaseEvent(done);
+    done = NULL;
+    st = clscan_plan_enqueue_reduce(c->plan, s->queue, s->in[c->kind], 0, s->out, 0, s->n, 0, NULL,
+                                    &done);
+  }
   int ok = st == CLSCAN_SUCCESS && clWaitForEvents(1, &done) == CL_SUCCESS &&
-           (!ms || measure_span_ms(marker, done, measure_host_ms() - start, ms));
+           measure_span_ms(marker, done, measure_host_ms() - start, ms);
   if (!ok)
-    printf("%-40s reduce: %s (%s)\n", c->text, clscan_status_string(st),
+    printf("%-40s reduce batch: %s (%s)\n", c->text, clscan_status_string(st),
            st ? clscan_last_error_detail() : "waiting or profiling failed");
+  *ms /= BATCH;
   clReleaseEvent(marker);
   if (done)
     clReleaseEvent(done);
@@ -189,22 +230,39 @@ static int compare_doubles(const void *a, const void *b) {
 }
 
 /* Times configuration c (two warm-ups, then s->reps runs) and checks the last result; prints its
- * line. Returns 0, 1 (wrong) or 2 (failed). */
+ * line. times holds 2 * s->reps doubles. Returns 0, 1 (wrong) or 2 (failed). */
 static int time_config(sweep *s, const config *c, double copy_ms, double *times) {
+  double *from_marker = times + s->reps;
   if (!poison_out(s))
     return 2;
   for (int i = 0; i < 2 + s->reps; i++) {
-    if (!reduce_once(s, c, i < 2 ? NULL : &times[i - 2]))
+    double ms[2];
+    if (!reduce_once(s, c, i < 2 ? NULL : ms))
+      return 2;
+    if (i >= 2) {
+      times[i - 2] = ms[0];
+      from_marker[i - 2] = ms[1];
+    }
+  }
+  qsort(times, (size_t)s->reps, sizeof *times, compare_doubles);
+  qsort(from_marker, (size_t)s->reps, sizeof *from_marker, compare_doubles);
+  const double ms = times[s->reps / 2], marker_ms = from_marker[s->reps / 2];
+  int right = result_right(s, c);
+  if (right != 1 || !poison_out(s))
+    return right == 0 ? 1 : 2;
+  for (int i = 0; i < s->reps; i++) {
+    if (!reduce_batch(s, c, &times[i]))
       return 2;
   }
   qsort(times, (size_t)s->reps, sizeof *times, compare_doubles);
-  const double ms = times[s->reps / 2];
-  int right = result_right(s, c);
-  printf("%-40s reduce %9.4f ms  copy %9.4f ms  copy/reduce %6.3f  %s\n", c->text, ms, copy_ms,
-         copy_ms / ms,
-         right == 1 ? "right"
-         : right    ? "unread"
-                    : "WRONG");
+  right = result_right(s, c);
+  printf(
+      "%-40s reduce %9.4f ms  copy %9.4f ms  copy/reduce %6.3f  from a marker %9.4f ms  "
+      "in batches of %d %9.4f ms  %s\n",
+      c->text, ms, copy_ms, copy_ms / ms, marker_ms, BATCH, times[s->reps / 2],
+      right == 1 ? "right"
+      : right    ? "unread"
+                 : "WRONG");
   return right == 1 ? 0 : right ? 2 : 1;
 }
 
@@ -277,7 +335,7 @@ static int setup(sweep *s, const config *configs, int count) {
 
 /* Runs `rounds` rounds over the configurations; returns the worst status. */
 static int run_rounds(sweep *s, const config *configs, int count, int rounds) {
-  double *times = malloc(sizeof(double) * (size_t)s->reps);
+  double *times = malloc(2 * sizeof(double) * (size_t)s->reps);
   int worst = times ? 0 : 2;
   for (int r = 0; r < rounds && worst < 2; r++) {
     printf("round %d\n", r + 1);

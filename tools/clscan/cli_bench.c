@@ -350,29 +350,27 @@ static void bench_algorithm(bench_state *s, cli_bench_data *d, cli_bench_row *ro
 /* ---------------------------------------------------------------------------------------------
  * The reduce row (plain variant): clscan_plan_enqueue_reduce of the same input, an add into the
  * output type, against a copy of the bytes it must move (n inputs read, one element written).
- * The API gives a reduction no first event, so it is timed from a marker enqueued just before it
- * to its end: the launch gap counts against it.
+ * It is timed from its first command's start to its last command's end (profiling events of
+ * clscan_plan_enqueue_reduce_timed), as the scans are: the host's launch latency before the
+ * first kernel starts does not count.
  * ------------------------------------------------------------------------------------------- */
 
 /* Reduces d's input into d->out[0]; with ms, times it. Returns 0 after printing a failure. */
 static int reduce_once(clscan_plan *plan, cli_bench_data *d, const char *label, double *ms) {
   cl_command_queue q = clscan_context_queue(d->ctx);
-  cl_event marker = NULL, done = NULL;
+  cl_event first = NULL, done = NULL;
   const double start = measure_host_ms();
-  if (clEnqueueMarkerWithWaitList(q, 0, NULL, &marker) != CL_SUCCESS) {
-    cli_error("%s: clEnqueueMarkerWithWaitList failed", label);
-    return 0;
-  }
-  clscan_status st =
-      clscan_plan_enqueue_reduce(plan, q, d->in, 0, d->out, 0, d->n, 1, &marker, &done);
+  clscan_status st = clscan_plan_enqueue_reduce_timed(plan, q, d->in, 0, d->out, 0, d->n, 0, NULL,
+                                                      ms ? &first : NULL, &done);
   int ok = st == CLSCAN_SUCCESS;
   if (!ok)
     cli_lib_error(st, "%s: enqueue failed", label);
   ok = ok && clWaitForEvents(1, &done) == CL_SUCCESS;
-  ok = ok && (!ms || measure_span_ms(marker, done, measure_host_ms() - start, ms));
+  ok = ok && (!ms || measure_span_ms(first, done, measure_host_ms() - start, ms));
   if (st == CLSCAN_SUCCESS && !ok)
     cli_error("%s: waiting for the reduction or reading its profiling times failed", label);
-  clReleaseEvent(marker);
+  if (first)
+    clReleaseEvent(first);
   if (done)
     clReleaseEvent(done);
   return ok;
