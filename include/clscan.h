@@ -798,7 +798,9 @@ CLSCAN_API clscan_status clscan_scan_batched_host(clscan_context *ctx, const cls
  * bits come back run to run on one device for a fixed n, descriptor and tuning: a fixed number of
  * work-groups (tuning.rts_groups_per_cu per compute unit) each reduce a contiguous part, and one
  * work-group combines their partials in order. The plan's single_pass_shape picks the GPU shape
- * (tile_wg x tile_vpt vector tiles, one launch: the work-group that finishes last, by a 32-bit
+ * (tile_wg x tile_vpt vector tiles, one launch; the tuning table may give a device's reductions a
+ * tile and group count of their own, used while tile_wg, tile_vpt and rts_groups_per_cu are the
+ * table's, see docs/tuning.md; the work-group that finishes last, by a 32-bit
  * atomic ticket, combines the partials, which the others publish in atomic status words; it waits
  * for none to run) or the CPU shape (one loop per part, then a second kernel combines).
  * Arguments otherwise as for clscan_plan_enqueue(): `out` must hold out_offset + 1 elements

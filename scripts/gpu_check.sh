@@ -91,13 +91,11 @@ for s in "$@"; do
       } | tee "$OUT/sweep.txt"
       ;;
     reduce)
-      step "reduce_sweep at 2^28: group counts, tiles, the fold's batch, restrict; CUB's reduction"
+      step "reduce_sweep at 2^28: group counts and tiles (first command, marker, batches of 10); CUB's reduction"
       {
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28 | grep -E "Reduce"
-        run "$B/reduce_sweep" 28 20 2 i32:0:0:0 i32:3:0:0 i32:4:0:0 i32:6:0:0 i32:16:0:0 \
-          i32:3:0:0:-DREDUCE_RESTRICT=1 i32:0:0:0:-DREDUCE_RESTRICT=1 i32:4:256:4 i32:8:256:4 \
-          i32:2:256:8 i32:4:256:8 i32:8:128:8 i32:12:128:8 i32:0:0:0:-DREDUCE_FOLD_BATCH=1 \
-          f32:0:0:0 f32:3:0:0 f32:0:0:0:-DREDUCE_RESTRICT=1 i64:0:0:0 f64:0:0:0
+        run "$B/reduce_sweep" 28 20 2 i32:0:0:0 i32:2:256:8 i32:3:256:8 i32:1:256:16 i32:2:512:4 \
+          i32:16:0:0 f32:0:0:0 f32:2:256:8 i64:0:0:0 i64:2:256:4 f64:0:0:0
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28 | grep -E "Reduce"
       } | tee "$OUT/reduce.txt"
       ;;

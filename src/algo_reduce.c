@@ -6,16 +6,18 @@
  * work-groups each reduce one contiguous part of the input to a partial; the partials are then
  * combined in order with the initial value into the output.
  *
- * GPU shape (G = rts_groups_per_cu per compute unit, at most one per tile; 16-byte vector loads):
- * one launch. Each work-group publishes its partial in cl/status.cl's words and takes a ticket,
- * and the work-group with the launch's last ticket folds the partials and writes the result
- * (reduce_strided for built-in operators on integer values, where any order gives the same bits;
- * reduce_ordered, reduce-then-scan's tile reduction, for the others). The ticket counter and the
- * words live in the temporary buffer under the single pass's epochs (src/temp.c), so nothing is
- * cleared between launches. CPU shape (the plan's single_pass_shape, like the single pass's):
- * reduce_chunks, G single-work-item groups folding their chunk in a loop, writes the partials,
- * and reduce_final combines them. About n elements of traffic: the input is read once. An empty
- * reduction runs reduce_final alone, which writes the initial value.
+ * GPU shape (G = reduce_groups_per_cu per compute unit, at most one per tile; tiles of reduce_wg x
+ * reduce_vpt 16-byte vectors; src/tuning.c gives the reduction the scan's tile and
+ * rts_groups_per_cu unless its row has a shape for it): one launch. Each work-group publishes its
+ * partial in cl/status.cl's words and takes a ticket, and the work-group with the launch's last
+ * ticket folds the partials and writes the result (reduce_strided for built-in operators on integer
+ * values, where any order gives the same bits; reduce_ordered, reduce-then-scan's tile reduction,
+ * for the others). The ticket counter and the words live in the temporary buffer under the single
+ * pass's epochs (src/temp.c), so nothing is cleared between launches. CPU shape (the plan's
+ * single_pass_shape, like the single pass's): reduce_chunks, G single-work-item groups folding
+ * their chunk in a loop, writes the partials, and reduce_final combines them. About n elements of
+ * traffic: the input is read once. An empty reduction runs reduce_final alone, which writes the
+ * initial value.
  */
 #include "internal.h"
 
@@ -69,7 +71,7 @@ static int exact_commutative(const clscan_plan *plan) {
 static size_t unit_elems(const clscan_plan *plan) {
   if (cpu_shape(plan))
     return 1;
-  return (size_t)plan->tuning.tile_wg * plan->tuning.tile_vpt * plan->vec;
+  return (size_t)plan->tuning.reduce_wg * plan->tuning.reduce_vpt * plan->vec;
 }
 
 /* The most elements one CPU-shaped chunk holds. Its work-item folds them in one loop, and Mesa's
@@ -77,11 +79,11 @@ static size_t unit_elems(const clscan_plan *plan) {
  * (tests/rusticl/loop_limit.c), so larger inputs take more chunks instead of longer ones. */
 #define CPU_CHUNK_MAX 32768
 
-/* Partials (work-groups of the first kernel) for n > 0 elements: rts_groups_per_cu per compute
+/* Partials (work-groups of the first kernel) for n > 0 elements: reduce_groups_per_cu per compute
  * unit, at most one per unit of work, and in the CPU shape at least one per CPU_CHUNK_MAX
  * elements. */
 static size_t groups_for(const clscan_plan *plan, size_t n) {
-  size_t groups = (size_t)plan->ctx->info.compute_units * plan->tuning.rts_groups_per_cu;
+  size_t groups = (size_t)plan->ctx->info.compute_units * plan->tuning.reduce_groups_per_cu;
   size_t units = clscan__div_up(n, unit_elems(plan));
   if (cpu_shape(plan) && groups < clscan__div_up(n, CPU_CHUNK_MAX))
     groups = clscan__div_up(n, CPU_CHUNK_MAX);
@@ -99,8 +101,8 @@ static clscan_status config(const clscan_plan *plan, int vector_io, clscan__kern
   }
   cfg->program = &gpu_program;
   cfg->kernels = exact_commutative(plan) ? &gpu_strided_kernels : &gpu_kernels;
-  cfg->wg = plan->tuning.tile_wg;
-  cfg->vpt = plan->tuning.tile_vpt;
+  cfg->wg = plan->tuning.reduce_wg;
+  cfg->vpt = plan->tuning.reduce_vpt;
   cfg->vector_io = vector_io;
   cfg->status32 = plan->status32;
   return clscan__device_has_nv_ptx(plan->ctx, &cfg->nv_ptx);
@@ -142,7 +144,7 @@ static clscan_status enqueue_final(const clscan__launch *l, cl_ulong groups) {
   const clscan__karg args[] = {CLSCAN__ARG(temp),    CLSCAN__ARG(partials_off),
                                CLSCAN__ARG(groups),  CLSCAN__ARG(out),
                                CLSCAN__ARG(out_off), {plan->out_size, l->seed}};
-  size_t wg = cpu_shape(plan) ? 1 : plan->tuning.tile_wg;
+  size_t wg = cpu_shape(plan) ? 1 : plan->tuning.reduce_wg;
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[FINAL], 6, l->extra, 1));
   return clscan__chain_call(l->chain, l->kernels->k[FINAL], args, 6, 1, wg);
 }
@@ -168,7 +170,7 @@ static clscan_status enqueue_gpu(const clscan__launch *l, cl_ulong groups) {
                                CLSCAN__ARG(out_off),
                                {plan->out_size, l->seed}};
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k, 10, l->extra, 1));
-  return clscan__chain_call(l->chain, k, args, 10, groups, plan->tuning.tile_wg);
+  return clscan__chain_call(l->chain, k, args, 10, groups, plan->tuning.reduce_wg);
 }
 
 /* n > 0: the GPU shape's one launch, or the CPU shape's chunks and final fold; n == 0: the final

@@ -41,11 +41,16 @@ CLSCAN_API int clscan_test_last_temp_zeroed(void);
 
 /* The tuning a scan descriptor (and overrides, may be NULL) would get on an NVIDIA GPU named
  * device_name with 48 KiB of local memory, otherwise like ctx's device: its public fields
- * (*tuning), whether the single pass's tile is stashed (*stash) and its register cap
- * (*nv_registers, 0 for none). For the tuning table's device rows, which no CI device matches. */
-CLSCAN_API clscan_status clscan_test_device_tuning(
-    const clscan_context *ctx, const char *device_name, const clscan_scan_desc *desc,
-    const clscan_tuning *overrides, clscan_tuning *tuning, int *stash, unsigned *nv_registers);
+ * (*tuning), whether the single pass's tile is stashed (*stash), its register cap
+ * (*nv_registers, 0 for none) and the reduction's shape (reduce[0..2]: work-group size, vectors
+ * per work-item, work-groups per compute unit). For the tuning table's device rows, which no CI
+ * device matches. */
+CLSCAN_API clscan_status clscan_test_device_tuning(const clscan_context *ctx,
+                                                   const char *device_name,
+                                                   const clscan_scan_desc *desc,
+                                                   const clscan_tuning *overrides,
+                                                   clscan_tuning *tuning, int *stash,
+                                                   unsigned *nv_registers, unsigned reduce[3]);
 
 #ifdef __cplusplus
 }

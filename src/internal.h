@@ -398,6 +398,10 @@ typedef struct clscan__tuning {
   int stash;                  /* 1: the GPU single pass keeps its tile in local memory through the
                                  look-back (cl/tile.cl, CLSCAN_STASH), where it fits */
   unsigned nv_registers;      /* NVIDIA: the single pass's register cap (0: the compiler's) */
+  /* The reduction's GPU shape (src/algo_reduce.c): work-group size, vectors per work-item and
+   * work-groups per compute unit. A table row may give one of its own (all three, or 0: the
+   * tile's and rts_groups_per_cu); resolved, they are never 0. */
+  unsigned reduce_wg, reduce_vpt, reduce_groups_per_cu;
 } clscan__tuning;
 
 /* What a plan's tuning row is chosen by. */

@@ -183,7 +183,7 @@ clscan_status clscan__plan_default_tuning(const clscan_context *ctx, const clsca
 clscan_status clscan_test_device_tuning(const clscan_context *ctx, const char *device_name,
                                         const clscan_scan_desc *desc,
                                         const clscan_tuning *overrides, clscan_tuning *tuning,
-                                        int *stash, unsigned *nv_registers) {
+                                        int *stash, unsigned *nv_registers, unsigned reduce[3]) {
   clscan__device_info info = ctx->info;
   snprintf(info.name, sizeof info.name, "%s", device_name);
   snprintf(info.vendor, sizeof info.vendor, "NVIDIA Corporation");
@@ -200,6 +200,9 @@ clscan_status clscan_test_device_tuning(const clscan_context *ctx, const char *d
   clscan__tuning_export(&t, tuning);
   *stash = t.stash;
   *nv_registers = t.nv_registers;
+  reduce[0] = t.reduce_wg;
+  reduce[1] = t.reduce_vpt;
+  reduce[2] = t.reduce_groups_per_cu;
   return st;
 }
 #endif

@@ -13,7 +13,8 @@
  * - AUTO's choice of algorithm is the one docs/tuning.md gives for the device.
  * - The H200's single-pass rows (through a test hook that resolves a descriptor's tuning for a
  *   named NVIDIA GPU): which plans stash their tile and which get a register cap, and that a
- *   stash that would not fit, a user type, a tile other than the row's or another GPU drops them.
+ *   stash that would not fit, a user type, a tile other than the row's or another GPU drops them;
+ *   and the reductions' shape of their own, which only the row's tile and group count keep.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -318,6 +319,24 @@ static void test_auto_choice(void **state) {
 }
 
 #ifdef CLSCAN_FAULT_INJECTION
+/* The tile fields come from the table in the tests of the rows, not from the environment. */
+static void unset_tuning_env(void) {
+  const char *vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_RTS_GROUPS",
+                        "CLSCAN_SINGLE_PASS_CPU"};
+  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+    unsetenv(vars[v]);
+}
+
+/* The test hook's tuning of desc (AUTO: the single pass) on an NVIDIA GPU named device. */
+static clscan_status device_tuning(const char *device, const clscan_scan_desc *desc,
+                                   const clscan_tuning *overrides, clscan_tuning *t, int *stash,
+                                   unsigned *regs, unsigned reduce[3]) {
+  clscan_scan_desc d = *desc;
+  if (d.algorithm == CLSCAN_ALGO_AUTO)
+    d.algorithm = CLSCAN_ALGO_SINGLE_PASS;
+  return clscan_test_device_tuning(tu_context(), device, &d, overrides, t, stash, regs, reduce);
+}
+
 /* One expectation of the H200's rows: a descriptor (AUTO: the single pass), overrides, the
  * device name, then the tile, the stash and the register cap it must get. */
 typedef struct row_case {
@@ -472,20 +491,13 @@ static void test_h200_rows(void **state) {
       {"float on another NVIDIA GPU", {.type = CLSCAN_FLOAT}, {0}, a100, 256, 4, 0, 0},
       {"int8 add on another NVIDIA GPU", {.type = CLSCAN_INT8}, {0}, a100, 256, 4, 0, 0},
   };
-  // The tile fields come from the table here, not from the environment.
-  const char *vars[] = {"CLSCAN_TILE_WG", "CLSCAN_TILE_VPT", "CLSCAN_SINGLE_PASS_CPU"};
-  for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
-    unsetenv(vars[v]);
+  unset_tuning_env();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const row_case *c = &cases[i];
-    clscan_scan_desc d = c->desc;
-    if (d.algorithm == CLSCAN_ALGO_AUTO)
-      d.algorithm = CLSCAN_ALGO_SINGLE_PASS;
     clscan_tuning t;
     int stash = -1;
-    unsigned regs = 99;
-    clscan_status st =
-        clscan_test_device_tuning(tu_context(), c->device, &d, &c->overrides, &t, &stash, &regs);
+    unsigned regs = 99, reduce[3];
+    clscan_status st = device_tuning(c->device, &c->desc, &c->overrides, &t, &stash, &regs, reduce);
     if (st != CLSCAN_SUCCESS)
       fail_msg("%s: %s (%s)", c->what, clscan_status_string(st), clscan_last_error_detail());
     if (t.tile_wg != c->tile_wg || t.tile_vpt != c->tile_vpt || stash != c->stash ||
@@ -493,6 +505,67 @@ static void test_h200_rows(void **state) {
       fail_msg("%s on %s: tile %u x %u, stash %d, register cap %u; want %u x %u, %d and %u",
                c->what, c->device, t.tile_wg, t.tile_vpt, stash, regs, c->tile_wg, c->tile_vpt,
                c->stash, c->nv_registers);
+  }
+}
+
+/* One expectation of the reduction's shape on NVIDIA: a descriptor (AUTO: the single pass),
+ * overrides, the device name, then the work-group size, vectors per work-item and groups per
+ * compute unit its reductions must get. */
+typedef struct reduce_case {
+  const char *what;
+  clscan_scan_desc desc;
+  clscan_tuning overrides;
+  const char *device;
+  unsigned wg, vpt, groups;
+} reduce_case;
+
+/* The H200's int32 row gives its reductions 256 x 8 and 2 groups per compute unit; other rows,
+ * a caller's tile or group count, the CPU shape and other GPUs give the tile's. */
+static void test_reduce_shapes(void **state) {
+  (void)state;
+  const char *h200 = "NVIDIA H200", *a100 = "NVIDIA A100";
+  const reduce_case cases[] = {
+      {"int32 add", {.type = CLSCAN_INT32}, {0}, h200, 256, 8, 2},
+      {"uint32 max", {.type = CLSCAN_UINT32, .op = CLSCAN_MAX}, {0}, h200, 256, 8, 2},
+      {"int32, the row's tile and groups given",
+       {.type = CLSCAN_INT32},
+       {.tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 8},
+       h200,
+       256,
+       8,
+       2},
+      {"int32, another tile", {.type = CLSCAN_INT32}, {.tile_vpt = 8}, h200, 128, 8, 8},
+      {"int32, other groups", {.type = CLSCAN_INT32}, {.rts_groups_per_cu = 4}, h200, 128, 16, 4},
+      {"int32, the CPU shape",
+       {.type = CLSCAN_INT32},
+       {.single_pass_shape = CLSCAN_SHAPE_CPU},
+       h200,
+       128,
+       16,
+       8},
+      {"int32 reduce-then-scan",
+       {.type = CLSCAN_INT32, .algorithm = CLSCAN_ALGO_REDUCE_THEN_SCAN},
+       {0},
+       h200,
+       256,
+       8,
+       4},
+      {"float add", {.type = CLSCAN_FLOAT}, {0}, h200, 128, 12, 8},
+      {"int64 add", {.type = CLSCAN_INT64}, {0}, h200, 128, 16, 8},
+      {"int32 on another NVIDIA GPU", {.type = CLSCAN_INT32}, {0}, a100, 256, 4, 4},
+  };
+  unset_tuning_env();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const reduce_case *c = &cases[i];
+    clscan_tuning t;
+    int stash;
+    unsigned regs, r[3] = {0, 0, 0};
+    clscan_status st = device_tuning(c->device, &c->desc, &c->overrides, &t, &stash, &regs, r);
+    if (st != CLSCAN_SUCCESS)
+      fail_msg("%s: %s (%s)", c->what, clscan_status_string(st), clscan_last_error_detail());
+    if (r[0] != c->wg || r[1] != c->vpt || r[2] != c->groups)
+      fail_msg("%s on %s: the reduction gets %u x %u, %u groups per unit; want %u x %u, %u",
+               c->what, c->device, r[0], r[1], r[2], c->wg, c->vpt, c->groups);
   }
 }
 #endif
@@ -503,7 +576,7 @@ int main(void) {
       cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_environment_still_read),
       cmocka_unit_test(test_generated_tables),    cmocka_unit_test(test_auto_choice),
 #ifdef CLSCAN_FAULT_INJECTION
-      cmocka_unit_test(test_h200_rows),
+      cmocka_unit_test(test_h200_rows),           cmocka_unit_test(test_reduce_shapes),
 #endif
   };
   if (!tu_context())
