@@ -12,22 +12,24 @@
 #                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
 #                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
-#   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts, tiles, the reduction's
-#                                  switches), between two runs of CUB's reduction
+#   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts and tiles; from the
+#                                  first command, a marker, in batches), between two runs of CUB's
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
 # Environment: CLSCAN_DEVICE (default NVIDIA), CLSCAN_POCL_DEVICE (the POCL selector of the suite
 # step, default "Portable Computing Language", its platform name; empty skips the POCL run),
 # CMOCKA_ROOT (an unpacked libcmocka prefix, for the suite), CLSCAN_BUILD_DIR (default
-# /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default 300), SUITE_ARGS (extra ctest
-# arguments of the suite step, e.g. "-R errors"). Results go to stdout and, when OUT is set, to
-# files under $OUT (suite.txt, suite-pocl.txt, ...).
+# /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default 300), SUITE_LIMIT (seconds per ctest
+# run of the suite step, default 540: the reduction's type groups alone take 100 to 220 s on an
+# H100), SUITE_ARGS (extra ctest arguments of the suite step, e.g. "-R errors"). Results go to
+# stdout and, when OUT is set, to files under $OUT (suite.txt, suite-pocl.txt, ...).
 set -uo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 B=${CLSCAN_BUILD_DIR:-/tmp/clscan-gpu}
 LIMIT=${STEP_LIMIT:-300}
+SUITE_LIMIT=${SUITE_LIMIT:-540}
 OUT=${OUT:-/tmp}
 export CLSCAN_DEVICE=${CLSCAN_DEVICE:-NVIDIA}
 POCL_DEVICE=${CLSCAN_POCL_DEVICE-Portable Computing Language}
@@ -51,7 +53,8 @@ for s in "$@"; do
       step "ctest on $CLSCAN_DEVICE"
       # SUITE_ARGS is split on spaces on purpose.
       # shellcheck disable=SC2086
-      (cd "$B" && run ctest -j6 --timeout 250 -E "huge|oclgrind|nohang|install|mpi" ${SUITE_ARGS:-}) |
+      (cd "$B" && LIMIT=$SUITE_LIMIT run ctest -j6 --timeout 250 -E "huge|oclgrind|nohang|install|mpi" \
+        ${SUITE_ARGS:-}) |
         tee "$OUT/suite.txt"
       if [[ -z $POCL_DEVICE ]]; then
         :
@@ -61,7 +64,7 @@ for s in "$@"; do
       else
         step "ctest on POCL (CLSCAN_DEVICE=$POCL_DEVICE, $(nproc) cores)"
         # shellcheck disable=SC2086
-        (cd "$B" && CLSCAN_DEVICE=$POCL_DEVICE run ctest -j4 --timeout 250 \
+        (cd "$B" && CLSCAN_DEVICE=$POCL_DEVICE LIMIT=$SUITE_LIMIT run ctest -j4 --timeout 250 \
           -E "huge|oclgrind|install|mpi" ${SUITE_ARGS:-}) | tee "$OUT/suite-pocl.txt"
       fi
       ;;
