@@ -13,7 +13,7 @@
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
 #                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
 #   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts and tiles; from the
-#                                  first command, a marker, in batches), between two runs of CUB's
+#                                  first command, a marker, in batches), between two CUB runs
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
