@@ -10,6 +10,8 @@
 #                                  then test_huge_family (selections and sorts past 2^31)
 #   scripts/gpu_check.sh bench       single pass at 2^28: int32, int64, float, double; the issue 4
 #                                  variants (map, segmented, by-key, uint8 -> uint32); CUB
+#   scripts/gpu_check.sh family      clscan bench --family select and the reduce rows at 2^28 (int32),
+#                                  then cub_bench --primitives 28
 #   scripts/gpu_check.sh sweep       build/tile_sweep at 2^28 with the tuning table's rows: every
 #                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
 #   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts and tiles; from the
@@ -85,6 +87,15 @@ for s in "$@"; do
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" 28 28
       } | tee "$OUT/bench.txt"
       ;;
+    family)
+      step "selections and reductions at 2^28 (int32; the reduce rows with float), then CUB's"
+      {
+        run "$B/clscan" bench --family select --algorithms single-pass --types int32 --min-log2 28 \
+          --max-log2 28 --reps 5 --seed 7
+        run $BENCH --types int32,float --reps 20 --reruns 0 | grep -E "^(algorithm|reduce) "
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28
+      } | tee "$OUT/family.txt"
+      ;;
     sweep)
       step "tile_sweep at 2^28 with the table's rows, against clEnqueueCopyBuffer; CUB"
       {
@@ -143,7 +154,7 @@ EOF
       echo "mapped:"; "$B/ptxinfo" "$B/sp_map.cl" "$O -DCLSCAN_MAP=1" | grep -E "registers|spill"
       ;;
     *)
-      echo "unknown step $s (suite, huge, bench, sweep, reduce, ptx)"
+      echo "unknown step $s (suite, huge, bench, family, sweep, reduce, ptx)"
       exit 2
       ;;
   esac
