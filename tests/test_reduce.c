@@ -625,6 +625,21 @@ static void test_enqueue_errors(void **state) {
   int32_t got = 0;
   assert_true(tu_read(f.ctx, NULL, f.in, 32 * sizeof got, sizeof got, &got));
   assert_int_equal(got, sum);
+
+  // n = 0 through the timed entry point: one kernel writes the identity, so the first command is
+  // the last; both events complete (the case tests time the odd sizes).
+  char msg[256];
+  first = NULL;
+  assert_int_equal(
+      clscan_plan_enqueue_reduce_timed(f.plan, NULL, f.in, 0, f.out, 0, 0, 0, NULL, &first, &done),
+      CLSCAN_SUCCESS);
+  if (!tu_events_ordered(first, done, msg, sizeof msg))
+    fail_msg("n = 0, timed: %s", msg);
+  clReleaseEvent(first);
+  clReleaseEvent(done);
+  got = 1;
+  assert_true(tu_read(f.ctx, NULL, f.out, 0, sizeof got, &got));
+  assert_int_equal(got, 0);
 #undef REFUSE
   err_teardown(&f);
 }

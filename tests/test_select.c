@@ -704,7 +704,7 @@ int main(int argc, char **argv) {
       {"patterns", {cmocka_unit_test(test_patterns)}, 1},
       {"user", {cmocka_unit_test(test_user)}, 1},
       {"algorithms", {cmocka_unit_test(test_algorithms)}, 1},
-      {"edges", {cmocka_unit_test(test_edges)}, 1},
+      {"edges", {cmocka_unit_test(test_edges), cmocka_unit_test(test_timed_edges)}, 2},
       {"tiles", {cmocka_unit_test(test_tiles)}, 1},
       {"large", {cmocka_unit_test(test_large)}, 1},
       {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},

@@ -96,6 +96,50 @@ void test_errors_desc(void **state) {
   clscan_select_plan_release(NULL);
 }
 
+/* The timed entry point at n = 0 (one kernel writes the zero count: first and last are one
+ * command) and at an even n (every other element flagged): its first event completes and starts
+ * no later than the last, and the count is right. The case tests time the odd sizes. */
+void test_timed_edges(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = 1000;
+  cl_mem in = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), fl = tu_buffer(ctx, CL_MEM_READ_WRITE, n);
+  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
+  int32_t values[1000];
+  unsigned char flags[1000];
+  for (size_t i = 0; i < n; i++) {
+    values[i] = (int32_t)(i * 7 % 100);
+    flags[i] = (unsigned char)(i % 2);
+  }
+  assert_true(tu_write(ctx, NULL, in, 0, sizeof values, values) &&
+              tu_write(ctx, NULL, fl, 0, sizeof flags, flags));
+  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_plan *p = plan_of(&d);
+  const clscan_select_buffers b = {
+      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  const size_t sizes[] = {0, n};
+  for (size_t k = 0; k < 2; k++) {
+    unsigned char poison[8];
+    memset(poison, TU_POISON, sizeof poison);
+    assert_true(tu_write(ctx, NULL, cnt, 0, sizeof poison, poison));
+    cl_event first = NULL, last = NULL;
+    char msg[256];
+    assert_int_equal(clscan_select_enqueue_timed(p, NULL, &b, sizes[k], 0, NULL, &first, &last),
+                     CLSCAN_SUCCESS);
+    if (!tu_events_ordered(first, last, msg, sizeof msg))
+      fail_msg("n = %zu: %s", sizes[k], msg);
+    clReleaseEvent(first);
+    clReleaseEvent(last);
+    uint64_t count = 0; /* count_size 0: uint64 */
+    assert_true(tu_read(ctx, NULL, cnt, 0, sizeof count, &count));
+    assert_int_equal(count, sizes[k] / 2);
+  }
+  clscan_select_plan_release(p);
+  cl_mem all[] = {in, fl, out, cnt};
+  for (size_t i = 0; i < 4; i++)
+    clReleaseMemObject(all[i]);
+}
+
 void test_errors_enqueue(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
