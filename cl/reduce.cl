@@ -118,19 +118,6 @@ ALWAYS_INLINE void reduce_fold_once(__global uint *temp, ulong epoch, __global v
     out[out_off] = combine(seed, total CLSCAN_XA);
 }
 
-/* Measurement only: REDUCE_RESTRICT=1 declares the input restrict, so that a compiler may read
- * it through a read-only cache (NVIDIA: ld.global.nc). Off by default: whether the API may
- * promise it (an output inside the input's buffer is written only after every read of the
- * input, by the last work-group) has not been settled, nor whether it is faster. */
-#ifndef REDUCE_RESTRICT
-#define REDUCE_RESTRICT 0
-#endif
-#if REDUCE_RESTRICT
-#define REDUCE_IN_QUALIFIER restrict
-#else
-#define REDUCE_IN_QUALIFIER
-#endif
-
 /* Measurement only: REDUCE_TEST_FOLD_REPEAT > 1 makes the last work-group fold that many times
  * (the same result each time), so that the fold's share of a launch shows as a difference. */
 #ifndef REDUCE_TEST_FOLD_REPEAT
@@ -202,9 +189,8 @@ ALWAYS_INLINE elem_t strided_run_total(const __global in_t *in, ulong n, ulong t
 }
 
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_strided(
-    const __global in_t *REDUCE_IN_QUALIFIER in, ulong in_off, ulong n, __global uint *temp,
-    uint ticket_base, ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off,
-    val_t seed CLSCAN_XKP) {
+    const __global in_t *in, ulong in_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off, val_t seed CLSCAN_XKP) {
   __local tile_scratch scratch;
   __local uint last;
   const elem_t partial = strided_run_total(in + in_off, n, tiles_per_group, &scratch CLSCAN_XA);
@@ -217,9 +203,8 @@ __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_stri
 /* Any operator: each group's run of tiles combined in order (reduce_then_scan.cl's tile
  * reduction), then the ordered fold of the partials. */
 __kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void reduce_ordered(
-    const __global in_t *REDUCE_IN_QUALIFIER in, ulong in_off, ulong n, __global uint *temp,
-    uint ticket_base, ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off,
-    val_t seed CLSCAN_XKP) {
+    const __global in_t *in, ulong in_off, ulong n, __global uint *temp, uint ticket_base,
+    ulong epoch, ulong tiles_per_group, __global val_t *out, ulong out_off, val_t seed CLSCAN_XKP) {
   __local tile_scratch scratch;
   __local uint last;
   const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */

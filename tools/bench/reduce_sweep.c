@@ -21,8 +21,10 @@
  * reduction: two warm-ups and REPS runs, each from its first command's start to its end
  * (profiling events of clscan_plan_enqueue_reduce_timed; the host's clock around the enqueue and
  * the wait where the events do not measure, as on rusticl), and prints both medians, the ratio
- * copy / reduction, and the median time from a marker enqueued just before each reduction (which
- * adds the host's launch latency: the time the driver takes to submit the kernel). Exit status: 0
+ * copy / reduction, the median time from a marker enqueued just before each reduction (which
+ * adds the host's launch latency: the time the driver takes to submit the kernel), and the median
+ * per reduction of REPS batches of BATCH back to back, each from a marker before its first to the
+ * end of its last (the result checked again after them). Exit status: 0
  * when every result was right, 1 when one was wrong, 2 for bad arguments or a failed OpenCL or
  * clscan call. A configuration the device refuses (f64 without fp64, say) is skipped with a line
  * that says so.
@@ -100,62 +102,44 @@ static int parse_config(const char *text, config *c) {
   return 1;
 }
 
-/* Reduces configuration c's input once into s->out; with ms, stores in ms[0] the time from the
- * reduction's first command's start to its end and in ms[1] the time from a marker enqueued just
- * before it (so also the host's launch latency). Returns 0 after a message if a call fails. */
-static int reduce_once(sweep *s, const config *c, double ms[2]) {
+/* Back-to-back reductions per batch: with many in the queue, the driver submits each while the
+ * one before runs, so their launch latency hides. */
+#define BATCH 10
+
+/* Reduces configuration c's input `count` times back to back into s->out, after a marker; with
+ * ms, stores per reduction in ms[0] the time from the first reduction's first command's start to
+ * the last one's end and in ms[1] the time from the marker (so also the host's launch latency
+ * where count is 1). Returns 0 after a message if a call fails. */
+static int reduce_runs(sweep *s, const config *c, int count, double ms[2]) {
   cl_event marker = NULL, first = NULL, done = NULL;
   const double start = measure_host_ms();
   if (clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &marker) != CL_SUCCESS) {
     printf("%-40s clEnqueueMarkerWithWaitList failed\n", c->text);
     return 0;
   }
-  clscan_status st = clscan_plan_enqueue_reduce_timed(c->plan, s->queue, s->in[c->kind], 0, s->out,
-                                                      0, s->n, 1, &marker, &first, &done);
+  clscan_status st = CLSCAN_SUCCESS;
+  for (int r = 0; r < count && st == CLSCAN_SUCCESS; r++) {
+    if (done)
+      clReleaseEvent(done);
+    done = NULL;
+    st = clscan_plan_enqueue_reduce_timed(c->plan, s->queue, s->in[c->kind], 0, s->out, 0, s->n,
+                                          r == 0, r == 0 ? &marker : NULL, r == 0 ? &first : NULL,
+                                          &done);
+  }
   int ok = st == CLSCAN_SUCCESS && clWaitForEvents(1, &done) == CL_SUCCESS;
   const double wall = measure_host_ms() - start;
   ok = ok && (!ms || (measure_span_ms(first, done, wall, &ms[0]) &&
                       measure_span_ms(marker, done, wall, &ms[1])));
+  if (ok && ms) {
+    ms[0] /= count;
+    ms[1] /= count;
+  }
   if (!ok)
     printf("%-40s reduce: %s (%s)\n", c->text, clscan_status_string(st),
            st ? clscan_last_error_detail() : "waiting or profiling failed");
   clReleaseEvent(marker);
   if (first)
     clReleaseEvent(first);
-  if (done)
-    clReleaseEvent(done);
-  return ok;
-}
-
-/* Back-to-back reductions per batch of reduce_batch(): with many in the queue, the driver submits
- * each while the one before runs, so their launch latency hides. */
-#define BATCH 10
-
-/* Reduces configuration c's input BATCH times back to back and stores the time from a marker
- * enqueued before the first to the end of the last, divided by BATCH, in *ms. Returns 0 after a
- * message if a call fails. */
-static int reduce_batch(sweep *s, const config *c, double *ms) {
-  cl_event marker = NULL, done = NULL;
-  const double start = measure_host_ms();
-  if (clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &marker) != CL_SUCCESS) {
-    printf("%-40s clEnqueueMarkerWithWaitList failed\n", c->text);
-    return 0;
-  }
-  clscan_status st = CLSCAN_SUCCESS;
-  for (int b = 0; b < BATCH && st == CLSCAN_SUCCESS; b++) {
-    if (done)
-      clReleaseEvent(done);
-    done = NULL;
-    st = clscan_plan_enqueue_reduce(c->plan, s->queue, s->in[c->kind], 0, s->out, 0, s->n, 0, NULL,
-                                    &done);
-  }
-  int ok = st == CLSCAN_SUCCESS && clWaitForEvents(1, &done) == CL_SUCCESS &&
-           measure_span_ms(marker, done, measure_host_ms() - start, ms);
-  if (!ok)
-    printf("%-40s reduce batch: %s (%s)\n", c->text, clscan_status_string(st),
-           st ? clscan_last_error_detail() : "waiting or profiling failed");
-  *ms /= BATCH;
-  clReleaseEvent(marker);
   if (done)
     clReleaseEvent(done);
   return ok;
@@ -216,7 +200,7 @@ static int prepare(sweep *s, config *c) {
     return 2;
   }
   // The first run builds the programs, under this configuration's options.
-  if (!poison_out(s) || !reduce_once(s, c, NULL))
+  if (!poison_out(s) || !reduce_runs(s, c, 1, NULL))
     return 2;
   int right = result_right(s, c);
   if (right != 1)
@@ -237,7 +221,7 @@ static int time_config(sweep *s, const config *c, double copy_ms, double *times)
     return 2;
   for (int i = 0; i < 2 + s->reps; i++) {
     double ms[2];
-    if (!reduce_once(s, c, i < 2 ? NULL : ms))
+    if (!reduce_runs(s, c, 1, i < 2 ? NULL : ms))
       return 2;
     if (i >= 2) {
       times[i - 2] = ms[0];
@@ -251,8 +235,10 @@ static int time_config(sweep *s, const config *c, double copy_ms, double *times)
   if (right != 1 || !poison_out(s))
     return right == 0 ? 1 : 2;
   for (int i = 0; i < s->reps; i++) {
-    if (!reduce_batch(s, c, &times[i]))
+    double batch[2];
+    if (!reduce_runs(s, c, BATCH, batch))
       return 2;
+    times[i] = batch[1]; /* from the marker, per reduction */
   }
   qsort(times, (size_t)s->reps, sizeof *times, compare_doubles);
   right = result_right(s, c);
