@@ -162,27 +162,70 @@ ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *au
  * end: no cross-lane work per vector and no barrier per tile. Other operators (float values,
  * user operators) use reduce_ordered below.
  */
+/* REDUCE_PIPELINE 1: each work-item issues the loads of its group's next tile before it folds
+ * the current one, so that its loads stay in flight from tile to tile, at the cost of a second
+ * tile's registers. On by default where a work-item's tile holds at most 32 registers of values
+ * (int32 at 256 x 8: on the H200 the int32 sum went from 0.2426 to 0.2413-0.2416 ms per call in
+ * batches of ten, and int64 at 128 x 16, 64 registers, from 0.4772 to 0.4814 with it);
+ * -DREDUCE_PIPELINE=0 or 1 overrides (docs/performance.md). */
+#ifndef REDUCE_PIPELINE
+#if CLSCAN_TYPE != 64 && CLSCAN_VPT * VEC * ((VAL_SIZE + 3) / 4) <= 32
+#define REDUCE_PIPELINE 1
+#else
+#define REDUCE_PIPELINE 0
+#endif
+#endif
+
+/* Loads a work-item's vectors of tile t. */
+ALWAYS_INLINE void strided_load(const __global in_t *in, ulong n, ulong t,
+                                elem_t xs[CLSCAN_VPT][VEC] CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+  const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
+  const ulong base = t * TILE;
+  const int full = base + TILE <= n;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++)
+    reduce_load(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
+}
+
+/* Folds a work-item's loaded vectors onto acc. */
+ALWAYS_INLINE elem_t strided_fold(elem_t acc, elem_t xs[CLSCAN_VPT][VEC] CLSCAN_XP) {
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_VPT; j++) {
+#pragma unroll
+    for (uint k = 0; k < VEC; k++)
+      acc = combine(acc, xs[j][k] CLSCAN_XA);
+  }
+  return acc;
+}
+
 ALWAYS_INLINE elem_t strided_run_total(const __global in_t *in, ulong n, ulong tiles_per_group,
                                        __local tile_scratch *scratch CLSCAN_XP) {
   const uint lid = get_local_id(0);
-  const __global uchar *aux = (const __global uchar *)in; /* never read: not segmented */
   ulong first, last;
   group_tiles(n, tiles_per_group, &first, &last);
   elem_t acc = IDENTITY;
-  for (ulong t = first; t < last; t++) {
-    const ulong base = t * TILE;
-    const int full = base + TILE <= n;
-    elem_t xs[CLSCAN_VPT][VEC];
-#pragma unroll
-    for (uint j = 0; j < CLSCAN_VPT; j++)
-      reduce_load(in, aux CLSCAN_XA, n, base + (ulong)vector_index(lid, j) * VEC, full, xs[j]);
-#pragma unroll
-    for (uint j = 0; j < CLSCAN_VPT; j++) {
-#pragma unroll
-      for (uint k = 0; k < VEC; k++)
-        acc = combine(acc, xs[j][k] CLSCAN_XA);
-    }
+#if REDUCE_PIPELINE
+  elem_t a[CLSCAN_VPT][VEC], b[CLSCAN_VPT][VEC];
+  if (first < last)
+    strided_load(in, n, first, a CLSCAN_XA);
+  for (ulong t = first; t < last; t += 2) {
+    if (t + 1 < last)
+      strided_load(in, n, t + 1, b CLSCAN_XA);
+    acc = strided_fold(acc, a CLSCAN_XA);
+    if (t + 1 >= last)
+      break;
+    if (t + 2 < last)
+      strided_load(in, n, t + 2, a CLSCAN_XA);
+    acc = strided_fold(acc, b CLSCAN_XA);
   }
+#else
+  for (ulong t = first; t < last; t++) {
+    elem_t xs[CLSCAN_VPT][VEC];
+    strided_load(in, n, t, xs CLSCAN_XA);
+    acc = strided_fold(acc, xs CLSCAN_XA);
+  }
+#endif
   elem_t excl, total, group_prefix;
   group_scan(acc, lid % SG, scratch, &excl, &total CLSCAN_XA);
   return tile_totals(total, &group_prefix, scratch CLSCAN_XA);
