@@ -20,7 +20,8 @@
 
 typedef struct tuning_row {
   const char *vendor;         /* substring of the vendor or platform name; NULL matches any */
-  const char *device;         /* substring of the device name; NULL matches any */
+  const char *device;         /* substring of the device name, or several separated by '|';
+                                 NULL matches any */
   clscan_algorithm algorithm; /* CLSCAN_ALGO_AUTO matches any */
   unsigned elem_bytes;        /* wider of the input and output element sizes; 0 matches any */
   unsigned in_bytes;          /* input element size; 0 matches any */
@@ -33,12 +34,18 @@ typedef struct tuning_row {
   clscan__tuning t;
 } tuning_row;
 
+/* The GH100 chip's boards: the H100 and the H200 have the same multiprocessors (132 of them on
+ * the SXM boards, the same registers and local memory) and differ in memory (HBM3 at 3.35 TB/s,
+ * HBM3e at 4.8 TB/s). The rows below were chosen on the H200; on an H100 they were faster than
+ * the NVIDIA rows for every kind measured but two within 1% (docs/tuning.md, "The H100"). */
+#define GH100 "H100|H200"
+
 /* Figures are exclusive add at n = 2^28 unless said otherwise, median of 20, verified, as copy
  * time / scan time against clEnqueueCopyBuffer of the same bytes (tools/bench/tile_sweep.c). */
 static const tuning_row table[] = {
     /* H200, NVIDIA OpenCL 3.0: uint8 -> uint32 at 0.860 of copying its 5 bytes per element. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 4,
      .in_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4}},
@@ -48,7 +55,7 @@ static const tuning_row table[] = {
      * vector, 1.16x by ticket). Rows of 1024 now start every tile, which then skips its
      * look-back: 0.99x (0.5184 against 0.5227 ms). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .elem_bytes = 4,
      .segmented = 1,
@@ -59,7 +66,7 @@ static const tuning_row table[] = {
      * 0.5867 / 0.5794, 128 x 12 0.5986 / 0.5942, 128 x 6 1.16x; by ticket, 128 x 12 1.22x
      * stashed, 1.39x in registers, the head mask's pre-pass at 128 x 12 1.20x). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .elem_bytes = 4,
      .segmented = 1,
@@ -67,20 +74,20 @@ static const tuning_row table[] = {
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 10, .rts_groups_per_cu = 4, .stash = 1}},
     /* H200: int32 with head flags at 1.11x the plain scan's time; by int32 key 0.744 ms. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 4,
      .segmented = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
     /* H200: segmented 8-byte values, not measured (the segmented 4-byte geometry). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 8,
      .segmented = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 8, .rts_groups_per_cu = 4}},
     /* H200: uint16 -> uint32 (and half -> float) held in registers; stashed, uint16 -> uint32 ran
      * at 0.841 of copy against 0.863 (another call) without. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 4,
      .in_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
@@ -88,7 +95,7 @@ static const tuning_row table[] = {
      * unit instead of 3): int8 0.896 of copy against 0.838 uncapped (tile_sweep, one call); capped,
      * min and max ran slower (0.788 against 0.822), so the cap is for addition only. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 1,
      .packed = 1,
      .ops = 1u << CLSCAN_ADD,
@@ -100,14 +107,14 @@ static const tuning_row table[] = {
     /* H200: packed int8 with the other operators: min 0.826, max 0.826, xor 0.856 of copy (for
      * addition before the cap, 256 x 4 0.762, 256 x 8 0.734, 256 x 12 0.591). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 1,
      .packed = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
     /* H200: packed int16 single-pass scans at 0.945 of copy, 128 x 16 (128 x 12 0.926 in the
      * same call; 256 x 6 0.893, 256 x 8 0.883 earlier). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .scan = 1,
      .elem_bytes = 2,
@@ -115,18 +122,18 @@ static const tuning_row table[] = {
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 16, .rts_groups_per_cu = 4}},
     /* H200: packed int16 with the other algorithms, 128 x 12. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 2,
      .packed = 1,
      .t = {.seed_wg = 256, .tile_wg = 128, .tile_vpt = 12, .rts_groups_per_cu = 4}},
     /* H200: other int8 plans (maps, segments, user operators) at 32 elements per work-item. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 1,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 2, .rts_groups_per_cu = 4}},
     /* H200: other int16 plans at 32 elements per work-item. */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 2,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 4, .rts_groups_per_cu = 4}},
     /*
@@ -139,7 +146,7 @@ static const tuning_row table[] = {
      * stashed in the same call; 256 x 8 in registers 0.896: 75 registers, 3 work-groups per
      * compute unit, stashed 64 and 4). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .scan = 1,
      .elem_bytes = 4,
@@ -150,7 +157,7 @@ static const tuning_row table[] = {
      * (integers: the strided kernel) in tiles of 256 x 8, 2 groups per compute unit: 0.2439 /
      * 0.2429 ms against 0.2456 / 0.2452 at 128 x 16 with 8 (two rounds, 2026-12-06). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .scan = 1,
      .elem_bytes = 4,
@@ -165,7 +172,7 @@ static const tuning_row table[] = {
     /* double (the strict fold) at 0.932 of copy, 128 x 16 stashed (256 x 8 stashed 0.868, 128 x
      * 12 stashed 0.857, 64 x 16 0.821; 256 x 12 in registers 0.853). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .scan = 1,
      .elem_bytes = 8,
@@ -174,7 +181,7 @@ static const tuning_row table[] = {
     /* int64 at 0.932 of copy, 128 x 16 stashed (128 x 12 stashed 0.919 in the same call, 64 x 16
      * 0.906; 256 x 8 stashed 0.874, in registers 0.875). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .algorithm = CLSCAN_ALGO_SINGLE_PASS,
      .scan = 1,
      .elem_bytes = 8,
@@ -182,18 +189,18 @@ static const tuning_row table[] = {
     /* H200: 4-byte selections and other algorithms (int32 single pass at 0.945 of copy held in
      * registers, 2026-12-02). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 4,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
     /* H200: double with the other algorithms (the single pass held 0.853 of copy at 256 x 12). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 8,
      .floating = 1,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 12, .rts_groups_per_cu = 4}},
     /* H200: 8-byte selections and other algorithms (the int64 single pass held 0.875 of copy). */
     {.vendor = "NVIDIA",
-     .device = "H200",
+     .device = GH100,
      .elem_bytes = 8,
      .t = {.seed_wg = 256, .tile_wg = 256, .tile_vpt = 8, .rts_groups_per_cu = 4}},
     /* Other NVIDIA GPUs: the H200's 256-wide rows with half the vectors (registers); not
@@ -217,9 +224,28 @@ static const tuning_row table[] = {
            .cpu_tile = 32768}},
 };
 
-/* Returns 1 if `needle` is NULL or occurs in `hay`. */
+/* Returns 1 if the len bytes at `part` occur in `hay`. */
+static int contains(const char *hay, const char *part, size_t len) {
+  for (; *hay; hay++) {
+    if (strncmp(hay, part, len) == 0)
+      return 1;
+  }
+  return len == 0;
+}
+
+/* Returns 1 if `needle` is NULL or one of its alternatives (separated by '|') occurs in `hay`. */
 static int matches(const char *hay, const char *needle) {
-  return !needle || strstr(hay, needle) != NULL;
+  if (!needle)
+    return 1;
+  for (;;) {
+    const char *bar = strchr(needle, '|');
+    const size_t len = bar ? (size_t)(bar - needle) : strlen(needle);
+    if (contains(hay, needle, len))
+      return 1;
+    if (!bar)
+      return 0;
+    needle = bar + 1;
+  }
 }
 
 /* A row's level: 0 for a device row, 1 for a vendor row, 2 for a default row. */

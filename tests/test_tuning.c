@@ -11,7 +11,7 @@
  * - CLSCAN_TYPE_MAP, CLSCAN_OP_MAP and CLSCAN_STATUS_MAP: names and sizes, and a string for
  *   CLSCAN_MPI_ERROR.
  * - AUTO's choice of algorithm is the one docs/tuning.md gives for the device.
- * - The H200's single-pass rows (through a test hook that resolves a descriptor's tuning for a
+ * - The H200 and H100 rows (through a test hook that resolves a descriptor's tuning for a
  *   named NVIDIA GPU): which plans stash their tile and which get a register cap, and that a
  *   stash that would not fit, a user type, a tile other than the row's or another GPU drops them;
  *   and the reductions' shape of their own, which only the row's tile and group count keep.
@@ -358,10 +358,12 @@ static void test_h200_rows(void **state) {
                                    .type_source = uc_affine_source,
                                    .type_name = "affine",
                                    .type_size = sizeof(uc_affine)};
-  const char *h200 = "NVIDIA H200", *a100 = "NVIDIA A100";
+  const char *h200 = "NVIDIA H200", *h100 = "NVIDIA H100 80GB HBM3", *a100 = "NVIDIA A100";
   const clscan_algorithm rts = CLSCAN_ALGO_REDUCE_THEN_SCAN;
   const row_case cases[] = {
       {"int32 add", {.type = CLSCAN_INT32}, {0}, h200, 128, 16, 1, 0},
+      {"int32 add on an H100", {.type = CLSCAN_INT32}, {0}, h100, 128, 16, 1, 0},
+      {"int8 add on an H100", {.type = CLSCAN_INT8}, {0}, h100, 128, 16, 0, 128},
       {"float add", {.type = CLSCAN_FLOAT}, {0}, h200, 128, 12, 1, 0},
       {"double add", {.type = CLSCAN_DOUBLE}, {0}, h200, 128, 16, 1, 0},
       {"int64 add", {.type = CLSCAN_INT64}, {0}, h200, 128, 16, 1, 0},
