@@ -154,19 +154,11 @@ ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *au
 #define reduce_load load_vector
 #endif
 
-/*
- * For operators that are exact, associative and commutative: built-in operators on integer
- * values (whatever the input type and map). Any order of combination gives the same bits for
- * them, so each work-item folds its vectors of every tile of the group's run into one register
- * (tile.cl's coalesced layout and vector loads), and the work-group combines those once at the
- * end: no cross-lane work per vector and no barrier per tile. Other operators (float values,
- * user operators) use reduce_ordered below.
- */
 /* REDUCE_PIPELINE 1: each work-item issues the loads of its group's next tile before it folds
  * the current one, so that its loads stay in flight from tile to tile, at the cost of a second
  * tile's registers. On by default where a work-item's tile holds at most 32 registers of values
- * (int32 at 256 x 8: on the H200 the int32 sum went from 0.2426 to 0.2413-0.2416 ms per call in
- * batches of ten, and int64 at 128 x 16, 64 registers, from 0.4772 to 0.4814 with it);
+ * (int32 at 256 x 8: on the H200 the int32 sum went from 0.2425-0.2428 to 0.2413-0.2416 ms per call
+ * in batches of ten, and int64 at 128 x 16, 64 registers, from 0.4772 to 0.4814 with it);
  * -DREDUCE_PIPELINE=0 or 1 overrides (docs/performance.md). */
 #ifndef REDUCE_PIPELINE
 #if CLSCAN_TYPE != 64 && CLSCAN_VPT * VEC * ((VAL_SIZE + 3) / 4) <= 32
@@ -199,6 +191,14 @@ ALWAYS_INLINE elem_t strided_fold(elem_t acc, elem_t xs[CLSCAN_VPT][VEC] CLSCAN_
   return acc;
 }
 
+/*
+ * For operators that are exact, associative and commutative: built-in operators on integer
+ * values (whatever the input type and map). Any order of combination gives the same bits for
+ * them, so each work-item folds its vectors of every tile of the group's run into one register
+ * (tile.cl's coalesced layout and vector loads), and the work-group combines those once at the
+ * end: no cross-lane work per vector and no barrier per tile. Other operators (float values,
+ * user operators) use reduce_ordered below.
+ */
 ALWAYS_INLINE elem_t strided_run_total(const __global in_t *in, ulong n, ulong tiles_per_group,
                                        __local tile_scratch *scratch CLSCAN_XP) {
   const uint lid = get_local_id(0);
