@@ -443,6 +443,14 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
 #endif
 }
 
+/* Measurement only (-DSEL_TEST_NO_LOOKBACK=1): tiles publish but do not look back; each takes its
+ * own first index as the count before it, so that it writes its run where its input lies (wrong
+ * output, but as many bytes written as the right one, in whole runs), and a timing without the
+ * look-back bounds what it costs (as CLSCAN_TEST_NO_LOOKBACK for the scan). */
+#ifndef SEL_TEST_NO_LOOKBACK
+#define SEL_TEST_NO_LOOKBACK 0
+#endif
+
 /* Returns 1 if tile t never publishes its status (CLSCAN_TEST_WITHHOLD, the fallback's tests). */
 ALWAYS_INLINE int tile_withheld(ulong t) {
 #if CLSCAN_TEST_WITHHOLD
@@ -669,8 +677,12 @@ SELECT_KERNEL void select_single_pass(
 
   // Look back (its barriers also order the staging), publish the inclusive prefix.
   cnt_t prefix = CNT_IDENTITY;
+#if SEL_TEST_NO_LOOKBACK
+  prefix = cnt_make(base, base);
+#else
   if (tile != 0)
     prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh CLSCAN_XA);
+#endif
   if (lid == 0) {
     if (tile != 0 && !withheld)
       status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
