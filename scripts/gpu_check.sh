@@ -16,6 +16,9 @@
 #                                  kind it knows (types, uint8 -> uint32, map, flags, keys); CUB
 #   scripts/gpu_check.sh reduce      build/reduce_sweep at 2^28 (group counts and tiles; from the
 #                                  first command, a marker, in batches), between two CUB runs
+#   scripts/gpu_check.sh select      build/select_sweep at 2^28: every kind, then select by no
+#                                  flags, unique and run-length encoding without the look-back
+#                                  (SEL_TEST_NO_LOOKBACK: wrong on purpose, exit 1), two rounds
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
@@ -112,6 +115,13 @@ for s in "$@"; do
           i32:16:0:0 f32:0:0:0 f32:2:256:8 i64:0:0:0 i64:2:256:4 f64:0:0:0
         [ -x "$B/cub_bench" ] && run "$B/cub_bench" --primitives 28 | grep -E "Reduce"
       } | tee "$OUT/reduce.txt"
+      ;;
+    select)
+      step "select_sweep at 2^28: every kind, and three without the look-back (wrong on purpose)"
+      {
+        run "$B/select_sweep" 28 10 2 flags0 flags50 pred part part2 unique rle \
+          flags0:-DSEL_TEST_NO_LOOKBACK=1 unique:-DSEL_TEST_NO_LOOKBACK=1 rle:-DSEL_TEST_NO_LOOKBACK=1
+      } | tee "$OUT/select.txt"
       ;;
     ptx)
       step "ptxas registers, int32 single pass, 256 x 8, plain and mapped"
