@@ -72,6 +72,22 @@ int measure_copy_ms(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes, do
   return 1;
 }
 
+int measure_copy_median_ms(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes, int warmups,
+                           int reps, double *ms) {
+  double *times = malloc((size_t)reps * sizeof *times);
+  int ok = times != NULL;
+  for (int i = 0; ok && i < warmups + reps; i++) {
+    double t = 0;
+    ok = measure_copy_ms(q, src, dst, bytes, &t);
+    if (ok && i >= warmups)
+      times[i - warmups] = t;
+  }
+  if (ok)
+    *ms = measure_median(times, (size_t)reps);
+  free(times);
+  return ok;
+}
+
 int measure_events_usable(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes,
                           double *event_ms, double *wall_ms) {
   double e = -1, w = 0;

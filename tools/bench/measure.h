@@ -1,8 +1,8 @@
 /*
  * clscan tools: the measurement helpers shared by `clscan bench` and the developer benchmarks
  * (tile_sweep, clscan_mpi_bench): the median of a series, the profiled time between two OpenCL
- * commands, one profiled clEnqueueCopyBuffer (the copy baseline every ratio is taken against),
- * and a monotonic host clock.
+ * commands, one profiled clEnqueueCopyBuffer (the copy baseline every ratio is taken against)
+ * and the median of several, and a monotonic host clock.
  *
  * The clock: profiling events by default. A program that finds the device's events do not
  * measure (measure_events_usable(); rusticl 22.3 gives every command the timestamps 0, 1, 2 and
@@ -32,6 +32,12 @@ int measure_event_ms(cl_event first, cl_event last, double *ms);
  * profiled time in *ms (with the wall clock: the host time of its enqueue and wait). Returns 0
  * if the copy or its profiling fails. */
 int measure_copy_ms(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes, double *ms);
+
+/* Copies `bytes` bytes from src to dst `warmups` times, then `reps` times (reps >= 1), each as
+ * measure_copy_ms() does, and stores the median of the last reps times in *ms. Returns 0 if a
+ * copy or its profiling fails, or host memory runs out. */
+int measure_copy_median_ms(cl_command_queue q, cl_mem src, cl_mem dst, size_t bytes, int warmups,
+                           int reps, double *ms);
 
 /* The time of a span of commands from `first` to `last` (both complete): their profiled time
  * (measure_event_ms()), or with the wall clock `wall_ms`, the host time the caller measured

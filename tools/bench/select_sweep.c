@@ -370,12 +370,13 @@ static int run_rounds(sweep *s, const config *configs, int count, int rounds) {
     for (int c = 0; c < count && worst < 2; c++) {
       const config *cf = &configs[c];
       const size_t bytes = moved_bytes(s, cf->k, s->want[cf->k].count) / 2;
-      for (int i = 0; i < s->reps && worst < 2; i++)
-        worst = measure_copy_ms(s->queue, s->in, s->copy, bytes, &times[i]) ? worst : 2;
-      if (worst == 2)
+      double copy_ms;
+      if (!measure_copy_median_ms(s->queue, s->in, s->copy, bytes, 0, s->reps, &copy_ms)) {
+        printf("timing clEnqueueCopyBuffer of %zu bytes failed\n", bytes);
+        worst = 2;
         break;
-      qsort(times, (size_t)s->reps, sizeof *times, compare_doubles);
-      const int rc = time_config(s, cf, times[s->reps / 2], times);
+      }
+      const int rc = time_config(s, cf, copy_ms, times);
       worst = rc > worst ? rc : worst;
     }
   }

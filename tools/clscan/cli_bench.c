@@ -472,20 +472,13 @@ static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row 
     return;
   }
   cli_timing t = reduce_time(plan, &desc, d, s->req->reps, s->req->reruns, label, &ms, &differ);
-  double *copies = t == CLI_TIMED ? malloc((size_t)s->req->reps * sizeof *copies) : NULL;
-  for (int i = 0; copies && i < CLI_WARMUPS + s->req->reps; i++) {
-    double c = 0;
-    if (!measure_copy_ms(clscan_context_queue(s->ctx), d->in, d->copy, copy_bytes, &c))
-      t = CLI_FAILED;
-    if (i >= CLI_WARMUPS)
-      copies[i - CLI_WARMUPS] = c;
-  }
-  if (t == CLI_TIMED && copies)
-    copy_ms = measure_median(copies, (size_t)s->req->reps);
+  if (t == CLI_TIMED && !measure_copy_median_ms(clscan_context_queue(s->ctx), d->in, d->copy,
+                                                copy_bytes, CLI_WARMUPS, s->req->reps, &copy_ms))
+    t = CLI_FAILED;
   char host[32];
   ms_text(t == CLI_TIMED ? cli_time_host_fold(d) : 0, host, sizeof host);
   row_start(s, "reduce", types, d->spec.op, scan_row->log2n);
-  if (t == CLI_TIMED && copies) {
+  if (t == CLI_TIMED) {
     differ_text(differ, s->req->reruns, differ_col, sizeof differ_col);
     printf("%11.4f %9.3f %9.3f %10.4f %10s %7s\n", ms, ms > 0 ? cli_gbps_bytes(bytes, ms) : 0.0,
            ms > 0 ? copy_ms / ms : 0.0, copy_ms, host, differ_col);
@@ -495,7 +488,6 @@ static void bench_reduce(bench_state *s, cli_bench_data *d, const cli_bench_row 
     s->failed = 1;
   }
   fflush(stdout);
-  free(copies);
   clscan_plan_release(plan);
 }
 

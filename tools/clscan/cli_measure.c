@@ -544,19 +544,9 @@ int cli_choose_clock(clscan_context *ctx) {
 int cli_time_copy(cli_bench_data *d, int reps, double *ms) {
   cl_command_queue q = clscan_context_queue(d->ctx);
   cl_mem src = d->copy_src ? d->copy_src : d->in;
-  double *times = malloc((size_t)reps * sizeof *times);
-  int ok = times != NULL;
-  for (int i = 0; ok && i < CLI_WARMUPS + reps; i++) {
-    double t = 0;
-    ok = measure_copy_ms(q, src, d->copy, d->copy_bytes, &t);
-    if (ok && i >= CLI_WARMUPS)
-      times[i - CLI_WARMUPS] = t;
-  }
-  if (ok)
-    *ms = measure_median(times, (size_t)reps);
-  else
+  const int ok = measure_copy_median_ms(q, src, d->copy, d->copy_bytes, CLI_WARMUPS, reps, ms);
+  if (!ok)
     cli_error("timing clEnqueueCopyBuffer of %zu bytes failed", d->copy_bytes);
-  free(times);
   return ok;
 }
 

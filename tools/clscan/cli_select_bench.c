@@ -447,19 +447,10 @@ static cli_timing time_row(const sb_run *r, double *ms) {
 
 /* Times a device copy of `bytes` bytes (median of reps after warm-ups). */
 static int time_copy(const sb_run *r, size_t bytes, double *ms) {
-  double *times = malloc((size_t)r->b->reps * sizeof *times);
-  int ok = times != NULL;
-  for (int i = 0; ok && i < CLI_WARMUPS + r->b->reps; i++) {
-    double t = 0;
-    ok = measure_copy_ms(r->q, r->d->copy_src, r->d->copy_dst, bytes, &t);
-    if (ok && i >= CLI_WARMUPS)
-      times[i - CLI_WARMUPS] = t;
-  }
-  if (ok)
-    *ms = measure_median(times, (size_t)r->b->reps);
-  else
+  const int ok = measure_copy_median_ms(r->q, r->d->copy_src, r->d->copy_dst, bytes, CLI_WARMUPS,
+                                        r->b->reps, ms);
+  if (!ok)
     cli_error("timing clEnqueueCopyBuffer of %zu bytes failed", bytes);
-  free(times);
   return ok;
 }
 
