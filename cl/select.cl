@@ -7,30 +7,32 @@
  * elements: VEC (16 bytes of the wider of the input and output types, common.cl) where the host
  * guarantees that the input's and the flags' offsets are multiples of VEC (CLSCAN_VECTOR_IO=1)
  * and a work-item's ITEMS are whole vectors, else 1 (the scalar path: unaligned offsets, user
- * types). Work-item lid holds VECS = ITEMS / SEL_VEC vectors; its vector j
- * covers the tile's elements (j * CLSCAN_WG + lid) * SEL_VEC + k, k < SEL_VEC (every load
- * coalesced). Select by flags loads one uchar vector of flags per vector, and its values only when
- * one of them is set (partition: always); a predicate is applied per element after the vector
- * load; unique and run-length encoding compare each element with its predecessor, which is in the
- * vector except for the first element's, one extra (cached) scalar load. The partial last tile
- * loads element by element. The work-item keeps its ITEMS values in registers with their flags.
+ * types). Work-items form lane groups of SEL_SG (a warp of 32 on NVIDIA, whose ballot gives a
+ * row's flags at once; elsewhere up to 32 work-items, whose flags are ORed into a local word);
+ * lane group g holds the g-th of NG consecutive chunks of the tile, in VECS = ITEMS / SEL_VEC rows
+ * of SEL_SG vectors: lane l's vector j covers the tile's elements (e * SEL_SG + l) * SEL_VEC + k,
+ * k < SEL_VEC, with e = g * VECS + j (ENTRY_OF; every load coalesced). Select by flags loads one
+ * uchar vector of flags per vector, and its values only when one of them is set (partition:
+ * always); a predicate is applied per element after the vector load; unique and run-length
+ * encoding compare each element with its predecessor, which is in the vector except for the first
+ * element's, one extra (cached) scalar load. The partial last tile loads element by element. The
+ * work-item keeps its ITEMS values in registers with their flags.
  *
- * Work-items form lane groups of SEL_SG (a warp of 32 on NVIDIA, whose ballot gives a row's flags
- * at once; elsewhere up to 32 work-items, whose flags are ORed into a local word). Entry
- * e = j * NG + g holds the SEL_VEC masks of row j of lane group g, mask k having lane l's bit set
- * when component k of its vector is selected; the entries are in tile order, and within an entry
- * the elements are ordered by lane, then component. One work-group scan of the entries' counts
- * (the popcounts of their masks) gives each entry's offset, and an element's tile-local rank is
- * its entry's offset, plus the selected components of the lanes below it (each mask ANDed with
- * the lanes below), plus its own selected components below it. The work-group publishes its
- * count as its aggregate, writes every selected element into local memory at its rank
- * (partition: every rejected one after them, in order; with vector loads, padded against bank
- * conflicts, SEL_STAGE_PAD), looks back for its exclusive prefix with the scan's status words and
- * look-back (status.cl's serial walker, or on NVIDIA lookback_warp.cl's warp-wide window reduced
- * as a tree; the state is the count of select_common.cl), publishes its inclusive prefix, and
- * then writes the tile's selected run to out[prefix, prefix + selected) from local memory,
- * consecutive work-items to consecutive addresses (coalesced stores; with vector loads, one
- * aligned vector of SEL_VEC elements per work-item between an unaligned lead and tail,
+ * Entry e = ENTRY_OF(j, g) holds the SEL_VEC masks of row j of lane group g, mask k having lane
+ * l's bit set when component k of its vector is selected; the entries are in tile order, and
+ * within an entry the elements are ordered by lane, then component. One work-group scan of the
+ * entries' counts (the popcounts of their masks) gives each entry's offset, and an element's
+ * tile-local rank is its entry's offset, plus the selected components of the lanes below it (each
+ * mask ANDed with the lanes below), plus its own selected components below it (on NVIDIA, but
+ * for select by flags, the same from each warp's count and its rows' ballots, SEL_WARP_RANK). The
+ * work-group publishes its count as its aggregate, writes every selected element into local
+ * memory at its rank (partition: every rejected one after them, in order; with vector loads,
+ * padded against bank conflicts, SEL_STAGE_PAD), looks back for its exclusive prefix with the
+ * scan's status words and look-back (status.cl's serial walker, or on NVIDIA lookback_warp.cl's
+ * warp-wide window reduced as a tree; the state is the count of select_common.cl), publishes its
+ * inclusive prefix, and then writes the tile's selected run to out[prefix, prefix + selected) from
+ * local memory, consecutive work-items to consecutive addresses (coalesced stores; with vector
+ * loads, one aligned vector of SEL_VEC elements per work-item between an unaligned lead and tail,
  * SEL_VEC_STORE). Only indices below out_capacity are written. A predecessor that stays silent
  * is counted from its input (and flags) by the waiting work-group itself (the decoupled fallback,
  * with the same vector loads), so the kernel terminates without forward-progress guarantees;
@@ -87,6 +89,8 @@
 #define SEL_SG CLSCAN_WG
 #endif
 #define NG (CLSCAN_WG / SEL_SG)
+/* The entry of row j of lane group g: each lane group's rows are consecutive in the tile. */
+#define ENTRY_OF(j, g) ((g)*VECS + (j))
 /* One entry per row of a lane group, in tile order: SEL_VEC 32-bit masks (one per component of
  * the row's vectors); each work-item scans CHUNK entries. */
 #define ENTRIES (VECS * NG)
@@ -331,15 +335,76 @@ typedef ushort head_t;
 typedef uint head_t;
 #endif
 
+/* SEL_WARP_RANK (NVIDIA): the ranks come from each warp's count and its rows' ballots, in
+ * registers, instead of from the entries' masks and offsets in local memory (one barrier and the
+ * work-group scan fewer, and for run-length encoding no local atomic per work-item). On by default
+ * on NVIDIA except for select by flags: on an H100 (int32, n = 2^28, two rounds) it took unique
+ * from 0.470 / 0.467 to 0.447 / 0.451 ms, run-length encoding from 0.576 / 0.574 to 0.558 / 0.563
+ * and select by predicate from 0.541 / 0.539 to 0.532 / 0.533, but select by flags at 50 %, which
+ * takes its tile from the ticket, from 0.610 to 0.658 / 0.663 (with the group id as its tile
+ * 0.609, as without; docs/performance.md). -DSEL_WARP_RANK=0 or 1 overrides. */
+#ifndef SEL_WARP_RANK
+#define SEL_WARP_RANK (CLSCAN_NV_PTX && (CLSCAN_SELECT_PRED || CLSCAN_SELECT_OP != 0))
+#endif
+#if SEL_WARP_RANK && !CLSCAN_NV_PTX
+#error "SEL_WARP_RANK needs warp ballots (CLSCAN_NV_PTX)"
+#endif
+
+#if SEL_WARP_RANK
+/* Warp g's selected elements (bits: its lane's flags) into wcount[g], and for run-length encoding
+ * 1 + the tile index of its last head (0: none) into wlast[g]; then (after a barrier) returns the
+ * tile's count, with *below_g the warps' before g and *tile_last the tile's last head (as
+ * wlast). All work-items call it. */
+ALWAYS_INLINE uint warp_counts(uint bits, uint g, uint lane, __local uint *wcount,
+                               __local uint *wlast, uint *below_g, uint *tile_last) {
+  uint c = popcount(bits);
+#if SEL_RLE
+  const uint b = 31u - clz(bits), j = b / SEL_VEC;
+  uint last = bits ? (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC + b % SEL_VEC + 1u : 0u;
+#endif
+#pragma unroll
+  for (uint d = 16; d > 0; d >>= 1) {
+    c += shfl_down_u32(c, d);
+#if SEL_RLE
+    last = max(last, shfl_down_u32(last, d));
+#endif
+  }
+  if (lane == 0) {
+    wcount[g] = c;
+#if SEL_RLE
+    wlast[g] = last;
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint total = 0, before = 0, tl = 0;
+#pragma unroll
+  for (uint h = 0; h < NG; h++) {
+    const uint ch = wcount[h];
+    before += h < g ? ch : 0u;
+    total += ch;
+#if SEL_RLE
+    tl = max(tl, wlast[h]);
+#endif
+  }
+  *below_g = before;
+  *tile_last = tl;
+  return total;
+}
+#endif
+
 /* The work-group's shared state. */
 typedef struct select_shared {
   val_t stage[STAGED]; /* selected at their rank, rejected (partition) after them in order */
 #if SEL_RLE
   head_t head[HEADS]; /* the tile index of the head of rank q */
 #endif
-  uint mask[ENTRIES * SEL_VEC]; /* entry j * NG + g, mask k: component k of row j, group g */
+  uint mask[ENTRIES * SEL_VEC]; /* entry ENTRY_OF(j, g), mask k: component k of row j, group g */
   uint offset[ENTRIES];         /* selected elements in the tile before the entry */
   uint part[PARTS];
+#if SEL_WARP_RANK
+  uint wcount[NG]; /* SEL_WARP_RANK: each warp's selected elements */
+  uint wlast[NG];  /* and 1 + the tile index of its last head (run-length encoding) */
+#endif
   count_shared cnt;
   uint last;
   ulong tile;
@@ -595,24 +660,29 @@ SELECT_KERNEL void select_single_pass(
   const uint valid = (uint)min((ulong)TILE, n - base);
   const int withheld = tile_withheld(tile);
 
-  // The vectors (j * CLSCAN_WG + lid) * SEL_VEC into registers (coalesced), their flags as bits
-  // j * SEL_VEC + k, and each lane group's flags of row j as the masks of entry j * NG + g.
+  // The lane group's rows of vectors into registers (coalesced), their flags as bits
+  // j * SEL_VEC + k, and each lane group's flags of row j as the masks of entry ENTRY_OF(j, g).
   val_t v[ITEMS];
   uint bits = 0;
   if (valid == TILE) {
-    const ulong vbase = tile * (TILE / SEL_VEC) + lid;
+    const ulong vbase = tile * (TILE / SEL_VEC) + ENTRY_OF(0, g) * SEL_SG + lane;
 #pragma unroll
     for (uint j = 0; j < VECS; j++)
-      bits |= load_vector(in, flags, vbase + j * CLSCAN_WG, v + j * SEL_VEC, 1 CLSCAN_XA)
+      bits |= load_vector(in, flags, vbase + j * SEL_SG, v + j * SEL_VEC, 1 CLSCAN_XA)
               << (j * SEL_VEC);
   } else {
 #pragma unroll
     for (uint j = 0; j < VECS; j++) {
-      const uint k = (j * CLSCAN_WG + lid) * SEL_VEC;
+      const uint k = (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC;
       if (k < valid)
         bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
     }
   }
+#if SEL_WARP_RANK
+  // Each warp's count (and last head) to local memory; the tile's and the warps' before it.
+  uint below_g, tile_last;
+  const uint selected = warp_counts(bits, g, lane, sh.wcount, sh.wlast, &below_g, &tile_last);
+#else
 #if SEL_GROUP_TILE
   // Work-item 0's sh.last (and elsewhere the masks' zeros) before anyone records a flag.
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -623,8 +693,8 @@ SELECT_KERNEL void select_single_pass(
 #pragma unroll
     for (uint c = 0; c < SEL_VEC; c++) {
       const uint f = (bits >> (j * SEL_VEC + c)) & 1u;
-      last = f ? (j * CLSCAN_WG + lid) * SEL_VEC + c + 1 : last;
-      record_flag(sh.mask, (j * NG + g) * SEL_VEC + c, lane, f);
+      last = f ? (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC + c + 1 : last;
+      record_flag(sh.mask, ENTRY_OF(j, g) * SEL_VEC + c, lane, f);
     }
   }
 #if SEL_RLE
@@ -643,22 +713,42 @@ SELECT_KERNEL void select_single_pass(
     sh.offset[e] = run;
     run += entry_count(sh.mask, e);
   }
-  const cnt_t aggregate = cnt_make(selected, base + (sh.last ? sh.last - 1u : 0u));
+  const uint tile_last = sh.last;
+#endif
+  const cnt_t aggregate = cnt_make(selected, base + (tile_last ? tile_last - 1u : 0u));
   if (lid == 0 && !withheld)
     status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
+#if !SEL_WARP_RANK
   barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
   // Stage the tile in local memory: selected at their rank, rejected (partition) after them.
-  // A vector's first rank: its entry's offset and the selected components of the lanes below.
+  // A vector's first rank: its entry's offset and the selected components of the lanes below
+  // (SEL_WARP_RANK: the warps' before it, its rows' before it and the lanes' below it, from
+  // ballots).
   const uint below = (1u << lane) - 1u;
+#if SEL_WARP_RANK
+  uint run = below_g;
+#endif
 #pragma unroll
   for (uint j = 0; j < VECS; j++) {
-    const uint k = (j * CLSCAN_WG + lid) * SEL_VEC, e = j * NG + g;
+    const uint e = ENTRY_OF(j, g), k = (e * SEL_SG + lane) * SEL_VEC;
+#if SEL_WARP_RANK
+    uint first = run;
+#pragma unroll
+    for (uint c = 0; c < SEL_VEC; c++) {
+      const uint m = ballot((int)((bits >> (j * SEL_VEC + c)) & 1u));
+      first += popcount(m & below);
+      run += popcount(m);
+    }
+#endif
     if (k < valid) {
+#if !SEL_WARP_RANK
       uint first = sh.offset[e];
 #pragma unroll
       for (uint c = 0; c < SEL_VEC; c++)
         first += popcount(sh.mask[e * SEL_VEC + c] & below);
+#endif
       const uint own = bits >> (j * SEL_VEC);
 #pragma unroll
       for (uint c = 0; c < SEL_VEC; c++) {
