@@ -398,15 +398,16 @@ typedef struct select_shared {
 #if SEL_RLE
   head_t head[HEADS]; /* the tile index of the head of rank q */
 #endif
+#if SEL_WARP_RANK
+  uint wcount[NG]; /* each warp's selected elements */
+  uint wlast[NG];  /* and 1 + the tile index of its last head (run-length encoding) */
+#else
   uint mask[ENTRIES * SEL_VEC]; /* entry ENTRY_OF(j, g), mask k: component k of row j, group g */
   uint offset[ENTRIES];         /* selected elements in the tile before the entry */
   uint part[PARTS];
-#if SEL_WARP_RANK
-  uint wcount[NG]; /* SEL_WARP_RANK: each warp's selected elements */
-  uint wlast[NG];  /* and 1 + the tile index of its last head (run-length encoding) */
+  uint last; /* 1 + the tile index of the last head (run-length encoding), 0 when none */
 #endif
   count_shared cnt;
-  uint last;
   ulong tile;
   long silent;
   int command;
@@ -648,7 +649,9 @@ SELECT_KERNEL void select_single_pass(
 #endif
   if (lid == 0) {
     sh.tile = take_tile(temp, ticket_base);
+#if !SEL_WARP_RANK
     sh.last = 0;
+#endif
   }
 #if SEL_GROUP_TILE
   const ulong tile = get_group_id(0);
