@@ -91,6 +91,8 @@
 #define NG (CLSCAN_WG / SEL_SG)
 /* The entry of row j of lane group g: each lane group's rows are consecutive in the tile. */
 #define ENTRY_OF(j, g) ((g)*VECS + (j))
+/* The tile index of the first element of lane l's vector j in lane group g. */
+#define VEC_FIRST(j, g, l) ((ENTRY_OF(j, g) * SEL_SG + (l)) * SEL_VEC)
 /* One entry per row of a lane group, in tile order: SEL_VEC 32-bit masks (one per component of
  * the row's vectors); each work-item scans CHUNK entries. */
 #define ENTRIES (VECS * NG)
@@ -360,7 +362,7 @@ ALWAYS_INLINE uint warp_counts(uint bits, uint g, uint lane, __local uint *wcoun
   uint c = popcount(bits);
 #if SEL_RLE
   const uint b = 31u - clz(bits), j = b / SEL_VEC;
-  uint last = bits ? (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC + b % SEL_VEC + 1u : 0u;
+  uint last = bits ? VEC_FIRST(j, g, lane) + b % SEL_VEC + 1u : 0u;
 #endif
 #pragma unroll
   for (uint d = 16; d > 0; d >>= 1) {
@@ -676,7 +678,7 @@ SELECT_KERNEL void select_single_pass(
   } else {
 #pragma unroll
     for (uint j = 0; j < VECS; j++) {
-      const uint k = (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC;
+      const uint k = VEC_FIRST(j, g, lane);
       if (k < valid)
         bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
     }
@@ -696,7 +698,7 @@ SELECT_KERNEL void select_single_pass(
 #pragma unroll
     for (uint c = 0; c < SEL_VEC; c++) {
       const uint f = (bits >> (j * SEL_VEC + c)) & 1u;
-      last = f ? (ENTRY_OF(j, g) * SEL_SG + lane) * SEL_VEC + c + 1 : last;
+      last = f ? VEC_FIRST(j, g, lane) + c + 1 : last;
       record_flag(sh.mask, ENTRY_OF(j, g) * SEL_VEC + c, lane, f);
     }
   }
@@ -735,7 +737,7 @@ SELECT_KERNEL void select_single_pass(
 #endif
 #pragma unroll
   for (uint j = 0; j < VECS; j++) {
-    const uint e = ENTRY_OF(j, g), k = (e * SEL_SG + lane) * SEL_VEC;
+    const uint e = ENTRY_OF(j, g), k = VEC_FIRST(j, g, lane);
 #if SEL_WARP_RANK
     uint first = run;
 #pragma unroll
