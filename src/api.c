@@ -111,11 +111,7 @@ static clscan_status check_no_run_args(const clscan_scan_desc *desc) {
 
 /* The checks every plan enqueue shares; `segmented` says which entry point was called. */
 static clscan_status plan_enqueue(clscan_plan *plan, int segmented, clscan__request *r) {
-  clscan__clear_error();
-  if (r->first)
-    *r->first = NULL;
-  if (r->done)
-    *r->done = NULL;
+  clscan__begin_call(r->first, r->done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   CLSCAN_RETURN_IF_ERROR(check_no_run_args(&plan->desc));
@@ -217,9 +213,7 @@ static clscan_status segmented(clscan_context *ctx, cl_command_queue queue,
                                size_t aux_off, cl_mem in, size_t in_offset, cl_mem out,
                                size_t out_offset, size_t n, cl_uint num_wait,
                                const cl_event *wait_list, cl_event *done) {
-  clscan__clear_error();
-  if (done)
-    *done = NULL;
+  clscan__begin_call(NULL, done);
   if (!desc)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "desc is NULL");
   if (desc->segments != CLSCAN_SEGMENTS_NONE && desc->segments != kind)
@@ -396,17 +390,11 @@ static clscan_status check_unsegmented(const clscan_scan_desc *desc) {
   return CLSCAN_SUCCESS;
 }
 
-/* Validates a reduction request on a plan (n input elements, one output element) and
- * dispatches it. */
 /* Checks and dispatches a reduction on a plan (n input elements, one output element); with_args:
  * clscan_plan_enqueue_reduce_args() and its run arguments (run may be NULL). */
 static clscan_status reduce_enqueue(clscan_plan *plan, clscan__request *r, int with_args,
                                     const clscan_run_args *run) {
-  clscan__clear_error();
-  if (r->first)
-    *r->first = NULL;
-  if (r->done)
-    *r->done = NULL;
+  clscan__begin_call(r->first, r->done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   CLSCAN_RETURN_IF_ERROR(check_unsegmented(&plan->desc));
@@ -529,11 +517,7 @@ clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue
                                        const clscan_run_args *run, cl_uint num_wait,
                                        const cl_event *wait_list, cl_event *first, cl_event *done) {
   static const clscan_run_args none = {0};
-  clscan__clear_error();
-  if (first)
-    *first = NULL;
-  if (done)
-    *done = NULL;
+  clscan__begin_call(first, done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (!run)

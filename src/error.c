@@ -28,6 +28,14 @@ void clscan__clear_error(void) {
   last_detail[0] = '\0';
 }
 
+void clscan__begin_call(cl_event *first, cl_event *done) {
+  clscan__clear_error();
+  if (first)
+    *first = NULL;
+  if (done)
+    *done = NULL;
+}
+
 clscan_status clscan__fail(clscan_status status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -52,6 +52,10 @@ const char *clscan__cl_error_name(cl_int err);
 /* Clears the calling thread's error detail (at the start of each public call). */
 void clscan__clear_error(void);
 
+/* Starts a public call that may return events: clears the error detail and sets *first and
+ * *done (either pointer may be NULL) to NULL, so that a call that fails returns no event. */
+void clscan__begin_call(cl_event *first, cl_event *done);
+
 /*
  * The internal error style. In a function that has nothing to release, CLSCAN_RETURN_IF_ERROR
  * returns a failed status at once. In a function that must release something, CLSCAN_TRY and

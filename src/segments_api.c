@@ -39,11 +39,7 @@ clscan_status clscan_plan_enqueue_offsets(clscan_plan *plan, cl_command_queue qu
                                           size_t in_offset, cl_mem out, size_t out_offset, size_t n,
                                           cl_uint num_wait, const cl_event *wait_list,
                                           cl_event *first, cl_event *done) {
-  clscan__clear_error();
-  if (first)
-    *first = NULL;
-  if (done)
-    *done = NULL;
+  clscan__begin_call(first, done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (plan->desc.segments != CLSCAN_SEGMENTS_OFFSETS)
@@ -86,9 +82,7 @@ clscan_status clscan_segmented_scan_offsets(clscan_context *ctx, cl_command_queu
                                             size_t in_offset, cl_mem out, size_t out_offset,
                                             size_t n, cl_uint num_wait, const cl_event *wait_list,
                                             cl_event *done) {
-  clscan__clear_error();
-  if (done)
-    *done = NULL;
+  clscan__begin_call(NULL, done);
   clscan_scan_desc d;
   CLSCAN_RETURN_IF_ERROR(offsets_desc(ctx, desc, &d));
   clscan__request r = {.queue = queue,
@@ -382,9 +376,7 @@ clscan_status clscan_scan_batched(clscan_context *ctx, cl_command_queue queue,
                                   const clscan_scan_desc *desc, const clscan_batch *batch,
                                   cl_mem in, size_t in_offset, cl_mem out, size_t out_offset,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
-  clscan__clear_error();
-  if (done)
-    *done = NULL;
+  clscan__begin_call(NULL, done);
   CLSCAN_RETURN_IF_ERROR(batch_desc(ctx, desc));
   batch_shape s;
   CLSCAN_RETURN_IF_ERROR(check_batch(batch, &s));

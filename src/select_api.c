@@ -672,11 +672,7 @@ clscan_status clscan_select_enqueue_timed(clscan_select_plan *plan, cl_command_q
                                           const clscan_select_buffers *buffers, size_t n,
                                           cl_uint num_wait, const cl_event *wait_list,
                                           cl_event *first, cl_event *done) {
-  clscan__clear_error();
-  if (first)
-    *first = NULL;
-  if (done)
-    *done = NULL;
+  clscan__begin_call(first, done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (!buffers)

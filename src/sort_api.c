@@ -404,7 +404,7 @@ fail:
 clscan_status clscan_sort_enqueue(clscan_sort_plan *plan, cl_command_queue queue, cl_mem keys,
                                   size_t keys_offset, cl_mem values, size_t values_offset, size_t n,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *done) {
-  clscan__clear_error();
+  clscan__begin_call(NULL, done);
   if (!plan)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   CLSCAN_RETURN_IF_ERROR(validate_request(plan, &queue, keys, keys_offset, values, values_offset, n,

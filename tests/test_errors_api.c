@@ -1,7 +1,7 @@
 /*
  * clscan tests, errors: status strings, names and sizes, versions, NULL releases, the build log,
- * clscan_context_create with a foreign device, CLSCAN_DEVICE naming no device, and the error
- * detail per thread.
+ * clscan_context_create with a foreign device, CLSCAN_DEVICE naming no device, the error detail
+ * per thread, and the events a failed call returns (NULL).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -177,6 +177,58 @@ static void test_device_env(void **state) {
 }
 
 /* The error detail belongs to the thread that failed. */
+/* Every call that returns events sets them to NULL when it fails (here: a NULL context, plan or
+ * descriptor), so that no stale event is left for the caller to release. */
+static void test_failed_calls_clear_events(void **state) {
+  (void)state;
+  const cl_event stale = (cl_event)(uintptr_t)0x10;
+  const clscan_scan_desc d = {0};
+  const clscan_batch batch = {0};
+  const clscan_select_buffers sb = {0};
+  cl_event first, done;
+#define EXPECT_CLEARED(call)                        \
+  do {                                              \
+    first = stale;                                  \
+    done = stale;                                   \
+    assert_int_equal((call), CLSCAN_NULL_ARGUMENT); \
+    assert_null(done);                              \
+  } while (0)
+  EXPECT_CLEARED(clscan_scan(NULL, NULL, &d, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_scan(NULL, NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(
+      clscan_segmented_scan(NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(
+      clscan_scan_by_key(NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_segmented_scan_offsets(NULL, NULL, NULL, NULL, 0, 1, NULL, 0, NULL, 0, 4, 0,
+                                               NULL, &done));
+  EXPECT_CLEARED(clscan_scan_batched(NULL, NULL, &d, &batch, NULL, 0, NULL, 0, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_plan_enqueue(NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_plan_enqueue_reduce(NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  EXPECT_CLEARED(
+      clscan_plan_enqueue_reduce_args(NULL, NULL, NULL, 0, NULL, 0, 4, NULL, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_select_enqueue(NULL, NULL, &sb, 4, 0, NULL, &done));
+  EXPECT_CLEARED(clscan_sort_enqueue(NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &done));
+  // The calls that also return their first command's event clear both.
+  EXPECT_CLEARED(
+      clscan_plan_enqueue_timed(NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &first, &done));
+  assert_null(first);
+  EXPECT_CLEARED(clscan_plan_enqueue_segmented(NULL, NULL, NULL, 0, NULL, 0, NULL, 0, 4, 0, NULL,
+                                               &first, &done));
+  assert_null(first);
+  EXPECT_CLEARED(clscan_plan_enqueue_offsets(NULL, NULL, NULL, 0, 1, NULL, 0, NULL, 0, 4, 0, NULL,
+                                             &first, &done));
+  assert_null(first);
+  EXPECT_CLEARED(
+      clscan_plan_enqueue_args(NULL, NULL, NULL, 0, NULL, 0, 4, NULL, 0, NULL, &first, &done));
+  assert_null(first);
+  EXPECT_CLEARED(
+      clscan_plan_enqueue_reduce_timed(NULL, NULL, NULL, 0, NULL, 0, 4, 0, NULL, &first, &done));
+  assert_null(first);
+  EXPECT_CLEARED(clscan_select_enqueue_timed(NULL, NULL, &sb, 4, 0, NULL, &first, &done));
+  assert_null(first);
+#undef EXPECT_CLEARED
+}
+
 static void *fail_in_thread(void *arg) {
   (void)arg;
   clscan_status st = clscan_plan_create(NULL, &g_desc, NULL);
@@ -203,9 +255,14 @@ static void test_detail_is_per_thread(void **state) {
 /* ============================================================================================== */
 
 const struct CMUnitTest errors_api_tests[] = {
-    cmocka_unit_test(test_status_strings), cmocka_unit_test(test_names_and_sizes),
-    cmocka_unit_test(test_version),        cmocka_unit_test(test_release_null),
-    cmocka_unit_test(test_build_log),      cmocka_unit_test(test_context_create),
-    cmocka_unit_test(test_device_env),     cmocka_unit_test(test_detail_is_per_thread),
+    cmocka_unit_test(test_status_strings),
+    cmocka_unit_test(test_names_and_sizes),
+    cmocka_unit_test(test_version),
+    cmocka_unit_test(test_release_null),
+    cmocka_unit_test(test_build_log),
+    cmocka_unit_test(test_context_create),
+    cmocka_unit_test(test_device_env),
+    cmocka_unit_test(test_detail_is_per_thread),
+    cmocka_unit_test(test_failed_calls_clear_events),
 };
 const size_t errors_api_count = sizeof errors_api_tests / sizeof errors_api_tests[0];
