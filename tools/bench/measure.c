@@ -3,6 +3,7 @@
  */
 #include "measure.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -103,4 +104,24 @@ double measure_host_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+int measure_sweep_args(int argc, char **argv, const char *name, const char *usage, int max_log2,
+                       size_t *n, int *reps, int *rounds) {
+  const int lead = rounds ? 4 : 3;
+  if (argc <= lead) {
+    fprintf(stderr, "usage: %s %s\n", name, usage);
+    return 0;
+  }
+  const int log2n = atoi(argv[1]);
+  *reps = atoi(argv[2]);
+  if (rounds)
+    *rounds = atoi(argv[3]);
+  if (log2n < 1 || log2n > max_log2 || *reps < 1 || (rounds && *rounds < 1)) {
+    fprintf(stderr, "%s: LOG2N must be in [1, %d], REPS%s at least 1\n", name, max_log2,
+            rounds ? " and ROUNDS" : "");
+    return 0;
+  }
+  *n = (size_t)1 << log2n;
+  return 1;
 }

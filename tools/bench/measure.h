@@ -61,4 +61,11 @@ int measure_wall_clock(void);
 /* Returns the monotonic host clock in milliseconds (for host loops and wall times). */
 double measure_host_ms(void);
 
+/* A sweep's leading arguments, from argv[1] on: LOG2N, REPS and, where rounds is not NULL,
+ * ROUNDS, followed by at least one configuration. Returns 1 with *n = 2^LOG2N (LOG2N in [1,
+ * max_log2], the others at least 1), or prints "usage: NAME USAGE" or the bounds to standard
+ * error and returns 0. */
+int measure_sweep_args(int argc, char **argv, const char *name, const char *usage, int max_log2,
+                       size_t *n, int *reps, int *rounds);
+
 #endif /* CLSCAN_MEASURE_H_ */

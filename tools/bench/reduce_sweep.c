@@ -367,17 +367,12 @@ static void teardown(sweep *s, config *configs, int count) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: reduce_sweep LOG2N REPS ROUNDS TYPE:GROUPS:WG:VPT[:OPTIONS]...\n");
+  sweep s = {0};
+  int rounds;
+  if (!measure_sweep_args(argc, argv, "reduce_sweep",
+                          "LOG2N REPS ROUNDS TYPE:GROUPS:WG:VPT[:OPTIONS]...", 32, &s.n, &s.reps,
+                          &rounds))
     return 2;
-  }
-  const int log2n = atoi(argv[1]), rounds = atoi(argv[3]);
-  sweep s = {.reps = atoi(argv[2])};
-  if (log2n < 1 || log2n > 32 || s.reps < 1 || rounds < 1) {
-    fprintf(stderr, "reduce_sweep: LOG2N must be in [1, 32], REPS and ROUNDS at least 1\n");
-    return 2;
-  }
-  s.n = (size_t)1 << log2n;
   const int count = argc - 4;
   config *configs = calloc((size_t)count, sizeof *configs);
   int worst = configs ? 0 : 2;

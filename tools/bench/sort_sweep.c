@@ -365,15 +365,11 @@ static void teardown(sweep *s) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: sort_sweep LOG2N REPS ALGO:KIND:TYPE[:ITEMS[:OPTIONS]]...\n");
+  sweep s = {0};
+  if (!measure_sweep_args(argc, argv, "sort_sweep",
+                          "LOG2N REPS ALGO:KIND:TYPE[:ITEMS[:OPTIONS]]...", 31, &s.n, &s.reps,
+                          NULL))
     return 2;
-  }
-  const int log2n = atoi(argv[1]), reps = atoi(argv[2]);
-  if (log2n < 1 || log2n > 31 || reps < 1) {
-    fprintf(stderr, "sort_sweep: LOG2N must be 1 to 31 and REPS at least 1\n");
-    return 2;
-  }
   const int count = argc - 3;
   config *configs = calloc((size_t)count, sizeof *configs);
   size_t ks = 4;
@@ -386,7 +382,6 @@ int main(int argc, char **argv) {
   }
   if (!configs)
     return 2;
-  sweep s = {.n = (size_t)1 << log2n, .reps = reps};
   int status = setup(&s, ks) ? 0 : 2;
   for (int i = 0; status < 2 && i < count; i++) {
     int r = run_config(&s, &configs[i]);

@@ -461,17 +461,10 @@ static void teardown(sweep *s) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: tile_sweep LOG2N REPS KIND:WG:VPT[:OPTIONS]...\n");
+  sweep s = {.rng = 7};
+  if (!measure_sweep_args(argc, argv, "tile_sweep", "LOG2N REPS KIND:WG:VPT[:OPTIONS]...", 40, &s.n,
+                          &s.reps, NULL))
     return 2;
-  }
-  int log2n = atoi(argv[1]);
-  sweep s = {.reps = atoi(argv[2]), .rng = 7};
-  if (log2n < 1 || log2n > 40 || s.reps < 1) {
-    fprintf(stderr, "tile_sweep: LOG2N must be in [1, 40] and REPS at least 1\n");
-    return 2;
-  }
-  s.n = (size_t)1 << log2n;
   int count = argc - 3;
   config *configs = calloc((size_t)count, sizeof *configs);
   int ok = configs != NULL;
