@@ -696,12 +696,13 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 /* SORT_EARLY_VALUES (Onesweep with values staged, SORT_EXCHANGE): the tile's keys go to local
  * memory at their places, and its values into registers, before the look-back rather than after
  * it, so that the values' loads overlap the look-back (the registers that held the keys hold the
- * values through it). On by default: on an H100 (2^28 keys, one call, two runs each) it took
- * uint32 keys with uint32 values from 12.61 / 12.64 to 12.07 / 12.12 ms and uint64 keys with
- * uint32 values from 34.46 / 34.45 to 32.51 / 32.51 ms; keys alone do not use it.
- * -DSORT_EARLY_VALUES=0 restores the staging after the look-back. */
+ * values through it). On by default where a value is no wider than its key, so that the values
+ * take no more registers than the keys did: on an H100 (2^28 keys, one call, two runs each) it
+ * took uint32 keys with uint32 values from 12.61 / 12.64 to 12.07 / 12.12 ms and uint64 keys
+ * with uint32 values from 34.46 / 34.45 to 32.51 / 32.51 ms; keys alone do not use it. Wider
+ * values were not measured. -DSORT_EARLY_VALUES=0 or 1 overrides. */
 #ifndef SORT_EARLY_VALUES
-#define SORT_EARLY_VALUES 1
+#define SORT_EARLY_VALUES (SORT_VALUE_SIZE <= SORT_KEY_SIZE)
 #endif
 #if SORT_EARLY_VALUES && !SORT_EXCHANGE
 #undef SORT_EARLY_VALUES
