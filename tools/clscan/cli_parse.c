@@ -116,6 +116,19 @@ int cli_type_from_name(const char *name, clscan_type *out) {
   return 0;
 }
 
+int cli_out_type_from_name(const char *name, clscan_out_type *out) {
+  clscan_type t;
+  if (!cli_type_from_name(name, &t))
+    return 0;
+  *out = CLSCAN_OUT_TYPE(t);
+  return 1;
+}
+
+int cli_format_from_name(const char *name, int *binary) {
+  *binary = strcmp(name, "binary") == 0;
+  return *binary || strcmp(name, "text") == 0;
+}
+
 int cli_op_from_name(const char *name, clscan_op *out) {
   for (int o = 0; o < CLSCAN_OP_COUNT; o++) {
     if (strcmp(clscan_op_name((clscan_op)o), name) == 0)

@@ -74,18 +74,13 @@ static const char *scan_option_name(int id) {
 /* Applies an option whose value is a name (format, type, operator, algorithm, key type);
  * returns 0 if the name is not one of its values. */
 static int scan_named_option(cli_scan_request *r, int id, const char *v) {
-  clscan_type t;
   switch (id) {
     case OPT_FORMAT:
-      r->binary = strcmp(v, "binary") == 0;
-      return r->binary || strcmp(v, "text") == 0;
+      return cli_format_from_name(v, &r->binary);
     case OPT_TYPE:
       return cli_type_from_name(v, &r->desc.type);
     case OPT_OUT_TYPE:
-      if (!cli_type_from_name(v, &t))
-        return 0;
-      r->desc.out_type = CLSCAN_OUT_TYPE(t);
-      return 1;
+      return cli_out_type_from_name(v, &r->desc.out_type);
     case OPT_OP:
       r->op_given = 1;
       return cli_op_from_name(v, &r->desc.op);

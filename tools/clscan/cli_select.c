@@ -159,18 +159,13 @@ static const char *op_command(clscan_select_op op) {
 /* Applies an option whose value is a name (format, type, output type, algorithm); returns 0 if
  * the name is not one of its values. */
 static int named_option(cli_select_request *r, int id, const char *v) {
-  clscan_type t;
   switch (id) {
     case OPT_FORMAT:
-      r->binary = strcmp(v, "binary") == 0;
-      return r->binary || strcmp(v, "text") == 0;
+      return cli_format_from_name(v, &r->binary);
     case OPT_TYPE:
       return cli_type_from_name(v, &r->desc.type);
     case OPT_OUT_TYPE:
-      if (!cli_type_from_name(v, &t))
-        return 0;
-      r->desc.out_type = CLSCAN_OUT_TYPE(t);
-      return 1;
+      return cli_out_type_from_name(v, &r->desc.out_type);
     default:
       return cli_algorithm_from_name(v, &r->desc.algorithm);
   }

@@ -100,8 +100,7 @@ static int parse_algorithm(sort_request *r, const char *v) {
 static int sort_option(sort_request *r, int id, const char *v) {
   switch (id) {
     case OPT_FORMAT:
-      r->binary = strcmp(v, "binary") == 0;
-      if (r->binary || strcmp(v, "text") == 0)
+      if (cli_format_from_name(v, &r->binary))
         return 1;
       return cli_usage_error("sort", "--format: unknown value '%s'", v), 0;
     case OPT_TYPE:
