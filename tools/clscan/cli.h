@@ -109,12 +109,15 @@ int cli_parse_count(const char *command, const char *option, const char *text,
 
 /* Looks a type, operator or algorithm up by its library name; returns 0 if none has it. */
 int cli_type_from_name(const char *name, clscan_type *out);
-/* An output type (CLSCAN_OUT_TYPE of a type name). */
-int cli_out_type_from_name(const char *name, clscan_out_type *out);
-/* --format: "binary" sets *binary, "text" clears it; returns 0 for anything else. */
-int cli_format_from_name(const char *name, int *binary);
 int cli_op_from_name(const char *name, clscan_op *out);
 int cli_algorithm_from_name(const char *name, clscan_algorithm *out);
+
+/* Looks an output type up by a type's name (CLSCAN_OUT_TYPE of it); returns 0 if none has it. */
+int cli_out_type_from_name(const char *name, clscan_out_type *out);
+
+/* Reads --format's value: "binary" sets *binary, "text" clears it; returns 0 for anything
+ * else. */
+int cli_format_from_name(const char *name, int *binary);
 
 /* Parses a comma-separated list of type names into out (at most CLSCAN_TYPE_COUNT, no
  * repeats); prints a usage error and returns 0 on a bad list. */
