@@ -693,14 +693,29 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 }
 
 #if SORT_RANK_WARPS
-/* SORT_EARLY_VALUES (Onesweep with values staged, SORT_EXCHANGE): the tile's keys go to local
- * memory at their places, and its values into registers, before the look-back rather than after
- * it, so that the values' loads overlap the look-back (the registers that held the keys hold the
- * values through it). On by default where a value is no wider than its key, so that the values
- * take no more registers than the keys did: on an H100 (2^28 keys, one call, two runs each) it
- * took uint32 keys with uint32 values from 12.61 / 12.64 to 12.07 / 12.12 ms and uint64 keys
- * with uint32 values from 34.46 / 34.45 to 32.51 / 32.51 ms; keys alone do not use it. Wider
- * values were not measured. -DSORT_EARLY_VALUES=0 or 1 overrides. */
+/* Onesweep stages a tile's keys at their places before its look-back rather than after it, where
+ * the staging is free to move: the keys' registers are then free during the look-back, and the
+ * staging overlaps it.
+ *
+ * SORT_EARLY_KEYS (keys alone): on by default. On an H100 (2^28 keys, one call, two runs each) it
+ * took uint32 keys from 6.595 / 6.595 to 6.500 / 6.502 ms (72 registers instead of 77) and
+ * uint64 keys from 18.98 / 19.00 to 18.44 / 18.48 ms (another call).
+ *
+ * SORT_EARLY_VALUES (values staged beside the keys, SORT_EXCHANGE): the values are loaded into
+ * the registers that held the keys before the look-back too, so that their loads overlap it. On
+ * by default where a value is no wider than its key, so that the values take no more registers
+ * than the keys did: on an H100 it took uint32 keys with uint32 values from 12.61 / 12.64 to
+ * 12.07 / 12.12 ms and uint64 keys with uint32 values from 34.46 / 34.45 to 32.51 / 32.51 ms.
+ * Wider values were not measured.
+ *
+ * -DSORT_EARLY_KEYS=0 or -DSORT_EARLY_VALUES=0 or 1 override. */
+#ifndef SORT_EARLY_KEYS
+#define SORT_EARLY_KEYS (SORT_VALUE_SIZE == 0)
+#endif
+#if SORT_EARLY_KEYS && SORT_VALUE_SIZE
+#undef SORT_EARLY_KEYS
+#define SORT_EARLY_KEYS 0
+#endif
 #ifndef SORT_EARLY_VALUES
 #define SORT_EARLY_VALUES (SORT_VALUE_SIZE <= SORT_KEY_SIZE)
 #endif
@@ -709,9 +724,22 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 #define SORT_EARLY_VALUES 0
 #endif
 
+#if SORT_EARLY_KEYS || SORT_EARLY_VALUES
+/* Stages the work-item's keys at their places (after the ranking's last barrier: the ranking's
+ * words are no longer read). */
+ALWAYS_INLINE void sort_stage_keys(ulong n, ulong t, __local sort_tile_mem *m,
+                                   const sort_mine *mine) {
+  const uint in_tile = sort_in_tile(t, n);
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    if (sort_warp_index(i) < in_tile)
+      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
+  }
+}
+#endif
+
 #if SORT_EARLY_VALUES
-/* Stages the work-item's keys at their places and loads its values into v (after the ranking's
- * last barrier: the ranking's words are no longer read). */
+/* Loads the work-item's values into v and stages its keys at their places. */
 ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, ulong t,
                                     __local sort_tile_mem *m, const sort_mine *mine,
                                     sort_value_t v[SORT_ITEMS]) {
@@ -720,11 +748,10 @@ ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, 
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
-    if (j < in_tile) {
+    if (j < in_tile)
       v[i] = tile_vals[j];
-      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
-    }
   }
+  sort_stage_keys(n, t, m, mine);
 }
 
 /* After the look-back (and a barrier): stages the values beside their keys and stores both. */
@@ -1333,6 +1360,9 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   sort_value_t early[SORT_ITEMS];
   sort_stage_early(vals, n, t, &m, &mine, early);
 #endif
+#if SORT_RANK_WARPS && SORT_EARLY_KEYS
+  sort_stage_keys(n, t, &m, &mine);
+#endif
 
   // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
   // of them at once.
@@ -1348,6 +1378,8 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   barrier(CLK_LOCAL_MEM_FENCE);
 #if SORT_RANK_WARPS && SORT_EARLY_VALUES
   sort_scatter_early(vals, dkeys, dvals, n, t, shift, mask, &m, &mine, early);
+#elif SORT_RANK_WARPS && SORT_EARLY_KEYS
+  sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, &m);
 #else
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m, &mine);
 #endif
