@@ -176,7 +176,6 @@ static void test_device_env(void **state) {
   }
 }
 
-/* The error detail belongs to the thread that failed. */
 /* Every call that returns events sets them to NULL when it fails (here: a NULL context, plan or
  * descriptor), so that no stale event is left for the caller to release. */
 static void test_failed_calls_clear_events(void **state) {
@@ -229,6 +228,7 @@ static void test_failed_calls_clear_events(void **state) {
 #undef EXPECT_CLEARED
 }
 
+/* The error detail belongs to the thread that failed. */
 static void *fail_in_thread(void *arg) {
   (void)arg;
   clscan_status st = clscan_plan_create(NULL, &g_desc, NULL);
