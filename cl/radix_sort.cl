@@ -693,22 +693,22 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 }
 
 #if SORT_RANK_WARPS
-/* Onesweep can stage a tile's keys at their places before its look-back rather than after it
- * (the look-back reads no staged key): the keys' registers are then free during the look-back,
- * and after it only a barrier and the stores remain.
+/* Onesweep can stage a tile's keys (and values) at their places before its look-back rather than
+ * after it (the look-back reads nothing staged): their registers are then free during the
+ * look-back, and after it only a barrier and the stores remain.
  *
  * SORT_EARLY_KEYS (keys alone): on by default. On an H100 (2^28 keys, one call, two runs each) it
  * took uint32 keys from 6.595 / 6.595 to 6.500 / 6.502 ms (72 registers instead of 77) and
  * uint64 keys from 18.98 / 19.00 to 18.44 / 18.48 ms (another call).
  *
- * SORT_EARLY_VALUES (values staged beside the keys, SORT_EXCHANGE): the values are loaded into
- * the registers that held the keys before the look-back too, so that their loads overlap it. On
- * by default where a value is no wider than its key, so that the values take no more registers
- * than the keys did: on an H100 it took uint32 keys with uint32 values from 12.61 / 12.64 to
- * 12.07 / 12.12 ms and uint64 keys with uint32 values from 34.46 / 34.45 to 32.51 / 32.51 ms.
+ * SORT_EARLY_VALUES (values staged beside the keys, SORT_EXCHANGE): the values are loaded and
+ * staged with the keys too. On by default where a value is no wider than its key. On an H100
+ * (2^28 keys, one call, two runs each), against the values loaded into registers before the
+ * look-back and staged after it: uint32 keys with uint32 values 11.65 / 11.65 -> 11.29 / 11.28
+ * ms (94 -> 92 registers), uint64 keys with uint32 values 31.99 / 32.04 -> 31.60 / 31.57.
  * Wider values were not measured.
  *
- * -DSORT_EARLY_KEYS=0 or -DSORT_EARLY_VALUES=0 or 1 override. */
+ * -DSORT_EARLY_KEYS=0 or -DSORT_EARLY_VALUES=0 override. */
 #ifndef SORT_EARLY_KEYS
 #define SORT_EARLY_KEYS (SORT_VALUE_SIZE == 0)
 #endif
@@ -725,49 +725,27 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 #endif
 
 #if SORT_EARLY_KEYS || SORT_EARLY_VALUES
-/* Stages the work-item's keys at their places (after the ranking's last barrier: the ranking's
- * words are no longer read). */
-ALWAYS_INLINE void sort_stage_keys(ulong n, ulong t, __local sort_tile_mem *m,
-                                   const sort_mine *mine) {
-  const uint in_tile = sort_in_tile(t, n);
-#pragma unroll
-  for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (sort_warp_index(i) < in_tile)
-      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
-  }
-}
-#endif
-
-#if SORT_EARLY_VALUES
-/* Loads the work-item's values into v and stages its keys at their places. */
+/* Stages the work-item's keys, and with SORT_EARLY_VALUES its values, at their places (after the
+ * ranking's last barrier: the ranking's words are no longer read). */
 ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, ulong t,
-                                    __local sort_tile_mem *m, const sort_mine *mine,
-                                    sort_value_t v[SORT_ITEMS]) {
+                                    __local sort_tile_mem *m, const sort_mine *mine) {
   const uint in_tile = sort_in_tile(t, n);
+#if SORT_EARLY_VALUES
   const __global sort_value_t *tile_vals = vals + t * SORT_TILE;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
     if (j < in_tile)
-      v[i] = tile_vals[j];
+      m->u.s.vals[SORT_KEY_AT(mine->place[i])] = tile_vals[j];
   }
-  sort_stage_keys(n, t, m, mine);
-}
-
-/* After the look-back (and a barrier): stages the values beside their keys and stores both. */
-ALWAYS_INLINE void sort_scatter_early(const __global sort_value_t *vals,
-                                      __global sort_bits_t *dkeys, __global sort_value_t *dvals,
-                                      ulong n, ulong t, uint shift, uint mask,
-                                      __local sort_tile_mem *m, const sort_mine *mine,
-                                      const sort_value_t v[SORT_ITEMS]) {
-  const uint in_tile = sort_in_tile(t, n);
+#else
+  (void)vals;
+#endif
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     if (sort_warp_index(i) < in_tile)
-      m->u.s.vals[SORT_KEY_AT(mine->place[i])] = v[i];
+      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, m);
 }
 #endif
 #endif
@@ -1356,12 +1334,8 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   // its own digits, which it set itself just above, and the counts and starts, which
   // sort_count_tile left behind its barrier (the ranking's places are not read until the scatter).
   sort_place_tile(sort_in_tile(t, n), shift, mask, &m, &mine);
-#if SORT_RANK_WARPS && SORT_EARLY_VALUES
-  sort_value_t early[SORT_ITEMS];
-  sort_stage_early(vals, n, t, &m, &mine, early);
-#endif
-#if SORT_RANK_WARPS && SORT_EARLY_KEYS
-  sort_stage_keys(n, t, &m, &mine);
+#if SORT_RANK_WARPS && (SORT_EARLY_KEYS || SORT_EARLY_VALUES)
+  sort_stage_early(vals, n, t, &m, &mine);
 #endif
 
   // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
@@ -1376,9 +1350,7 @@ __kernel void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
-#if SORT_RANK_WARPS && SORT_EARLY_VALUES
-  sort_scatter_early(vals, dkeys, dvals, n, t, shift, mask, &m, &mine, early);
-#elif SORT_RANK_WARPS && SORT_EARLY_KEYS
+#if SORT_RANK_WARPS && (SORT_EARLY_KEYS || SORT_EARLY_VALUES)
   sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, &m);
 #else
   sort_scatter_tile(keys, vals, dkeys, dvals, n, t, shift, mask, &m, &mine);
