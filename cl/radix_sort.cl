@@ -708,7 +708,7 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
  * ms (94 -> 92 registers), uint64 keys with uint32 values 31.99 / 32.04 -> 31.60 / 31.57.
  * Wider values were not measured.
  *
- * -DSORT_EARLY_KEYS=0 or -DSORT_EARLY_VALUES=0 override. */
+ * -DSORT_EARLY_KEYS=0 and -DSORT_EARLY_VALUES=0 (or 1, for wider values too) override. */
 #ifndef SORT_EARLY_KEYS
 #define SORT_EARLY_KEYS (SORT_VALUE_SIZE == 0)
 #endif
