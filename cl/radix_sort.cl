@@ -150,24 +150,6 @@ ALWAYS_INLINE uint sort_digit(sort_bits_t k, uint shift, uint mask) {
   return (uint)(sort_order(k) >> shift) & mask;
 }
 
-/* The key whose ordered bits are all ones: its digit is the pass's highest (`mask`) at every
- * shift. */
-ALWAYS_INLINE sort_bits_t sort_pad_key(void) {
-  const sort_bits_t ones = (sort_bits_t) ~(sort_bits_t)0;
-#if SORT_DESCENDING
-  const sort_bits_t target = 0; /* before the descending flip */
-#else
-  const sort_bits_t target = ones;
-#endif
-#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
-  return target ? (sort_bits_t)~SORT_SIGN : ones;
-#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
-  return (sort_bits_t)(target ^ SORT_SIGN);
-#else
-  return target;
-#endif
-}
-
 /* Work-item l's keys of tile t: [*begin, *end). */
 ALWAYS_INLINE void sort_item_range(ulong t, ulong n, ulong *begin, ulong *end) {
   const ulong b = t * SORT_TILE + (ulong)get_local_id(0) * SORT_ITEMS;
@@ -260,27 +242,13 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #error "the warp ranking needs SORT_WG == 256 (one digit per work-item in its scan)"
 #endif
 #define SORT_WARPS (SORT_WG / 32)
-/*
- * Switches for measurements, off by default: each removes instructions from every key's path, and
- * none has yet been timed on a GPU (tools.sort_sweep checks their output on the CPU device).
- *
- * SORT_PAD_KEYS: the slots past the end of the last tile hold sort_pad_key(), a key of the pass's
- * highest digit, and are ranked like keys; being last in the tile, they take its last places,
- * after every key, and the stores end at the tile's end. So no ranking round checks whether its
- * key is in the tile. The last tile's published count of that digit includes them, which no tile
- * reads (none follows the last).
- *
- * SORT_LANE_POINTER: a work-item loads its keys through a pointer to its first one, so that each
- * round's key is at a constant offset from it.
- */
-#ifndef SORT_PAD_KEYS
-#define SORT_PAD_KEYS 0
-#endif
+/* SORT_LANE_POINTER: a work-item loads its keys through a pointer to its first one, so that each
+ * round's key is at a constant offset from it. On by default for keys of up to 4 bytes: on an H100
+ * (2026-12-07, 2^28 uint32 keys, Onesweep, build/sort_sweep) 6.435 -> 6.408 ms alone, and with
+ * SORT_STORE_UNROLL 6.501 -> 6.449 ms (pairs 11.65 -> 11.64). */
 #ifndef SORT_LANE_POINTER
-#define SORT_LANE_POINTER 0
+#define SORT_LANE_POINTER (SORT_KEY_SIZE <= 4)
 #endif
-/* Whether the key of round i is in the tile (always, with the pads). */
-#define SORT_IN_TILE(i, in_tile) (SORT_PAD_KEYS || sort_warp_index(i) < (in_tile))
 /* SORT_NV_PLACE (NVIDIA): how a round's peers take their places (sort_place_tile): 1 every peer
  * reads the next place and the lowest advances it, 0 the highest advances it and hands the place
  * on by a shuffle. 1 for keys alone (on the H200, 2^28 uint32 keys 40.7 -> 41.3 G keys/s, uint64
@@ -342,27 +310,6 @@ typedef struct sort_mine {
   uint place[SORT_ITEMS];
 } sort_mine;
 
-/* SORT_NV_LOAD_CS (NVIDIA, 4- and 8-byte keys; a measurement switch, off by default and not yet
- * timed): a tile's keys are loaded with the streaming hint (ld.global.cs), since a pass reads each
- * key once, so that they leave L2 before the status words do. */
-#ifndef SORT_NV_LOAD_CS
-#define SORT_NV_LOAD_CS 0
-#endif
-/* Loads a key of the tile. */
-ALWAYS_INLINE sort_bits_t sort_load_key(const __global sort_bits_t *p) {
-#if CLSCAN_NV_PTX && SORT_NV_LOAD_CS && SORT_KEY_SIZE == 4
-  uint v;
-  asm("ld.global.cs.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
-#elif CLSCAN_NV_PTX && SORT_NV_LOAD_CS && SORT_KEY_SIZE == 8
-  ulong v;
-  asm("ld.global.cs.u64 %0, [%1];" : "=l"(v) : "l"(p));
-  return v;
-#else
-  return *p;
-#endif
-}
-
 /* The tile index of the work-item's key of round i. */
 ALWAYS_INLINE uint sort_warp_index(uint i) {
   const uint lid = get_local_id(0);
@@ -386,23 +333,19 @@ ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ul
   const int left = (int)in_tile - (int)sort_warp_index(0);
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++)
-    mine->k[i] = (int)(i * 32) < left ? sort_load_key(first + i * 32)
-                 : SORT_PAD_KEYS      ? sort_pad_key()
-                                      : (sort_bits_t)0;
+    mine->k[i] = (int)(i * 32) < left ? first[i * 32] : (sort_bits_t)0;
 #else
   keys += t * SORT_TILE;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
-    mine->k[i] = j < in_tile     ? sort_load_key(keys + j)
-                 : SORT_PAD_KEYS ? sort_pad_key()
-                                 : (sort_bits_t)0;
+    mine->k[i] = j < in_tile ? keys[j] : (sort_bits_t)0;
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (SORT_IN_TILE(i, in_tile))
+    if (sort_warp_index(i) < in_tile)
       atomic_inc(&SORT_NEXT(m, w, sort_digit(mine->k[i], shift, mask)));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -431,12 +374,6 @@ ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ul
  * 6.97 ms, 1 8.06 ms and 2 9.66 ms. */
 #ifndef SORT_NV_MATCH
 #define SORT_NV_MATCH 0
-#endif
-/* SORT_NV_ATOMIC_NEXT (with the shuffle, SORT_NV_PLACE 0; a measurement switch, off by default
- * and not yet timed): a round's highest peer takes and advances the next place with one local
- * atomic add instead of a load and a store. */
-#ifndef SORT_NV_ATOMIC_NEXT
-#define SORT_NV_ATOMIC_NEXT 0
 #endif
 
 #if SORT_NV_MATCH
@@ -471,7 +408,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
   const uint lid = get_local_id(0), w = lid / 32, lane = lid % 32, below = (1u << lane) - 1u;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = SORT_IN_TILE(i, in_tile);
+    const int valid = sort_warp_index(i) < in_tile;
     const uint d = sort_digit(mine->k[i], shift, mask);
 #if SORT_NV_PLACE && !SORT_NV_MATCH
     // Every peer reads the next place, then the lowest peer advances it and clears the word of
@@ -501,12 +438,8 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
     const uint leader = valid ? 31u - clz(peers) : lane;
     uint first = 0;
     if (valid && lane == leader) {
-#if SORT_NV_ATOMIC_NEXT
-      first = atomic_add(&SORT_NEXT(m, w, d), popcount(peers));
-#else
       first = SORT_NEXT(m, w, d);
       SORT_NEXT(m, w, d) = first + popcount(peers);
-#endif
     }
     first = shfl_idx_u32(first, leader);
 #if !SORT_NV_MATCH
@@ -532,7 +465,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
   const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = SORT_IN_TILE(i, in_tile);
+    const int valid = sort_warp_index(i) < in_tile;
     const uint d = sort_digit(mine->k[i], shift, mask);
     volatile __local uint *word = &SORT_PEERS(m, i & 1, w, d);
     if (valid)
@@ -690,12 +623,15 @@ ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulo
   sort_place_tile(sort_in_tile(t, n), shift, mask, m, mine);
 }
 
-/* SORT_STORE_UNROLL (a measurement switch, off by default and not yet timed): the stores of a
- * staged tile in a loop of SORT_ITEMS rounds, unrolled, each checking its place against the tile's
- * end, instead of a loop up to that end. (A round past the end skips with `continue`: with `break`
- * POCL 3.1 sorted int64 keys with values wrongly in the GPU shape.) */
+/* SORT_STORE_UNROLL: the stores of a staged tile in a loop of SORT_ITEMS rounds, unrolled, each
+ * checking its place against the tile's end, instead of a loop up to that end. On by default with
+ * the warp ranking for keys of up to 4 bytes: on an H100 (2026-12-07, 2^28 keys, Onesweep,
+ * build/sort_sweep, two calls) uint32 keys 6.435 -> 6.363 and 6.516 -> 6.499 ms, uint32 pairs
+ * 11.36 -> 11.13 and 11.86 -> 11.65 ms; uint64 keys 18.41 -> 18.62 ms, so not for 8-byte keys.
+ * (A round past the end skips with `continue`: with `break` POCL 3.1 sorted int64 keys with values
+ * wrongly in the GPU shape.) */
 #ifndef SORT_STORE_UNROLL
-#define SORT_STORE_UNROLL 0
+#define SORT_STORE_UNROLL (SORT_RANK_WARPS && SORT_KEY_SIZE <= 4)
 #endif
 #if SORT_STAGED
 /* Stores the staged tile (in sorted order) with consecutive work-items writing consecutive
@@ -842,7 +778,7 @@ ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, 
 #endif
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (SORT_IN_TILE(i, in_tile))
+    if (sort_warp_index(i) < in_tile)
       m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
   }
 }
