@@ -20,15 +20,20 @@
 #                                  flags, unique and run-length encoding without the look-back
 #                                  (SEL_TEST_NO_LOOKBACK: wrong on purpose, exit 1), two rounds
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
+#   scripts/gpu_check.sh targets     the speed targets' measurements at 2^28, in one call: the
+#                                  selections against copy, offsets, rows and extra-argument maps
+#                                  against the plain scan, then the sorts and CUB's (uniform keys)
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
 # Environment: CLSCAN_DEVICE (default NVIDIA), CLSCAN_POCL_DEVICE (the POCL selector of the suite
 # step, default "Portable Computing Language", its platform name; empty skips the POCL run),
 # CMOCKA_ROOT (an unpacked libcmocka prefix, for the suite), CLSCAN_BUILD_DIR (default
-# /tmp/clscan-gpu), STEP_LIMIT (seconds per command, default 300), SUITE_LIMIT (seconds per ctest
-# run of the suite step, default 540: the reduction's type groups alone take 100 to 220 s on an
-# H100), SUITE_ARGS (extra ctest arguments of the suite step, e.g. "-R errors"). Results go to
-# stdout and, when OUT is set, to files under $OUT (suite.txt, suite-pocl.txt, ...).
+# /tmp/clscan-gpu), CLSCAN_BUILD_TARGETS (the CMake targets to build, space-separated; default
+# all; `targets` needs clscan_cli tile_sweep args_bench sort_sweep cub_bench), STEP_LIMIT
+# (seconds per command, default 300), SUITE_LIMIT (seconds per ctest run of the suite step,
+# default 540: the reduction's type groups alone take 100 to 220 s on an H100), SUITE_ARGS
+# (extra ctest arguments of the suite step, e.g. "-R errors"). Results go to stdout and, when OUT
+# is set, to files under $OUT (suite.txt, suite-pocl.txt, ...).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -49,7 +54,10 @@ step "configure and build in $B"
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCLSCAN_BUILD_MPI=OFF \
   ${CMOCKA_ROOT:+-DCMOCKA_ROOT=$CMOCKA_ROOT -DCLSCAN_REQUIRE_CMOCKA=ON -DCLSCAN_FAULT_INJECTION=ON} \
   > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" -- -k > "$OUT/build.log" 2>&1 || grep -E "error" "$OUT/build.log"
+# CLSCAN_BUILD_TARGETS is split on spaces on purpose.
+# shellcheck disable=SC2086
+cmake --build "$B" -j"$(nproc)" ${CLSCAN_BUILD_TARGETS:+--target $CLSCAN_BUILD_TARGETS} -- -k \
+  > "$OUT/build.log" 2>&1 || grep -E "error" "$OUT/build.log"
 
 BENCH="$B/clscan bench --algorithms single-pass --min-log2 28 --max-log2 28 --seed 7"
 for s in "$@"; do
@@ -163,8 +171,20 @@ EOF
       echo "plain:"; "$B/ptxinfo" "$B/sp.cl" "$O" | grep -E "registers|spill"
       echo "mapped:"; "$B/ptxinfo" "$B/sp_map.cl" "$O -DCLSCAN_MAP=1" | grep -E "registers|spill"
       ;;
+    targets)
+      step "the targets at 2^28: selections, offsets and rows, extra arguments, sorts; CUB's sorts"
+      {
+        run "$B/clscan" bench --family select --algorithms single-pass --types int32 --min-log2 28 \
+          --max-log2 28 --reps 5 --seed 7
+        run "$B/tile_sweep" 28 10 i32:0:0 off:0:0 r1000:0:0 row:0:0 i32:0:0 off:0:0 r1000:0:0 row:0:0
+        run "$B/args_bench" --log2n 28 --reps 20
+        run "$B/sort_sweep" 28 10 auto:keys:u32 auto:pairs:u32 auto:keys:u64 auto:keys:f32 \
+          auto:keys:i64 auto:keys:u32 auto:pairs:u32
+        [ -x "$B/cub_bench" ] && run "$B/cub_bench" --only sort --dists uniform 28 28
+      } | tee "$OUT/targets.txt"
+      ;;
     *)
-      echo "unknown step $s (suite, huge, bench, family, sweep, reduce, ptx)"
+      echo "unknown step $s (suite, huge, bench, family, sweep, reduce, select, ptx, targets)"
       exit 2
       ;;
   esac

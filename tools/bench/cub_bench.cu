@@ -22,9 +22,10 @@
 // Output: one record a line, its kind first, then space-separated key=value fields (values
 // without spaces); tools/bench/README.md lists them.
 //
-// Usage: cub_bench [--reps N] [--only scan,sort,prim] [MIN_LOG2 [MAX_LOG2]]
-//        (defaults: 30 reps, everything, 10 and 28: scans at every second power of two from
-//        MIN_LOG2 to MAX_LOG2, sorts and primitives at MAX_LOG2)
+// Usage: cub_bench [--reps N] [--only scan,sort,prim] [--dists LIST] [MIN_LOG2 [MAX_LOG2]]
+//        (defaults: 30 reps, everything, every distribution, 10 and 28: scans at every second
+//        power of two from MIN_LOG2 to MAX_LOG2, sorts and primitives at MAX_LOG2; --dists
+//        limits the sorts to some of uniform, few, sorted and narrow)
 //        cub_bench --primitives [LOG2]      (as --only prim LOG2 LOG2)
 #include <cub/cub.cuh>
 
@@ -336,10 +337,13 @@ static bool sort_rows(const char *name, Dist dist, int logn) {
   return ok;
 }
 
-// Every sort at n = 2^logn; returns false if one was wrong.
-static bool sorts(int logn) {
+// Every sort at n = 2^logn of the distributions whose bits are set in `dists` (bit d:
+// distribution d); returns false if one was wrong.
+static bool sorts(int logn, unsigned dists) {
   bool ok = true;
   for (int d = UNIFORM; d <= NARROW; d++) {
+    if (!((dists >> d) & 1u))
+      continue;
     ok &= sort_rows<uint32_t>("uint32", Dist(d), logn);
     ok &= sort_rows<uint64_t>("uint64", Dist(d), logn);
     ok &= sort_rows<float>("float", Dist(d), logn);
@@ -611,12 +615,15 @@ static bool primitives(int logn) {
 struct Options {
   int lo = 10, hi = 28;
   bool scan = true, sort = true, prim = true;
+  unsigned dists = (1u << (NARROW + 1)) - 1; /* bit d: sort distribution d */
 };
 
 static int usage(const char *why) {
   std::fprintf(stderr,
                "cub_bench: %s\n"
-               "Usage: cub_bench [--reps N] [--only scan,sort,prim] [MIN_LOG2 [MAX_LOG2]]\n"
+               "Usage: cub_bench [--reps N] [--only scan,sort,prim] [--dists LIST] "
+               "[MIN_LOG2 [MAX_LOG2]]\n"
+               "       (LIST: some of uniform, few, sorted, narrow, comma-separated)\n"
                "       cub_bench --primitives [LOG2]\n",
                why);
   return 2;
@@ -629,12 +636,29 @@ static int parse_log2(const char *text) {
   return *text && !*end && v >= 1 && v <= 30 ? int(v) : -1;
 }
 
+// Parses a comma-separated list of distribution names into a bit set (bit d: distribution d); 0
+// if a name is not one of them.
+static unsigned parse_dists(const char *text) {
+  unsigned set = 0;
+  std::string list = std::string(text) + ",";
+  for (size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
+    const std::string name = list.substr(at, comma - at);
+    int d = UNIFORM;
+    while (d <= NARROW && name != kDistNames[d])
+      d++;
+    if (d > NARROW)
+      return 0;
+    set |= 1u << d;
+  }
+  return set;
+}
+
 // Parses the command line into o; returns -1 to run, else an exit status.
 static int parse(int argc, char **argv, Options &o) {
   int positional = 0;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    if ((a == "--reps" || a == "--only") && i + 1 == argc)
+    if ((a == "--reps" || a == "--only" || a == "--dists") && i + 1 == argc)
       return usage("an option lacks its value");
     if (a == "--reps") {
       g_reps = std::atoi(argv[++i]);
@@ -647,6 +671,10 @@ static int parse(int argc, char **argv, Options &o) {
       o.prim = list.find(",prim,") != std::string::npos;
       if (!o.scan && !o.sort && !o.prim)
         return usage("--only takes scan, sort and prim");
+    } else if (a == "--dists") {
+      o.dists = parse_dists(argv[++i]);
+      if (!o.dists)
+        return usage("--dists takes uniform, few, sorted and narrow, comma-separated");
     } else if (a == "--primitives") {
       o.scan = o.sort = false;
       o.lo = 1;
@@ -679,7 +707,7 @@ int main(int argc, char **argv) {
   for (int l = o.lo; o.scan && l <= o.hi; l += 2)
     ok &= scans(l);
   if (o.sort)
-    ok &= sorts(o.hi);
+    ok &= sorts(o.hi, o.dists);
   if (o.prim)
     ok &= primitives(o.hi);
   return ok ? 0 : 1;
