@@ -150,6 +150,23 @@ ALWAYS_INLINE uint sort_digit(sort_bits_t k, uint shift, uint mask) {
   return (uint)(sort_order(k) >> shift) & mask;
 }
 
+/* The key whose ordered bits are all ones, so that its digit is the highest (`mask`) in every
+ * pass: the pad of the warp ranking's last tile (SORT_PAD_KEYS). */
+ALWAYS_INLINE sort_bits_t sort_pad_key(void) {
+#if SORT_DESCENDING
+  const sort_bits_t ordered = 0; /* ascending order's bits before the descending flip */
+#else
+  const sort_bits_t ordered = (sort_bits_t) ~(sort_bits_t)0;
+#endif
+#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
+  return ordered ? (sort_bits_t)~SORT_SIGN : (sort_bits_t) ~(sort_bits_t)0;
+#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
+  return (sort_bits_t)(ordered ^ SORT_SIGN);
+#else
+  return ordered;
+#endif
+}
+
 /* Work-item l's keys of tile t: [*begin, *end). */
 ALWAYS_INLINE void sort_item_range(ulong t, ulong n, ulong *begin, ulong *end) {
   const ulong b = t * SORT_TILE + (ulong)get_local_id(0) * SORT_ITEMS;
@@ -242,6 +259,19 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
 #error "the warp ranking needs SORT_WG == 256 (one digit per work-item in its scan)"
 #endif
 #define SORT_WARPS (SORT_WG / 32)
+/* SORT_PAD_KEYS: the last tile's slots past the end hold sort_pad_key(), a key of the pass's
+ * highest digit, and are counted, ranked and staged like keys. Being the tile's last keys in the
+ * ranking's order (warps, then rounds, then lanes), they take its last places, after every key of
+ * every digit, so no key's place changes and no round checks whether its key is in the tile; only
+ * the highest digit's count of the last tile includes them, which no later tile reads, and the
+ * stores end at the tile's end. On by default for keys alone: on an H100 (2026-12-07, 2^28 keys,
+ * Onesweep, build/sort_sweep, one call) uint32 keys 6.425 / 6.432 -> 6.405 / 6.393 ms, uint64
+ * keys 18.45 / 18.42 -> 17.87 ms; uint32 pairs slowed from 11.51 / 11.53 to 13.09 ms. */
+#ifndef SORT_PAD_KEYS
+#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0)
+#endif
+/* Whether the work-item's key of round i is in the tile of in_tile keys (always, with pads). */
+#define SORT_IN_TILE(i, in_tile) (SORT_PAD_KEYS || sort_warp_index(i) < (in_tile))
 /* SORT_LANE_POINTER: a work-item loads its keys through a pointer to its first one, so that each
  * round's key is at a constant offset from it. On by default for keys of up to 4 bytes: on an H100
  * (2026-12-07, 2^28 uint32 keys, Onesweep, build/sort_sweep) 6.435 -> 6.408 ms alone, and with
@@ -326,6 +356,11 @@ ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ul
   for (uint e = lid; e < SORT_WARP_WORDS; e += SORT_WG)
     m->u.rank[e] = 0;
   const uint in_tile = sort_in_tile(t, n);
+#if SORT_PAD_KEYS
+  const sort_bits_t past_end = sort_pad_key();
+#else
+  const sort_bits_t past_end = 0;
+#endif
 #if SORT_LANE_POINTER
   // The work-item's first key, and how many of the tile's keys are at or after it: round i's
   // key is 32 i further, an offset the loads can carry.
@@ -333,19 +368,19 @@ ALWAYS_INLINE void sort_count_tile(const __global sort_bits_t *keys, ulong n, ul
   const int left = (int)in_tile - (int)sort_warp_index(0);
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++)
-    mine->k[i] = (int)(i * 32) < left ? first[i * 32] : (sort_bits_t)0;
+    mine->k[i] = (int)(i * 32) < left ? first[i * 32] : past_end;
 #else
   keys += t * SORT_TILE;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
-    mine->k[i] = j < in_tile ? keys[j] : (sort_bits_t)0;
+    mine->k[i] = j < in_tile ? keys[j] : past_end;
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (sort_warp_index(i) < in_tile)
+    if (SORT_IN_TILE(i, in_tile))
       atomic_inc(&SORT_NEXT(m, w, sort_digit(mine->k[i], shift, mask)));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -408,7 +443,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
   const uint lid = get_local_id(0), w = lid / 32, lane = lid % 32, below = (1u << lane) - 1u;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = sort_warp_index(i) < in_tile;
+    const int valid = SORT_IN_TILE(i, in_tile);
     const uint d = sort_digit(mine->k[i], shift, mask);
 #if SORT_NV_PLACE && !SORT_NV_MATCH
     // Every peer reads the next place, then the lowest peer advances it and clears the word of
@@ -465,7 +500,7 @@ ALWAYS_INLINE void sort_place_tile(uint in_tile, uint shift, uint mask, __local 
   const uint lid = get_local_id(0), w = lid / 32, below = (1u << (lid % 32)) - 1u;
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    const int valid = sort_warp_index(i) < in_tile;
+    const int valid = SORT_IN_TILE(i, in_tile);
     const uint d = sort_digit(mine->k[i], shift, mask);
     volatile __local uint *word = &SORT_PEERS(m, i & 1, w, d);
     if (valid)
@@ -634,13 +669,42 @@ ALWAYS_INLINE void sort_rank_tile(const __global sort_bits_t *keys, ulong n, ulo
 #define SORT_STORE_UNROLL (SORT_RANK_WARPS && SORT_KEY_SIZE <= 4)
 #endif
 #if SORT_STAGED
+/* The key k staged at place p of tile t goes to m->base[d] + p (d its digit), with its value;
+ * only where `store` (the destination is computed either way). */
+ALWAYS_INLINE void sort_store_place(const __global sort_value_t *vals, __global sort_bits_t *dkeys,
+                                    __global sort_value_t *dvals, ulong t, uint shift, uint mask,
+                                    __local sort_tile_mem *m, uint p, sort_bits_t k, int store) {
+  const uint to = m->base[sort_digit(k, shift, mask)] + p;
+  if (store) {
+    dkeys[to] = k;
+#if SORT_EXCHANGE
+    dvals[to] = m->u.s.vals[SORT_KEY_AT(p)];
+#elif SORT_VALUE_SIZE
+    dvals[to] = vals[t * SORT_TILE + sort_staged_from(m)[p]];
+#endif
+  }
+}
+
 /* Stores the staged tile (in sorted order) with consecutive work-items writing consecutive
- * places of a digit's run: the key at place p, of digit d, goes to m->base[d] + p. */
+ * places of a digit's run. */
 ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global sort_bits_t *dkeys,
                                    __global sort_value_t *dvals, ulong n, ulong t, uint shift,
                                    uint mask, __local sort_tile_mem *m) {
   const __local sort_bits_t *staged = sort_staged_keys(m);
   const uint in_tile = sort_in_tile(t, n);
+#if SORT_STORE_UNROLL && SORT_PAD_KEYS && SORT_RANK_WARPS
+  // Every place of the tile holds a key or a pad: each round reads its key unchecked (at a
+  // constant offset from the work-item's first: SORT_WG is a multiple of 32, the padding's
+  // period) and only the stores check the tile's end.
+  const uint lid = get_local_id(0);
+  const __local sort_bits_t *mine0 = staged + SORT_KEY_AT(lid);
+#pragma unroll
+  for (uint r = 0; r < SORT_ITEMS; r++) {
+    const uint p = lid + r * SORT_WG;
+    sort_store_place(vals, dkeys, dvals, t, shift, mask, m, p, mine0[r * SORT_KEY_AT(SORT_WG)],
+                     p < in_tile);
+  }
+#else
 #if SORT_STORE_UNROLL
 #pragma unroll
   for (uint r = 0; r < SORT_ITEMS; r++) {
@@ -650,15 +714,9 @@ ALWAYS_INLINE void sort_store_tile(const __global sort_value_t *vals, __global s
 #else
   for (uint p = get_local_id(0); p < in_tile; p += SORT_WG) {
 #endif
-    const sort_bits_t k = staged[SORT_KEY_AT(p)];
-    const uint to = m->base[sort_digit(k, shift, mask)] + p;
-    dkeys[to] = k;
-#if SORT_EXCHANGE
-    dvals[to] = m->u.s.vals[SORT_KEY_AT(p)];
-#elif SORT_VALUE_SIZE
-    dvals[to] = vals[t * SORT_TILE + sort_staged_from(m)[p]];
-#endif
+    sort_store_place(vals, dkeys, dvals, t, shift, mask, m, p, staged[SORT_KEY_AT(p)], 1);
   }
+#endif
 }
 #endif
 
@@ -679,9 +737,10 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
     const uint j = sort_warp_index(i);
-    if (j < in_tile) {
-      const uint place = mine->place[i];
+    const uint place = mine->place[i];
+    if (SORT_IN_TILE(i, in_tile))
       m->u.s.keys[SORT_KEY_AT(place)] = mine->k[i];
+    if (j < in_tile) {
 #if SORT_EXCHANGE
       m->u.s.vals[SORT_KEY_AT(place)] = tile_vals[j];
 #elif SORT_VALUE_SIZE
@@ -778,7 +837,7 @@ ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, 
 #endif
 #pragma unroll
   for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (sort_warp_index(i) < in_tile)
+    if (SORT_IN_TILE(i, in_tile))
       m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
   }
 }
