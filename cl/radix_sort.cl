@@ -264,11 +264,20 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * ranking's order (warps, then rounds, then lanes), they take its last places, after every key of
  * every digit, so no key's place changes and no round checks whether its key is in the tile; only
  * the highest digit's count of the last tile includes them, which no later tile reads, and the
- * stores end at the tile's end. On by default for keys alone: on an H100 (2026-12-07, 2^28 keys,
- * Onesweep, build/sort_sweep, one call) uint32 keys 6.425 / 6.432 -> 6.405 / 6.393 ms, uint64
- * keys 18.45 / 18.42 -> 17.87 ms; uint32 pairs slowed from 11.51 / 11.53 to 13.09 ms. */
+ * stores end at the tile's end. On by default for unsigned keys and int64 keys alone: on an H100
+ * (2026-12-07, 2^28 keys, Onesweep, build/sort_sweep, each comparison in one call) uint32 keys
+ * 6.425 / 6.432 -> 6.405 / 6.393 ms, uint64 keys 18.45 / 18.42 -> 17.87 ms, int64 keys 18.39 ->
+ * 17.86 ms. Off for the rest, where the pads cost registers (float keys 72 -> 91): uint32 pairs
+ * 11.51 -> 13.09 ms, float keys 6.43 -> 7.15 ms, double keys 18.63 -> 21.07 ms, int32 keys 6.33 ->
+ * 6.65 ms (int8 and int16 keys follow int32, unmeasured). */
 #ifndef SORT_PAD_KEYS
+#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
+#define SORT_PAD_KEYS 0
+#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
+#define SORT_PAD_KEYS 0
+#else
 #define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0)
+#endif
 #endif
 /* Whether the work-item's key of round i is in the tile of in_tile keys (always, with pads). */
 #define SORT_IN_TILE(i, in_tile) (SORT_PAD_KEYS || sort_warp_index(i) < (in_tile))
@@ -818,12 +827,35 @@ ALWAYS_INLINE void sort_scatter_tile(const __global sort_bits_t *keys,
 #define SORT_EARLY_VALUES 0
 #endif
 
+/* SORT_KEYS_FIRST: with SORT_EARLY_VALUES, the keys are staged before the values are loaded
+ * rather than after, so that the keys' registers are free before the values' loads need theirs.
+ * On by default for 8-byte keys with values of up to 4 bytes: on an H100 (2^28 keys, one call, two
+ * runs each) uint64 keys with uint32 values took 31.24 / 31.31 ms against 31.91 / 31.93 (68
+ * registers against 70). Not for 4-byte keys: uint32 pairs took 12.70 ms against 11.46, though
+ * their registers fell from 90 to 80 (three work-groups to a multiprocessor instead of two; not
+ * explained). -DSORT_KEYS_FIRST=0 or 1 overrides. */
+#ifndef SORT_KEYS_FIRST
+#define SORT_KEYS_FIRST (SORT_KEY_SIZE > 4 && SORT_VALUE_SIZE <= 4)
+#endif
+
 #if SORT_EARLY_KEYS || SORT_EARLY_VALUES
+/* Stages the work-item's keys at their places. */
+ALWAYS_INLINE void sort_stage_keys(uint in_tile, __local sort_tile_mem *m, const sort_mine *mine) {
+#pragma unroll
+  for (uint i = 0; i < SORT_ITEMS; i++) {
+    if (SORT_IN_TILE(i, in_tile))
+      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
+  }
+}
+
 /* Stages the work-item's keys, and with SORT_EARLY_VALUES its values, at their places (after the
  * ranking's last barrier: the ranking's words are no longer read). */
 ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, ulong t,
                                     __local sort_tile_mem *m, const sort_mine *mine) {
   const uint in_tile = sort_in_tile(t, n);
+#if SORT_KEYS_FIRST
+  sort_stage_keys(in_tile, m, mine);
+#endif
 #if SORT_EARLY_VALUES
   const __global sort_value_t *tile_vals = vals + t * SORT_TILE;
 #pragma unroll
@@ -835,11 +867,9 @@ ALWAYS_INLINE void sort_stage_early(const __global sort_value_t *vals, ulong n, 
 #else
   (void)vals;
 #endif
-#pragma unroll
-  for (uint i = 0; i < SORT_ITEMS; i++) {
-    if (SORT_IN_TILE(i, in_tile))
-      m->u.s.keys[SORT_KEY_AT(mine->place[i])] = mine->k[i];
-  }
+#if !SORT_KEYS_FIRST
+  sort_stage_keys(in_tile, m, mine);
+#endif
 }
 #endif
 #endif

@@ -151,6 +151,19 @@ static void resolve(clscan_sort_plan *plan) {
   plan->withhold = clscan__env_unsigned(CLSCAN__ENV_TEST_WITHHOLD, 0, NULL);
 }
 
+/* Onesweep's look-back window (SORT_WINDOW, predecessors a chain reads a round) where a device
+ * measured better with another than the kernel's default; 0 keeps the default. The H100, keys of
+ * up to 4 bytes with values, the warp ranking: 2 (uint32 pairs at 2^28 were 3.5 to 4% faster with
+ * 2 than with 4 in each of seven device calls, e.g. 11.01 against 11.46 ms; docs/performance.md).
+ * The H200 keeps 4, which it measured faster for an earlier kernel (10.35 against 11.78 ms). */
+static unsigned choose_window(const clscan_sort_plan *plan) {
+  const int h100 = clscan__contains_ci(plan->ctx->info.name, "H100");
+  if (h100 && plan->rank_warps && plan->algorithm == CLSCAN_SORT_ONESWEEP &&
+      plan->desc.value_size && plan->key_size <= 4)
+    return 2;
+  return 0;
+}
+
 /* Resolves AUTO for the plan's shape, as measured (docs/performance.md): Onesweep with the warp
  * ranking (on the H200 at 2^28 uniform keys, uint32 keys 7.10 ms against 7.42 for LSD, uint32
  * pairs 9.89 against 11.86, uint64 keys 19.42 against 22.23), LSD in the CPU shape (POCL, 2
@@ -163,6 +176,7 @@ static void choose_algorithm(clscan_sort_plan *plan) {
   plan->status32 = plan->algorithm == CLSCAN_SORT_ONESWEEP &&
                    (!plan->ctx->info.has_int64_atomics ||
                     clscan__env_unsigned(CLSCAN__ENV_TEST_STATUS32, 0, NULL) != 0);
+  plan->window = choose_window(plan);
 }
 
 /* Bytes of local memory the warp ranking's scatter takes (cl/radix_sort.cl, sort_tile_mem): the
@@ -218,6 +232,11 @@ static clscan_status make_prelude(clscan_sort_plan *plan) {
                      (int)plan->desc.key_type, plan->key_size, plan->desc.value_size,
                      plan->desc.descending != 0, plan->wg, plan->items, plan->lanes,
                      plan->algorithm == CLSCAN_SORT_ONESWEEP, plan->rank_warps, plan->exchange);
+  if (plan->window && len > 0 && (size_t)len < sizeof buf)
+    len += snprintf(buf + len, sizeof buf - (size_t)len,
+                    "#ifndef SORT_WINDOW\n#define SORT_WINDOW %u\n#endif\n", plan->window);
+  if (len < 0 || (size_t)len >= sizeof buf)
+    return clscan__fail(CLSCAN_INTERNAL_ERROR, "sort plan: prelude too long");
   plan->prelude = malloc((size_t)len + 1);
   if (!plan->prelude)
     return clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "sort plan");

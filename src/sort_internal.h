@@ -34,6 +34,7 @@ struct clscan_sort_plan {
   int exchange;      /* warp ranking: values staged in local memory (SORT_EXCHANGE) */
   unsigned withhold; /* test only (CLSCAN_TEST_WITHHOLD) */
   int status32;      /* Onesweep: 32-bit status words (no 64-bit atomics; CLSCAN_TEST_STATUS32) */
+  unsigned window;   /* Onesweep: the look-back window for this device (SORT_WINDOW); 0: default */
   char *prelude;     /* the #defines the kernels are built with (part of the program key) */
   pthread_mutex_t lock; /* kernel arguments with their enqueue */
   cl_kernel k[CLSCAN__SORT_MAX_KERNELS];
