@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the clscan program's sort command (tools/clscan/cli_sort.c): text and binary keys of
 # several types against sort(1) or Python, descending pairs (stability), the float total order,
-# bit ranges, atomic output, usage errors, and a tiny verified benchmark.
+# bit ranges, atomic output, usage errors, a tiny verified benchmark, and `bench --family sort
+# --cub` (the fraction of CUB's rate from cub_bench's output, and the files it refuses).
 # Usage: tests/test_sort_cli.sh PATH/TO/clscan
 set -euo pipefail
 
@@ -85,6 +86,48 @@ for a in lsd onesweep; do
     fi
   done
 done
+
+# bench --family sort --cub: CUB's times from cub_bench's output (here a hand-written one), as the
+# fraction of CUB's rate per row; rows without a verified CUB sort of their kind show "-".
+cat >cub.txt <<'EOF'
+cub_bench device=X cub=3.0.1 reps=30 warmups=3
+scan type=int32 log2n=11 ms=0.01
+sort kind=keys type=uint32 values=none dist=uniform log2n=11 end_bit=32 verified=yes ms=0.0500 gkeys_per_s=0.04
+sort kind=pairs type=uint32 values=uint32 dist=uniform log2n=11 end_bit=32 verified=WRONG
+sort kind=keys type=uint32 values=none dist=few log2n=11 end_bit=32 verified=yes ms=0.2 gkeys_per_s=0.01
+EOF
+run "$CLSCAN" bench --family sort --types uint32 --algorithms onesweep --min-log2 11 --max-log2 11 \
+  --reps 1 --seed 3 --cub cub.txt --csv cub.csv
+expect_status "bench --cub succeeds" 0
+check "bench --cub: the table has the column" "no 'of CUB' heading" grep -q ' of CUB$' stdout.txt
+check "bench --cub: the CSV has the column" "header differs" \
+  grep -q '^device,algo,key_type,value_type,distribution,n,ms,keys_per_s,host_ms,cub_ms$' cub.csv
+# The printed fraction is CUB's time over the row's, both as the CSV gives them.
+for dist in uniform few; do
+  want=$(awk -F, -v d=$dist '$5 == d && $4 == "" { printf "%.3f", $10 / $7 }' cub.csv)
+  got=$(awk -v d=$dist '$1 == "keys" && $2 == d { print $NF }' stdout.txt)
+  expect_eq "bench --cub: keys $dist at CUB's time over its own" "$got" "$want"
+done
+expect_eq "bench --cub: CUB's times in the CSV" "$(grep -Ec ',(0[.]05|0[.]2)$' cub.csv || true)" 2
+expect_eq "bench --cub: '-' where CUB has no verified sort" \
+  "$(grep -Ec '^(pairs +uniform|keys +sorted|keys +narrow) .* -$' stdout.txt || true)" 3
+printf 'sort kind=keys type=uint32 values=none dist=uniform end_bit=32 verified=yes ms=1\n' >cub_bad.txt
+run "$CLSCAN" bench --family sort --types uint32 --min-log2 11 --max-log2 11 --cub cub_bad.txt
+expect_status "bench --cub: a sort line without log2n: exit 1" 1
+expect_stderr "bench --cub: names the line" "cub_bad.txt:1: not a cub_bench sort line"
+check "bench --cub: a bad file measures nothing" "rows printed" \
+  test "$(grep -Ec '^(keys|pairs) ' stdout.txt)" -eq 0
+printf 'sort kind=keys type=uint32 values=none dist=uniform log2n=11 end_bit=32 verified=yes ms=x\n' \
+  >cub_bad.txt
+run "$CLSCAN" bench --family sort --types uint32 --min-log2 11 --max-log2 11 --cub cub_bad.txt
+expect_status "bench --cub: a time that is not a number: exit 1" 1
+printf 'cub_bench device=X\nscan type=int32 log2n=11 ms=0.01\n' >cub_bad.txt
+run "$CLSCAN" bench --family sort --types uint32 --min-log2 11 --max-log2 11 --cub cub_bad.txt
+expect_status "bench --cub: a file without sort lines: exit 1" 1
+run "$CLSCAN" bench --family sort --types uint32 --min-log2 11 --max-log2 11 --cub no_such_file
+expect_status "bench --cub: a missing file: exit 1" 1
+run "$CLSCAN" bench --family select --cub cub.txt
+expect_status "bench --cub is for the sorts: exit 2" 2
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed"

@@ -309,6 +309,31 @@ int cli_select_parse(int argc, char **argv, cli_select_request *r);
  * less else; capped to fit the device), each algorithm (algos for the selections, sort_algos for
  * the sorts); rows to stdout and, with csv, as CSV lines (the selections in the scan bench's
  * columns). */
+/* One of CUB's sorts read from tools/bench/cub_bench's output (cli_cub.c). */
+typedef struct cli_cub_sort {
+  int pairs;     /* 1: keys with uint32 values */
+  char type[16]; /* the key type's name, as clscan_type_name() writes it */
+  char dist[16]; /* uniform, few, sorted or narrow */
+  int log2n;
+  double ms; /* 0: CUB's output was wrong, so no time */
+} cli_cub_sort;
+
+/* CUB's sorts of one file. */
+typedef struct cli_cub_sorts {
+  cli_cub_sort *rows;
+  size_t count;
+} cli_cub_sorts;
+
+/* Reads the `sort ...` lines of cub_bench's output in `path` (other lines are skipped); returns 0
+ * after a message where the file cannot be read, a sort line is malformed or there is none. */
+int cli_cub_read(const char *path, cli_cub_sorts *c);
+
+/* CUB's time of a sort in ms (the last matching line), or 0 where c is NULL or has none. */
+double cli_cub_sort_ms(const cli_cub_sorts *c, int pairs, const char *type, const char *dist,
+                       int log2n);
+
+void cli_cub_free(cli_cub_sorts *c);
+
 typedef struct cli_family_bench {
   clscan_context *ctx;
   const char *device_name;
@@ -320,6 +345,7 @@ typedef struct cli_family_bench {
   int no_host;           /* select: 1 skips timing the sequential host loop */
   uint64_t seed;
   FILE *csv;
+  const cli_cub_sorts *cub; /* sort: CUB's times for the "x CUB" column (--cub), or NULL */
 } cli_family_bench;
 
 /* Returns the largest log2 n a family measures for a type: b->max_log2, or 2^28 on a GPU and

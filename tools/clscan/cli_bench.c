@@ -25,6 +25,7 @@ typedef enum bench_family { FAMILY_SCAN = 0, FAMILY_SELECT, FAMILY_SORT } bench_
 /* What the command line asks for. */
 typedef struct bench_request {
   const char *device, *csv_path, *plot_path, *algos_text, *only_text;
+  const char *cub_path; /* sorts: cub_bench's output for the "x CUB" column (--cub) */
   clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
   clscan_sort_algorithm sort_algos[CLSCAN_SORT_ALGORITHM_COUNT];
   clscan_type types[CLSCAN_TYPE_COUNT];
@@ -56,6 +57,7 @@ enum {
   OPT_CONCURRENT,
   OPT_ONLY,
   OPT_NO_HOST,
+  OPT_CUB,
   OPT_MIN, /* the numeric options, in the order of bench_number's limits */
   OPT_MAX,
   OPT_REPS,
@@ -146,6 +148,9 @@ static int bench_option(bench_request *r, int id, const char *v) {
     case OPT_NO_HOST:
       r->no_host = 1;
       return 1;
+    case OPT_CUB:
+      r->cub_path = v;
+      return 1;
     default:
       return bench_number(r, id, v);
   }
@@ -200,6 +205,8 @@ static int bench_check(bench_request *r) {
     return cli_usage_error("bench", "--plot draws one operator: give --ops one of them");
   if (r->family != FAMILY_SELECT && (r->only_text || r->no_host))
     return cli_usage_error("bench", "--only and --no-host are for --family select");
+  if (r->family != FAMILY_SORT && r->cub_path)
+    return cli_usage_error("bench", "--cub is for --family sort");
   r->select_kinds = cli_select_all_kinds();
   if (r->only_text && !cli_parse_select_kinds("bench", r->only_text, &r->select_kinds))
     return CLI_EXIT_USAGE;
@@ -230,6 +237,7 @@ static int bench_parse(int argc, char **argv, bench_request *r) {
                                        {"family", 1, OPT_FAMILY},
                                        {"only", 1, OPT_ONLY},
                                        {"no-host", 0, OPT_NO_HOST},
+                                       {"cub", 1, OPT_CUB},
                                        {"ops", 1, OPT_OPS},
                                        {"reruns", 1, OPT_RERUNS},
                                        {"concurrent", 0, OPT_CONCURRENT},
@@ -266,6 +274,7 @@ typedef struct bench_state {
   cli_bench_row *rows;
   size_t row_count, row_cap;
   int failed, type_width;                     /* type_width: of the table's type column */
+  const cli_cub_sorts *cub;                   /* sorts: CUB's times (--cub), or NULL */
   clscan_op op;                               /* the operator being measured */
   clscan_plan *plans[CLSCAN_ALGORITHM_COUNT]; /* of the type being measured, by algorithm */
 } bench_state;
@@ -757,7 +766,8 @@ static cli_family_bench family_bench(const bench_state *s) {
                         .select_kinds = r->select_kinds,
                         .no_host = r->no_host,
                         .seed = r->seed,
-                        .csv = s->csv.f};
+                        .csv = s->csv.f,
+                        .cub = s->cub};
   return b;
 }
 
@@ -793,10 +803,16 @@ int cli_cmd_bench(int argc, char **argv) {
   int status = bench_parse(argc, argv, &r);
   if (status >= 0)
     return status;
-
-  bench_state s = {.req = &r};
-  if (!cli_open_context(r.device, &s.ctx))
+  // CUB's figures are read before any device work, so that a bad file measures nothing.
+  cli_cub_sorts cub = {0};
+  if (r.cub_path && !cli_cub_read(r.cub_path, &cub))
     return CLI_EXIT_FAIL;
+
+  bench_state s = {.req = &r, .cub = r.cub_path ? &cub : NULL};
+  if (!cli_open_context(r.device, &s.ctx)) {
+    cli_cub_free(&cub);
+    return CLI_EXIT_FAIL;
+  }
   s.device = clscan_context_device(s.ctx);
   cli_device_string(s.device, CL_DEVICE_NAME, s.device_name, sizeof s.device_name);
   int ok = open_reports(&s);
@@ -815,6 +831,7 @@ int cli_cmd_bench(int argc, char **argv) {
   if (s.failed)
     cli_error("bench: some measurements failed (see above); their rows have no time");
   free(s.rows);
+  cli_cub_free(&cub);
   clscan_context_release(s.ctx);
   return ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

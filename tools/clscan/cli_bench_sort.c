@@ -429,6 +429,25 @@ static void algo_column(clscan_sort_algorithm asked, const clscan_sort_plan *pla
     snprintf(buf, cap, "%s", ran);
 }
 
+/* Ends a table row: with --cub, the fraction of CUB's rate (CUB's time over this one), or "-"
+ * where CUB's file has no verified sort of the row's kind. */
+static void cub_column(const cli_family_bench *b, double cub_ms, double ms) {
+  if (b->cub && cub_ms > 0 && ms > 0)
+    printf(" %8.3f", cub_ms / ms);
+  else if (b->cub)
+    printf(" %8s", "-");
+  printf("\n");
+}
+
+/* Ends a CSV row: with --cub, CUB's time in ms (empty where none). */
+static void cub_csv(const cli_family_bench *b, double cub_ms) {
+  if (b->cub && cub_ms > 0)
+    fprintf(b->csv, ",%.6g", cub_ms);
+  else if (b->cub)
+    fputc(',', b->csv);
+  fputc('\n', b->csv);
+}
+
 /* Measures one row (a plan on host data) and prints it; returns 0 if it failed. */
 static int sort_row(const cli_family_bench *b, clscan_sort_plan *plan, clscan_sort_algorithm asked,
                     cli_sort_data *h, cli_sort_dist dist, int pairs, int log2n) {
@@ -447,12 +466,15 @@ static int sort_row(const cli_family_bench *b, clscan_sort_plan *plan, clscan_so
     return 0;
   }
   double keys_per_s = ms > 0 ? (double)h->n / (ms * 1e-3) : 0;
-  printf("%11.4f %10.3f %10.3f\n", ms, keys_per_s * 1e-9, h->host_ms);
+  const double cub_ms = cli_cub_sort_ms(b->cub, pairs, type, cli_sort_dist_name(dist), log2n);
+  printf("%11.4f %10.3f %10.3f", ms, keys_per_s * 1e-9, h->host_ms);
+  cub_column(b, cub_ms, ms);
   fflush(stdout);
   if (b->csv) {
     cli_csv_text(b->csv, b->device_name);
-    fprintf(b->csv, ",%s,%s,%s,%s,%llu,%.6g,%.6g,%.6g\n", algo, type, pairs ? "uint32" : "",
+    fprintf(b->csv, ",%s,%s,%s,%s,%llu,%.6g,%.6g,%.6g", algo, type, pairs ? "uint32" : "",
             cli_sort_dist_name(dist), 1ull << log2n, ms, keys_per_s, h->host_ms);
+    cub_csv(b, cub_ms);
     fflush(b->csv);
   }
   return 1;
@@ -493,12 +515,21 @@ void cli_bench_sort_header(const cli_family_bench *b) {
   printf(
       "time:    from a marker enqueued after the unsorted keys are restored to the sort's end;\n"
       "         median of %d runs after %d warm-ups; host ms: the single-threaded host radix "
-      "sort\n\n",
+      "sort\n",
       b->reps, CLI_WARMUPS);
-  printf("%-5s %-7s %-14s %-7s %-5s %11s %10s %10s\n", "kind", "keys", "algorithm", "type", "n",
+  if (b->cub)
+    printf(
+        "cub:     of CUB = CUB's time / this time (CUB's rate is 1; above 1 is faster), from the\n"
+        "         verified sort of the same kind, key type, distribution and n in --cub's file\n"
+        "         (tools/bench/cub_bench; its keys are other random keys); -: none there\n");
+  printf("\n%-5s %-7s %-14s %-7s %-5s %11s %10s %10s", "kind", "keys", "algorithm", "type", "n",
          "median ms", "G keys/s", "host ms");
+  if (b->cub)
+    printf(" %8s", "of CUB");
+  printf("\n");
   if (b->csv) {
-    fputs("device,algo,key_type,value_type,distribution,n,ms,keys_per_s,host_ms\n", b->csv);
+    fputs("device,algo,key_type,value_type,distribution,n,ms,keys_per_s,host_ms", b->csv);
+    fputs(b->cub ? ",cub_ms\n" : "\n", b->csv);
     fflush(b->csv);
   }
 }
