@@ -22,7 +22,8 @@
 #   scripts/gpu_check.sh ptx         ptxas register counts of the plain and mapped single pass
 #   scripts/gpu_check.sh targets     the speed targets' measurements at 2^28, in one call: the
 #                                  selections against copy, offsets, rows and extra-argument maps
-#                                  against the plain scan, then the sorts and CUB's (uniform keys)
+#                                  against the plain scan, then the sorts and CUB's (uniform keys),
+#                                  and the uint32 sorts of `clscan bench` as fractions of CUB's
 #   scripts/gpu_check.sh suite bench (steps run in the order given)
 #
 # Environment: CLSCAN_DEVICE (default NVIDIA), CLSCAN_POCL_DEVICE (the POCL selector of the suite
@@ -180,7 +181,12 @@ EOF
         run "$B/args_bench" --log2n 28 --reps 20
         run "$B/sort_sweep" 28 10 auto:keys:u32 auto:pairs:u32 auto:keys:u64 auto:keys:f32 \
           auto:keys:i64 auto:keys:u32 auto:pairs:u32
-        [ -x "$B/cub_bench" ] && run "$B/cub_bench" --only sort --dists uniform 28 28
+        if [ -x "$B/cub_bench" ]; then
+          run "$B/cub_bench" --only sort --dists uniform 28 28 | tee "$B/cub.txt"
+          # The default sort's uint32 rows as fractions of CUB's rate (uniform rows only).
+          run "$B/clscan" bench --family sort --algorithms auto --types uint32 \
+            --min-log2 28 --max-log2 28 --reps 10 --seed 7 --cub "$B/cub.txt"
+        fi
       } | tee "$OUT/targets.txt"
       ;;
     *)
