@@ -345,7 +345,7 @@ typedef struct cli_family_bench {
   int no_host;           /* select: 1 skips timing the sequential host loop */
   uint64_t seed;
   FILE *csv;
-  const cli_cub_sorts *cub; /* sort: CUB's times for the "x CUB" column (--cub), or NULL */
+  const cli_cub_sorts *cub; /* sort: CUB's times for the "of CUB" column (--cub), or NULL */
 } cli_family_bench;
 
 /* Returns the largest log2 n a family measures for a type: b->max_log2, or 2^28 on a GPU and

@@ -25,7 +25,7 @@ typedef enum bench_family { FAMILY_SCAN = 0, FAMILY_SELECT, FAMILY_SORT } bench_
 /* What the command line asks for. */
 typedef struct bench_request {
   const char *device, *csv_path, *plot_path, *algos_text, *only_text;
-  const char *cub_path; /* sorts: cub_bench's output for the "x CUB" column (--cub) */
+  const char *cub_path; /* sorts: cub_bench's output for the "of CUB" column (--cub) */
   clscan_algorithm algos[CLSCAN_ALGORITHM_COUNT];
   clscan_sort_algorithm sort_algos[CLSCAN_SORT_ALGORITHM_COUNT];
   clscan_type types[CLSCAN_TYPE_COUNT];
