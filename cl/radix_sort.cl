@@ -268,7 +268,7 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * (2026-12-07, 2^28 keys, Onesweep, build/sort_sweep, each comparison in one call) uint32 keys
  * 6.425 / 6.432 -> 6.405 / 6.393 ms, uint64 keys 18.45 / 18.42 -> 17.87 ms, int64 keys 18.39 ->
  * 17.86 ms. Off for the rest, where the pads cost registers (float keys 72 -> 91): uint32 pairs
- * 11.51 -> 13.09 ms, float keys 6.43 -> 7.15 ms, double keys 18.63 -> 21.07 ms, int32 keys 6.33 ->
+ * 11.51 -> 13.09 ms, float keys 6.43 -> 7.15 ms, double keys 18.65 -> 21.07 ms, int32 keys 6.33 ->
  * 6.65 ms (int8 and int16 keys follow int32, unmeasured). */
 #ifndef SORT_PAD_KEYS
 #if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10

@@ -153,8 +153,8 @@ static void resolve(clscan_sort_plan *plan) {
 
 /* Onesweep's look-back window (SORT_WINDOW, predecessors a chain reads a round) where a device
  * measured better with another than the kernel's default; 0 keeps the default. The H100, keys of
- * up to 4 bytes with values, the warp ranking: 2 (uint32 pairs at 2^28 were 3.5 to 4% faster with
- * 2 than with 4 in each of seven device calls, e.g. 11.01 against 11.46 ms; docs/performance.md).
+ * up to 4 bytes with values, the warp ranking: 2 (uint32 pairs at 2^28 were faster with 2 than with
+ * 4 in each of ten H100 calls, by 1 to 5%, e.g. 11.01 against 11.46 ms; docs/performance.md).
  * The H200 keeps 4, which it measured faster for an earlier kernel (10.35 against 11.78 ms). */
 static unsigned choose_window(const clscan_sort_plan *plan) {
   const int h100 = clscan__contains_ci(plan->ctx->info.name, "H100");

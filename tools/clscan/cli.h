@@ -304,11 +304,6 @@ typedef struct cli_select_request {
  * is to run, else an exit status (after --help, or a usage error, printed). */
 int cli_select_parse(int argc, char **argv, cli_select_request *r);
 
-/* What `bench --family select` (cli_select_bench.c) and `--family sort` (cli_bench_sort.c)
- * measure: on ctx, every type at every size from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU,
- * less else; capped to fit the device), each algorithm (algos for the selections, sort_algos for
- * the sorts); rows to stdout and, with csv, as CSV lines (the selections in the scan bench's
- * columns). */
 /* One of CUB's sorts read from tools/bench/cub_bench's output (cli_cub.c). */
 typedef struct cli_cub_sort {
   int pairs;     /* 1: keys with uint32 values */
@@ -332,8 +327,14 @@ int cli_cub_read(const char *path, cli_cub_sorts *c);
 double cli_cub_sort_ms(const cli_cub_sorts *c, int pairs, const char *type, const char *dist,
                        int log2n);
 
+/* Frees what cli_cub_read() allocated (c stays valid and empty). */
 void cli_cub_free(cli_cub_sorts *c);
 
+/* What `bench --family select` (cli_select_bench.c) and `--family sort` (cli_bench_sort.c)
+ * measure: on ctx, every type at every size from 2^min_log2 to 2^max_log2 (-1: 2^28 on a GPU,
+ * less else; capped to fit the device), each algorithm (algos for the selections, sort_algos for
+ * the sorts); rows to stdout and, with csv, as CSV lines (the selections in the scan bench's
+ * columns). */
 typedef struct cli_family_bench {
   clscan_context *ctx;
   const char *device_name;
