@@ -68,15 +68,20 @@ static inline size_t clscan__sort_tile(const clscan_sort_plan *plan) {
   return (size_t)plan->wg * plan->items;
 }
 
+/* Alignment in bytes of the temporary copies of keys (and, times the value size, of values):
+ * a tile's keys then start where the caller's would, on a cache line (128 bytes on NVIDIA), so a
+ * warp's 32 keys are not split between two lines. */
+#define CLSCAN__SORT_ALIGN 256
+
 /* Where the temporary copies of keys and values start, after `head` bytes of the algorithm's
  * own data, as element offsets into the temporary buffer; returns the bytes in all. */
 static inline size_t clscan__sort_pingpong(const clscan_sort_plan *plan, size_t head, size_t n,
                                            cl_ulong *keys_off, cl_ulong *values_off) {
   size_t ks = plan->key_size, vs = plan->desc.value_size;
-  size_t kb = clscan__div_up(head, 16) * 16;
+  size_t kb = clscan__div_up(head, CLSCAN__SORT_ALIGN) * CLSCAN__SORT_ALIGN;
   size_t vb = kb + n * ks;
   if (vs)
-    vb = clscan__div_up(vb, 16 * vs) * 16 * vs;
+    vb = clscan__div_up(vb, CLSCAN__SORT_ALIGN * vs) * CLSCAN__SORT_ALIGN * vs;
   if (keys_off)
     *keys_off = kb / ks;
   if (values_off)
