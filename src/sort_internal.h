@@ -68,9 +68,9 @@ static inline size_t clscan__sort_tile(const clscan_sort_plan *plan) {
   return (size_t)plan->wg * plan->items;
 }
 
-/* Alignment in bytes of the temporary copies of keys (and, times the value size, of values):
- * a tile's keys then start where the caller's would, on a cache line (128 bytes on NVIDIA), so a
- * warp's 32 keys are not split between two lines. */
+/* Alignment in bytes of the temporary copies of keys and values (values: the least multiple of it
+ * that is also one of the value size): a tile's keys then start on a cache line (128 bytes on
+ * NVIDIA), as in a caller's buffer, so a warp's 32 keys are not split between two lines. */
 #define CLSCAN__SORT_ALIGN 256
 
 /* Where the temporary copies of keys and values start, after `head` bytes of the algorithm's
@@ -80,8 +80,12 @@ static inline size_t clscan__sort_pingpong(const clscan_sort_plan *plan, size_t 
   size_t ks = plan->key_size, vs = plan->desc.value_size;
   size_t kb = clscan__div_up(head, CLSCAN__SORT_ALIGN) * CLSCAN__SORT_ALIGN;
   size_t vb = kb + n * ks;
-  if (vs)
-    vb = clscan__div_up(vb, CLSCAN__SORT_ALIGN * vs) * CLSCAN__SORT_ALIGN * vs;
+  if (vs) {
+    size_t align = CLSCAN__SORT_ALIGN;
+    while (align % vs)
+      align += CLSCAN__SORT_ALIGN;
+    vb = clscan__div_up(vb, align) * align;
+  }
   if (keys_off)
     *keys_off = kb / ks;
   if (values_off)
