@@ -25,9 +25,11 @@ enum { HISTOGRAM, PASSES, ONESWEEP, FINISH };
  * that few work-groups add their counts to the histogram's words with atomics. */
 #define HISTOGRAM_GROUPS_PER_CU 8
 
-/* Byte offset of the status words: 16 words, then the histograms, rounded up to 256 bytes (as
- * in cl/radix_sort.cl). */
-#define STATUS_OFFSET (((16 + CLSCAN__SORT_MAX_PASSES * CLSCAN__SORT_RADIX) * 4 + 255) / 256 * 256)
+/* Byte offset of the status words: 16 words, then the histograms, rounded up to
+ * CLSCAN__SORT_ALIGN (256) bytes, as SORT_STATUS_OFFSET in cl/radix_sort.cl. */
+#define STATUS_OFFSET                                                                   \
+  (((16 + CLSCAN__SORT_MAX_PASSES * CLSCAN__SORT_RADIX) * 4 + CLSCAN__SORT_ALIGN - 1) / \
+   CLSCAN__SORT_ALIGN * CLSCAN__SORT_ALIGN)
 
 static const clscan__program onesweep_program = {
     .name = "radix_sort_onesweep",

@@ -216,8 +216,8 @@ static int sort_once(sweep *s, clscan_sort_plan *plan, const config *c, double *
   if (err == CL_SUCCESS && c->pairs)
     err =
         clEnqueueCopyBuffer(s->queue, s->pristine_values, s->values, 0, 0, s->n * 4, 0, NULL, NULL);
-  // The sort starts on an idle device, as cub_bench's sorts and `clscan bench`'s do: a marker
-  // enqueued behind copies still running may take its start time before they end.
+  // The sort starts on an idle device, as cub_bench's sorts and `clscan bench`'s do (on an H100
+  // a marker enqueued behind the copies measured the same).
   if (err == CL_SUCCESS)
     err = clFinish(s->queue);
   const double t0 = measure_host_ms();
