@@ -264,19 +264,21 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * ranking's order (warps, then rounds, then lanes), they take its last places, after every key of
  * every digit, so no key's place changes and no round checks whether its key is in the tile; only
  * the highest digit's count of the last tile includes them, which no later tile reads, and the
- * stores end at the tile's end. On by default for unsigned keys and int64 keys alone: on an H100
- * (2026-12-07, 2^28 keys, Onesweep, build/sort_sweep, each comparison in one call) uint32 keys
- * 6.425 / 6.432 -> 6.405 / 6.393 ms, uint64 keys 18.45 / 18.42 -> 17.87 ms, int64 keys 18.39 ->
- * 17.86 ms. Off for the rest, where the pads cost registers (float keys 72 -> 91): uint32 pairs
- * 11.51 -> 13.09 ms, float keys 6.43 -> 7.15 ms, double keys 18.65 -> 21.07 ms, int32 keys 6.33 ->
- * 6.65 ms (int8 and int16 keys follow int32, unmeasured). */
+ * stores end at the tile's end. On by default for uint64 and int64 keys alone: on an H100
+ * (2026-12-07, 2^28 keys, Onesweep, build/sort_sweep, one call, two runs each) uint64 keys 17.59 /
+ * 17.63 -> 17.13 / 17.15 ms, int64 keys 17.59 / 17.62 -> 17.16 / 17.17 ms. Off for the rest: uint32
+ * keys 6.11 / 6.09 ms without them against 6.34 / 6.33 with them (the same call; before the
+ * temporaries' 256-byte alignment they had gained 0.4%), and where they cost registers (float keys
+ * 72 -> 91; earlier calls): uint32 pairs 11.51 -> 13.09 ms, float keys 6.43 -> 7.15 ms, double keys
+ * 18.65 -> 21.07 ms, int32 keys 6.33 -> 6.65 ms (8- and 16-bit keys follow 32-bit ones,
+ * unmeasured). */
 #ifndef SORT_PAD_KEYS
 #if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
 #define SORT_PAD_KEYS 0
 #elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
 #define SORT_PAD_KEYS 0
 #else
-#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0)
+#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0 && SORT_KEY_SIZE == 8)
 #endif
 #endif
 /* Whether the work-item's key of round i is in the tile of in_tile keys (always, with pads). */
@@ -1085,12 +1087,15 @@ ALWAYS_INLINE void sort_histogram_key(__local uint *h, sort_bits_t k, const sort
 }
 
 /* SORT_REQD: sort_histogram and sort_onesweep declare their work-group size
- * (reqd_work_group_size), which the host always launches. On by default: on an H100 (2026-12-07,
- * 2^28 keys, build/sort_sweep, one call, two runs each) uint32 pairs took 10.21 / 10.20 ms with it
- * against 10.36 / 10.42 without; uint32 keys 6.27 / 6.29 against 6.27 / 6.29. -DSORT_REQD=0
- * turns it off. */
+ * (reqd_work_group_size), which the host always launches. On by default for keys of up to 4 bytes
+ * with values: on an H100 (2026-12-07, 2^28 keys, build/sort_sweep, each comparison in one call,
+ * two runs each) uint32 pairs took 10.35 / 10.36 ms with it against 10.47 / 10.47 without (in
+ * another call 10.21 / 10.20 against 10.36 / 10.42). Off for the rest, where it cost time: uint64
+ * keys 19.87 / 19.84 ms against 17.20 / 17.20, uint64 keys with uint32 values 34.79 / 34.81
+ * against 32.19 / 32.25, float keys 6.34 / 6.32 against 6.30 / 6.30, uint32 keys 6.32 / 6.32
+ * against 6.31 / 6.31. -DSORT_REQD=0 or 1 overrides. */
 #ifndef SORT_REQD
-#define SORT_REQD 1
+#define SORT_REQD (SORT_VALUE_SIZE != 0 && SORT_KEY_SIZE <= 4)
 #endif
 #if SORT_REQD
 #define SORT_KERNEL __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1)))
