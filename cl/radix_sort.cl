@@ -273,13 +273,8 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * 18.65 -> 21.07 ms, int32 keys 6.33 -> 6.65 ms (8- and 16-bit keys follow 32-bit ones,
  * unmeasured). */
 #ifndef SORT_PAD_KEYS
-#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
-#define SORT_PAD_KEYS 0
-#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
-#define SORT_PAD_KEYS 0
-#else
-#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0 && SORT_KEY_SIZE == 8)
-#endif
+/* clscan_type 2 is int64, 3 uint64. */
+#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0 && (SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 3))
 #endif
 /* Whether the work-item's key of round i is in the tile of in_tile keys (always, with pads). */
 #define SORT_IN_TILE(i, in_tile) (SORT_PAD_KEYS || sort_warp_index(i) < (in_tile))
