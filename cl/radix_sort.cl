@@ -1088,11 +1088,11 @@ ALWAYS_INLINE void sort_histogram_key(__local uint *h, sort_bits_t k, const sort
  * another call 10.21 / 10.20 against 10.36 / 10.42). Off for the rest, where it cost time: uint64
  * keys 19.87 / 19.84 ms against 17.20 / 17.20, uint64 keys with uint32 values 34.79 / 34.81
  * against 32.19 / 32.25, float keys 6.34 / 6.32 against 6.30 / 6.30, uint32 keys 6.32 / 6.32
- * against 6.31 / 6.31. A hint why, from a proxy (clang 15's PTX of this file for sm_90 with
- * `.reqntid 256, 1, 1` inserted, counted by ptxas -v): sort_onesweep took 111 registers for uint64
- * keys instead of 96, 114 for uint32 keys instead of 102, 124 for uint32 pairs instead of 126; and
- * NVIDIA's OpenCL applies -cl-nv-maxrregcount only to kernels without the attribute (see
- * cl/single_pass.cl). -DSORT_REQD=0 or 1 overrides. */
+ * against 6.31 / 6.31. Why: with the attribute NVIDIA's compiler gives sort_onesweep more
+ * registers (an H100, -cl-nv-verbose: uint64 keys 98 instead of 72, so two work-groups share a
+ * multiprocessor instead of three; uint32 keys 80 instead of 72; uint32 pairs 97 instead of 90,
+ * two work-groups either way), and it applies -cl-nv-maxrregcount only to kernels without the
+ * attribute (see cl/single_pass.cl). -DSORT_REQD=0 or 1 overrides. */
 #ifndef SORT_REQD
 #define SORT_REQD (SORT_VALUE_SIZE != 0 && SORT_KEY_SIZE <= 4)
 #endif
