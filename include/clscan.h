@@ -382,7 +382,8 @@ typedef struct clscan_scan_desc {
   clscan_segments segments;   /**< CLSCAN_SEGMENTS_NONE unless the scan is segmented. */
   clscan_type key_type;       /**< KEYS: any built-in type or CLSCAN_USER_TYPE (see Keys);
                                    OFFSETS: the offsets' type (see clscan_segments). */
-  /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()). */
+  /* Extra arguments and a device-resident initial value (clscan_plan_enqueue_args()); not with
+   * segments by offsets. */
   const clscan_arg *args; /**< arg_count extra arguments of map_source, op_source and
                                key_equal_source (see clscan_arg); copied. */
   size_t arg_count;       /**< 0 to CLSCAN_MAX_ARGS. */
@@ -404,19 +405,21 @@ typedef struct clscan_scan_desc {
  * an unknown type. */
 CLSCAN_API size_t clscan_type_size(clscan_type type);
 
-/**
- * Host conversions of CLSCAN_HALF elements, which the host holds as their 16 bits (uint16_t).
- * clscan_half_from_double() returns the IEEE binary16 nearest `value`, ties to even, as the
- * kernels round: subnormal halves included, values from 65520 up in magnitude to infinity, NaN to
- * a quiet NaN of the same sign. clscan_half_to_double() returns a half's value exactly.
- */
+/* Host conversions of CLSCAN_HALF elements, which the host holds as their 16 bits (uint16_t). */
+
+/** Returns the IEEE binary16 nearest `value`, ties to even, as the kernels round: subnormal halves
+ * included, values from 65520 up in magnitude to infinity, NaN to a quiet NaN of the same sign. */
 CLSCAN_API uint16_t clscan_half_from_double(double value);
+/** Returns the value of a half (its 16 bits) exactly. */
 CLSCAN_API double clscan_half_to_double(uint16_t half);
 
-/** Returns the name of a type ("int32", ..., "user"), operator ("add", ..., "user") or algorithm
- * ("blelloch", ...), or NULL for an unknown value. Names are what the clscan program accepts. */
+/* Names are what the clscan program accepts. */
+
+/** Returns the name of a type ("int32", ..., "user"), or NULL for an unknown value. */
 CLSCAN_API const char *clscan_type_name(clscan_type type);
+/** Returns the name of an operator ("add", ..., "user"), or NULL for an unknown value. */
 CLSCAN_API const char *clscan_op_name(clscan_op op);
+/** Returns the name of an algorithm ("blelloch", ...), or NULL for an unknown value. */
 CLSCAN_API const char *clscan_algorithm_name(clscan_algorithm algorithm);
 
 /* ============================================================================================== */
@@ -700,8 +703,10 @@ CLSCAN_API void clscan_plan_release(clscan_plan *plan);
  *   partition [0, n) (see clscan_segments; not read back to be checked). It must not overlap the
  *   output.
  * @param[in] n_segments the number of segments; 0 only with n == 0.
- * @return as clscan_segmented_scan(); CLSCAN_INVALID_VALUE also for n_segments 0 with n > 0,
- *   CLSCAN_BUFFER_TOO_SMALL for an offsets buffer shorter than offsets_offset + n_segments + 1.
+ * @return as clscan_segmented_scan(); CLSCAN_INVALID_VALUE also for n_segments 0 with n > 0 and
+ *   for a desc with extra arguments or device_init (segments by offsets take neither, and plans
+ *   segmented by offsets are refused them when created), CLSCAN_BUFFER_TOO_SMALL for an offsets
+ *   buffer shorter than offsets_offset + n_segments + 1.
  */
 CLSCAN_API clscan_status clscan_segmented_scan_offsets(
     clscan_context *ctx, cl_command_queue queue, const clscan_scan_desc *desc, cl_mem offsets,
@@ -890,7 +895,9 @@ typedef struct clscan_run_args {
  * @return as clscan_plan_enqueue_timed(), and: CLSCAN_INVALID_VALUE (value_count differs from
  *   arg_count; a buffer value with `scalar` set or a scalar value with `buffer` set; init given
  *   to a plan without device_init, or a total for a segmented plan; segments given to an
- *   unsegmented plan; a byte offset that is not a multiple of the output element's size);
+ *   unsegmented plan; a plan segmented by offsets, which runs through
+ *   clscan_plan_enqueue_offsets(); a byte offset that is not a multiple of the output element's
+ *   size);
  *   CLSCAN_NULL_ARGUMENT (values NULL with value_count > 0; a buffer value's buffer, a scalar
  *   value's scalar, init with device_init, or segments of a segmented plan NULL);
  *   CLSCAN_INVALID_BUFFER (an argument, init or total buffer of another context or invalid; a

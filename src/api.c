@@ -522,6 +522,9 @@ clscan_status clscan_plan_enqueue_args(clscan_plan *plan, cl_command_queue queue
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "plan is NULL");
   if (!run)
     run = &none;
+  if (plan->desc.segments == CLSCAN_SEGMENTS_OFFSETS)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "an offsets plan runs through clscan_plan_enqueue_offsets()");
   if (run->segments && !plan->desc.segments)
     return clscan__fail(CLSCAN_INVALID_VALUE, "run->segments given to an unsegmented plan");
   clscan__request r = {.queue = queue,

@@ -3,9 +3,10 @@
  * -DCLSCAN_FAULT_INJECTION=ON, which tests/ uses; never part of the installed API.
  *
  * Every OpenCL allocation, program creation and build, kernel creation and enqueue inside the
- * library is a "fault point". After clscan_test_fault_arm(k), the k-th fault point reached (by
- * any thread) fails as if OpenCL had returned an error (CL_MEM_OBJECT_ALLOCATION_FAILURE,
- * CL_BUILD_PROGRAM_FAILURE, CL_OUT_OF_RESOURCES); the others proceed.
+ * library, and the host selections' reads of their results, is a "fault point". After
+ * clscan_test_fault_arm(k), the k-th fault point reached (by any thread) fails as if OpenCL had
+ * returned an error (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_BUILD_PROGRAM_FAILURE,
+ * CL_OUT_OF_RESOURCES); the others proceed.
  *
  * The other hooks observe the library's concurrency: a function called in every program build
  * (where no clscan lock may be held), the number of builds, and the temporary slot a scan took;

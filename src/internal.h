@@ -4,13 +4,16 @@
  * Layers, top to bottom (docs/architecture.md states them; scripts/check_layers.sh checks them).
  * A file calls functions of its own layer or of the layers below it, never above, and the calls
  * between files form no circle.
- *   api        api.c, context.c, validate.c, select_api.c, select_host.c, segments_api.c:
- *              public entry points and argument checking.
+ *   api        api.c, context.c, validate.c, select_api.c, select_host.c, sort_api.c,
+ *              segments_api.c: public entry points and argument checking.
  *   plan       plan.c, plan_cache.c, dispatch.c: a descriptor resolved to a configuration, the
  *              one-shot plan cache, and the generic dispatch (validate, resolve, lease, run).
- *   algorithm  algorithms.c (the registry), algo_classic.c, algo_reduce_then_scan.c,
- *              algo_single_pass.c, algo_reduce.c, algo_total.c, algo_batch.c: one file per
- *              algorithm, each exporting one descriptor (algo_batch.c: the batched scans' program).
+ *   algorithm  algorithms.c (the registry) and one algo_*.c file per algorithm, each exporting
+ *              one descriptor: the scans' algo_classic.c, algo_reduce_then_scan.c and
+ *              algo_single_pass.c, algo_reduce.c, algo_total.c, the selections'
+ *              algo_select_single_pass.c and algo_select_multi_pass.c, the sorts'
+ *              algo_radix_sort.c and algo_radix_sort_onesweep.c (algo_batch.c: the batched
+ *              scans' program).
  *   service    program.c (build and cache), prelude.c (user sources), device.c (device facts,
  *              the NVIDIA PTX probe), temp.c (temporary buffers), tuning.c, chain.c (command
  *              chain and kernel arguments), env.c (the environment switches).
@@ -750,6 +753,23 @@ typedef struct clscan__sizes {
  * sizes->aux bytes per element) is checked when sizes->aux is not 0. */
 clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__sizes *sizes,
                                        clscan__request *req);
+
+/* Checks the wait list: num_wait and wait_list agree, and no event is NULL. */
+clscan_status clscan__check_wait_list(cl_uint num_wait, const cl_event *wait_list);
+/* Checks that the queue belongs to the context's cl_context and device. */
+clscan_status clscan__check_queue(const clscan_context *ctx, cl_command_queue queue);
+
+/* The byte range [begin, end) of elements [off, off + n) of a buffer, within its root buffer
+ * (sub-buffers resolved), so that ranges of sub-buffers of one buffer compare. */
+typedef struct clscan__byte_range {
+  cl_mem root;
+  size_t begin, end;
+} clscan__byte_range;
+/* Resolves the range of elements [off, off + n) of `elem` bytes of a valid buffer. */
+clscan_status clscan__range_of(cl_mem buf, size_t off, size_t n, size_t elem,
+                               clscan__byte_range *r);
+/* 1 if two ranges share a byte. */
+int clscan__ranges_overlap(const clscan__byte_range *a, const clscan__byte_range *b);
 
 /* Checks a validated request's clscan_run_args against the plan (argument values, device
  * initial value, total) and fills *x with the extra kernel arguments; sets req->extra and

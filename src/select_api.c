@@ -401,33 +401,13 @@ typedef struct sel_range {
   cl_mem mem;
   size_t off, count, elem;
   int output;
-  cl_mem root;
-  size_t begin, end; /* bytes within root */
+  clscan__byte_range bytes; /* within the root buffer */
 } sel_range;
-
-/* Resolves a buffer to its root buffer and the byte offset of its start within it. */
-static clscan_status buffer_root(cl_mem buf, cl_mem *root, size_t *origin) {
-  *root = buf;
-  *origin = 0;
-  for (;;) {
-    cl_mem parent = NULL;
-    size_t offset = 0;
-    if (clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) !=
-        CL_SUCCESS)
-      return clscan__fail(CLSCAN_INVALID_BUFFER, "a buffer is not a valid cl_mem");
-    if (!parent)
-      return CLSCAN_SUCCESS;
-    if (clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof offset, &offset, NULL) != CL_SUCCESS)
-      return clscan__fail(CLSCAN_INVALID_BUFFER, "a sub-buffer's offset cannot be read");
-    *origin += offset;
-    *root = parent;
-  }
-}
 
 /* Checks one buffer (context, writability, range) and resolves its bytes. */
 static clscan_status check_range(const clscan_context *ctx, sel_range *r) {
   cl_context owner = NULL;
-  size_t size = 0, origin = 0;
+  size_t size = 0;
   cl_mem_flags flags = 0;
   if (clGetMemObjectInfo(r->mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS ||
       clGetMemObjectInfo(r->mem, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
@@ -444,10 +424,7 @@ static clscan_status check_range(const clscan_context *ctx, sel_range *r) {
     return clscan__fail(CLSCAN_BUFFER_TOO_SMALL,
                         "%s holds %zu bytes; offset %zu + %zu elements need %zu", r->name, size,
                         r->off, r->count, (r->off + r->count) * r->elem);
-  CLSCAN_RETURN_IF_ERROR(buffer_root(r->mem, &r->root, &origin));
-  r->begin = origin + r->off * r->elem;
-  r->end = r->begin + r->count * r->elem;
-  return CLSCAN_SUCCESS;
+  return clscan__range_of(r->mem, r->off, r->count, r->elem, &r->bytes);
 }
 
 /* Rejects an output range that overlaps any other range (inputs and outputs). */
@@ -456,11 +433,12 @@ static clscan_status check_overlaps(const sel_range *r, int count) {
     for (int b = a + 1; b < count; b++) {
       if (!r[a].mem || !r[b].mem || !(r[a].output || r[b].output))
         continue;
-      if (r[a].root == r[b].root && r[a].begin < r[b].end && r[b].begin < r[a].end)
+      if (clscan__ranges_overlap(&r[a].bytes, &r[b].bytes))
         return clscan__fail(CLSCAN_OVERLAP,
                             "%s bytes [%zu, %zu) and %s bytes [%zu, %zu) overlap (selections "
                             "never run in place)",
-                            r[a].name, r[a].begin, r[a].end, r[b].name, r[b].begin, r[b].end);
+                            r[a].name, r[a].bytes.begin, r[a].bytes.end, r[b].name,
+                            r[b].bytes.begin, r[b].bytes.end);
     }
   }
   return CLSCAN_SUCCESS;
@@ -489,30 +467,6 @@ static clscan_status check_presence(const clscan_select_plan *plan,
     return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->lengths is only for run-length encoding");
   if (plan->op != CLSCAN_PARTITION && b->rejected)
     return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->rejected is only for partition");
-  return CLSCAN_SUCCESS;
-}
-
-/* Checks the wait list: num_wait and wait_list agree, and no event is NULL. */
-static clscan_status check_wait_list(cl_uint num_wait, const cl_event *wait_list) {
-  if ((num_wait == 0) != (wait_list == NULL))
-    return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
-                        (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
-  for (cl_uint i = 0; i < num_wait; i++) {
-    if (!wait_list[i])
-      return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "wait_list[%u] is NULL", (unsigned)i);
-  }
-  return CLSCAN_SUCCESS;
-}
-
-/* Checks that the queue belongs to the context's cl_context and device. */
-static clscan_status check_queue(const clscan_context *ctx, cl_command_queue queue) {
-  cl_context qctx = NULL;
-  cl_device_id qdev = NULL;
-  if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
-      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) != CL_SUCCESS)
-    return clscan__fail(CLSCAN_INVALID_QUEUE, "the queue is not a valid cl_command_queue");
-  if (qctx != ctx->cl_ctx || qdev != ctx->device)
-    return clscan__fail(CLSCAN_INVALID_QUEUE, "the queue belongs to another context or device");
   return CLSCAN_SUCCESS;
 }
 
@@ -559,10 +513,10 @@ static clscan_status validate_request(const clscan_select_plan *plan,
                                       clscan__extra *x) {
   const clscan_context *ctx = plan->ctx;
   CLSCAN_RETURN_IF_ERROR(check_presence(plan, b));
-  CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
+  CLSCAN_RETURN_IF_ERROR(clscan__check_wait_list(req->num_wait, req->wait_list));
   if (!req->queue)
     req->queue = ctx->queue;
-  CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
+  CLSCAN_RETURN_IF_ERROR(clscan__check_queue(ctx, req->queue));
   if (plan->count_size == 4 && req->n > UINT32_MAX)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "n %zu exceeds what count_size 4 can count (use count_size 8)", req->n);

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -53,8 +54,16 @@ static clscan_status host_read(cl_command_queue q, cl_mem buf, size_t elems, siz
                                void *dst) {
   if (elems == 0)
     return CLSCAN_SUCCESS;
-  cl_int err = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, elems * size, dst, 0, NULL, NULL);
+  cl_int err =
+      CLSCAN_FAULT(CL_OUT_OF_RESOURCES,
+                   clEnqueueReadBuffer(q, buf, CL_TRUE, 0, elems * size, dst, 0, NULL, NULL));
   return err == CL_SUCCESS ? CLSCAN_SUCCESS : clscan__cl_fail(err, "clEnqueueReadBuffer");
+}
+
+/* Copies `bytes` bytes (none when 0, where dst may be NULL). */
+static void memcpy_if(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    memcpy(dst, src, bytes);
 }
 
 /* Runs a host selection on a plan: copies in, enqueues, reads back. */
@@ -63,6 +72,7 @@ static clscan_status host_run(clscan_select_plan *plan, const host_arrays *a, ui
   clscan_context *ctx = plan->ctx;
   host_buffers h = {0};
   cl_event done = NULL;
+  unsigned char *scratch = NULL;
   size_t n = a->n, cap = a->cap;
   CLSCAN_TRY(host_buffer(ctx, n * plan->in_size, a->in, &h.in));
   if (a->flags)
@@ -92,14 +102,26 @@ static clscan_status host_run(clscan_select_plan *plan, const host_arrays *a, ui
     got = n;
   size_t rejected = c <= n ? (size_t)(n - c) : 0;
   rejected = rejected < a->rejected_cap ? rejected : a->rejected_cap;
-  // Results are read into the caller's arrays only once everything has succeeded.
-  CLSCAN_TRY(host_read(ctx->queue, h.out, got, plan->out_size, a->out));
-  if (a->lengths)
-    CLSCAN_TRY(host_read(ctx->queue, h.lengths, got, plan->count_size, a->lengths));
-  if (h.rejected)
-    CLSCAN_TRY(host_read(ctx->queue, h.rejected, rejected, plan->out_size, a->rejected));
+  // The results go to scratch first and to the caller's arrays only once every read succeeded.
+  const size_t out_b = got * plan->out_size, len_b = a->lengths ? got * plan->count_size : 0;
+  const size_t rej_b = h.rejected ? rejected * plan->out_size : 0;
+  scratch = malloc(out_b + len_b + rej_b + 1);
+  if (!scratch) {
+    st = clscan__fail(CLSCAN_OUT_OF_HOST_MEMORY, "host selection read-back");
+    goto fail;
+  }
+  CLSCAN_TRY(host_read(ctx->queue, h.out, got, plan->out_size, scratch));
+  if (len_b)
+    CLSCAN_TRY(host_read(ctx->queue, h.lengths, got, plan->count_size, scratch + out_b));
+  if (rej_b)
+    CLSCAN_TRY(
+        host_read(ctx->queue, h.rejected, rejected, plan->out_size, scratch + out_b + len_b));
+  memcpy_if(a->out, scratch, out_b);
+  memcpy_if(a->lengths, scratch + out_b, len_b);
+  memcpy_if(a->rejected, scratch + out_b + len_b, rej_b);
   *count = c;
 fail:
+  free(scratch);
   if (done)
     clReleaseEvent(done);
   host_buffers_release(&h);

@@ -97,12 +97,16 @@ static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_q
     return CLSCAN_SUCCESS;
   CLSCAN_RETURN_IF_ERROR(
       validate_range(plan->ctx, queue, values, values_off, vs, n, num_wait, wait_list));
-  // The ranges fit their buffers (checked above), so these byte bounds do not overflow.
-  if (keys == values && n > 0) {
-    size_t kb = keys_off * ks, ke = kb + n * ks, vb = values_off * vs, ve = vb + n * vs;
-    if (kb < ve && vb < ke)
-      return clscan__fail(CLSCAN_OVERLAP, "keys and values overlap in one buffer");
-  }
+  // The ranges fit their buffers (checked above), so their byte bounds do not overflow; keys and
+  // values in sub-buffers of one buffer compare within it.
+  if (n == 0)
+    return CLSCAN_SUCCESS;
+  clscan__byte_range kr, vr;
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(keys, keys_off, n, ks, &kr));
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(values, values_off, n, vs, &vr));
+  if (clscan__ranges_overlap(&kr, &vr))
+    return clscan__fail(CLSCAN_OVERLAP, "keys bytes [%zu, %zu) and values bytes [%zu, %zu) overlap",
+                        kr.begin, kr.end, vr.begin, vr.end);
   return CLSCAN_SUCCESS;
 }
 

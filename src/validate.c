@@ -105,6 +105,10 @@ static clscan_status check_segments(const clscan_scan_desc *d) {
     return clscan__fail(CLSCAN_INVALID_TYPE,
                         "key_type %d: offsets are int32, uint32, int64 or uint64",
                         (int)d->key_type);
+  // The offsets calls take no run arguments, and clscan_plan_enqueue_args() no offsets.
+  if (d->segments == CLSCAN_SEGMENTS_OFFSETS && (d->arg_count || d->device_init))
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "segments by offsets take no extra arguments or device_init");
   return CLSCAN_SUCCESS;
 }
 
@@ -192,8 +196,7 @@ static clscan_status check_buffer(const clscan_context *ctx, cl_mem buf, size_t 
   return CLSCAN_SUCCESS;
 }
 
-/* Checks that the queue belongs to the context's cl_context and device. */
-static clscan_status check_queue(const clscan_context *ctx, cl_command_queue queue) {
+clscan_status clscan__check_queue(const clscan_context *ctx, cl_command_queue queue) {
   cl_context qctx = NULL;
   cl_device_id qdev = NULL;
   if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
@@ -206,13 +209,8 @@ static clscan_status check_queue(const clscan_context *ctx, cl_command_queue que
   return CLSCAN_SUCCESS;
 }
 
-/* The byte range [begin, end) of elements [off, off + n) of a buffer, within its root buffer. */
-typedef struct byte_range {
-  cl_mem root;
-  size_t begin, end;
-} byte_range;
-
-static clscan_status range_of(cl_mem buf, size_t off, size_t n, size_t elem, byte_range *r) {
+clscan_status clscan__range_of(cl_mem buf, size_t off, size_t n, size_t elem,
+                               clscan__byte_range *r) {
   size_t origin;
   clscan_status st = buffer_root(buf, &r->root, &origin);
   r->begin = origin + off * elem;
@@ -220,7 +218,7 @@ static clscan_status range_of(cl_mem buf, size_t off, size_t n, size_t elem, byt
   return st;
 }
 
-static int ranges_overlap(const byte_range *a, const byte_range *b) {
+int clscan__ranges_overlap(const clscan__byte_range *a, const clscan__byte_range *b) {
   return a->root == b->root && a->begin < b->end && b->begin < a->end;
 }
 
@@ -235,23 +233,24 @@ static size_t aux_count(const clscan__sizes *sizes, const clscan__request *req) 
 static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *req) {
   const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN], *out = &req->buf[CLSCAN__BUF_OUT];
   const clscan__buffer *aux = &req->buf[CLSCAN__BUF_AUX];
-  byte_range ri, ro, ra;
+  clscan__byte_range ri, ro, ra;
   req->in_place = 0;
   if (req->n == 0)
     return CLSCAN_SUCCESS;
-  CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, sizes->in, &ri));
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(in->mem, in->off, req->n, sizes->in, &ri));
   CLSCAN_RETURN_IF_ERROR(
-      range_of(out->mem, out->off, sizes->out_one ? 1 : req->n, sizes->out, &ro));
+      clscan__range_of(out->mem, out->off, sizes->out_one ? 1 : req->n, sizes->out, &ro));
   if (!sizes->out_one && ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
     req->in_place = 1;
-  } else if (ranges_overlap(&ri, &ro)) {
+  } else if (clscan__ranges_overlap(&ri, &ro)) {
     return clscan__fail(CLSCAN_OVERLAP,
                         "input bytes [%zu, %zu) and output bytes [%zu, %zu) of one buffer overlap",
                         ri.begin, ri.end, ro.begin, ro.end);
   }
   if (sizes->aux) {
-    CLSCAN_RETURN_IF_ERROR(range_of(aux->mem, aux->off, aux_count(sizes, req), sizes->aux, &ra));
-    if (ranges_overlap(&ra, &ro))
+    CLSCAN_RETURN_IF_ERROR(
+        clscan__range_of(aux->mem, aux->off, aux_count(sizes, req), sizes->aux, &ra));
+    if (clscan__ranges_overlap(&ra, &ro))
       return clscan__fail(CLSCAN_OVERLAP,
                           "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap", ra.begin,
                           ra.end, ro.begin, ro.end);
@@ -259,8 +258,7 @@ static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *
   return CLSCAN_SUCCESS;
 }
 
-/* Checks the wait list: num_wait and wait_list agree, and no event is NULL. */
-static clscan_status check_wait_list(cl_uint num_wait, const cl_event *wait_list) {
+clscan_status clscan__check_wait_list(cl_uint num_wait, const cl_event *wait_list) {
   if ((num_wait == 0) != (wait_list == NULL))
     return clscan__fail(CLSCAN_INVALID_WAIT_LIST, "num_wait is %u but wait_list is %s",
                         (unsigned)num_wait, wait_list ? "not NULL" : "NULL");
@@ -281,10 +279,10 @@ clscan_status clscan__validate_request(const clscan_context *ctx, const clscan__
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "output buffer is NULL");
   if (sizes->aux && !aux->mem)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "flags, keys or offsets buffer is NULL");
-  CLSCAN_RETURN_IF_ERROR(check_wait_list(req->num_wait, req->wait_list));
+  CLSCAN_RETURN_IF_ERROR(clscan__check_wait_list(req->num_wait, req->wait_list));
   if (!req->queue)
     req->queue = ctx->queue;
-  CLSCAN_RETURN_IF_ERROR(check_queue(ctx, req->queue));
+  CLSCAN_RETURN_IF_ERROR(clscan__check_queue(ctx, req->queue));
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, in->mem, in->off, req->n, sizes->in, 0, "input buffer"));
   CLSCAN_RETURN_IF_ERROR(check_buffer(ctx, out->mem, out->off, sizes->out_one ? 1 : req->n,
                                       sizes->out, 1, "output buffer"));
@@ -396,24 +394,24 @@ clscan_status clscan__validate_arg_list(const clscan_context *ctx, const clscan_
 
 /* Byte range of a request's output (one element for a reduction). */
 static clscan_status output_range(const clscan_plan *plan, const clscan__request *req, int reduce,
-                                  byte_range *r) {
+                                  clscan__byte_range *r) {
   const clscan__buffer *out = &req->buf[CLSCAN__BUF_OUT];
-  return range_of(out->mem, out->off, reduce ? 1 : req->n, plan->out_size, r);
+  return clscan__range_of(out->mem, out->off, reduce ? 1 : req->n, plan->out_size, r);
 }
 
 /* Checks a byte range of an extra value against the output range (and, for what is written,
  * the input range). */
 static clscan_status check_value_overlap(const clscan_plan *plan, const clscan__request *req,
-                                         int reduce, const byte_range *v, int written,
+                                         int reduce, const clscan__byte_range *v, int written,
                                          const char *name) {
-  byte_range ro, ri;
+  clscan__byte_range ro, ri;
   CLSCAN_RETURN_IF_ERROR(output_range(plan, req, reduce, &ro));
-  if (ranges_overlap(v, &ro))
+  if (clscan__ranges_overlap(v, &ro))
     return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the output bytes [%zu, %zu)",
                         name, v->begin, v->end, ro.begin, ro.end);
   const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN];
-  CLSCAN_RETURN_IF_ERROR(range_of(in->mem, in->off, req->n, plan->in_size, &ri));
-  if (written && ranges_overlap(v, &ri))
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(in->mem, in->off, req->n, plan->in_size, &ri));
+  if (written && clscan__ranges_overlap(v, &ri))
     return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the input bytes [%zu, %zu)",
                         name, v->begin, v->end, ri.begin, ri.end);
   return CLSCAN_SUCCESS;
@@ -459,8 +457,8 @@ static clscan_status check_value(const clscan_plan *plan, const clscan__request 
   size_t length = v->length ? v->length : req->n;
   CLSCAN_RETURN_IF_ERROR(
       check_buffer(plan->ctx, v->buffer, v->offset, length, size, written, name));
-  byte_range r;
-  CLSCAN_RETURN_IF_ERROR(range_of(v->buffer, v->offset, length, size, &r));
+  clscan__byte_range r;
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(v->buffer, v->offset, length, size, &r));
   return check_value_overlap(plan, req, reduce, &r, written, name);
 }
 
@@ -473,8 +471,8 @@ static clscan_status check_element(const clscan_plan *plan, const clscan__reques
                         "%s offset %zu is not a multiple of the output element's %zu bytes", name,
                         byte_off, size);
   CLSCAN_RETURN_IF_ERROR(check_buffer(plan->ctx, buf, byte_off / size, 1, size, written, name));
-  byte_range r;
-  CLSCAN_RETURN_IF_ERROR(range_of(buf, byte_off / size, 1, size, &r));
+  clscan__byte_range r;
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(buf, byte_off / size, 1, size, &r));
   return check_value_overlap(plan, req, reduce, &r, written, name);
 }
 

@@ -324,3 +324,32 @@ int tr_leaked(const tr_snapshot *before, const tr_snapshot *now, char *buf, unsi
   }
   return any;
 }
+
+long tr_fault_sweep(tr_fault_run run, void *arg, char *msg, unsigned long cap) {
+  unsigned long reached = 0;
+  for (unsigned long k = 1; k < 200; k++) {
+    tr_snapshot before, after;
+    tr_snapshot_take(&before);
+    int st = run(arg, k, &reached);
+    tr_snapshot_take(&after);
+    char leak[256];
+    if (tr_leaked(&before, &after, leak, sizeof leak)) {
+      snprintf(msg, cap, "fault point %lu: leaked %s", k, leak);
+      return -1;
+    }
+    if (reached < k) {
+      // Every fault point failed once; the library must still work.
+      if (st != CLSCAN_SUCCESS || run(arg, 0, &reached) != CLSCAN_SUCCESS) {
+        snprintf(msg, cap, "fault point %lu: no fault, yet the run failed", k);
+        return -1;
+      }
+      return (long)(k - 1);
+    }
+    if (st == CLSCAN_SUCCESS) {
+      snprintf(msg, cap, "fault point %lu: the run succeeded", k);
+      return -1;
+    }
+  }
+  snprintf(msg, cap, "more than 200 fault points");
+  return -1;
+}

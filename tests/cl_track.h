@@ -38,4 +38,14 @@ int tr_leaked(const tr_snapshot *before, const tr_snapshot *now, char *buf, unsi
 /* Returns the name of a kind ("mem", "program", ...). */
 const char *tr_kind_name(tr_kind k);
 
+/* One run of an operation under fault injection: runs it with the k-th fault point armed (0:
+ * none), sets *reached to the fault points it passed and returns its status (a clscan_status). */
+typedef int (*tr_fault_run)(void *arg, unsigned long k, unsigned long *reached);
+
+/* Sweeps an operation's fault points: run(arg, k) for k = 1, 2, ... must fail and leak no OpenCL
+ * object, until the first k the operation passes without reaching; then a run without faults
+ * must succeed. Returns the number of fault points, or -1 with what went wrong in msg (at most
+ * 200 points are swept). The caller checks each run's outputs inside run. */
+long tr_fault_sweep(tr_fault_run run, void *arg, char *msg, unsigned long cap);
+
 #endif /* CLSCAN_CL_TRACK_H_ */

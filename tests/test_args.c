@@ -929,7 +929,7 @@ static void test_call_errors(void **state) {
       .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
   const clscan_scan_desc di = {.type = CLSCAN_INT32, .device_init = 1};
   int32_t host[4] = {1, 2, 3, 4}, out[4] = {0};
-  cl_mem in = buffer_with(64, host), dout = buffer_with(64, NULL);
+  cl_mem in = buffer_with(sizeof host, host), dout = buffer_with(64, NULL);
   const clscan_scan_desc *descs[] = {&d, &di};
   for (int k = 0; k < 2; k++) {
     assert_int_equal(clscan_scan(ctx, NULL, descs[k], in, 0, dout, 0, 4, 0, NULL, NULL),
@@ -943,7 +943,20 @@ static void test_call_errors(void **state) {
           clscan_scan_batched(ctx, NULL, descs[k], &batch, in, 0, dout, 0, 0, NULL, NULL),
           CLSCAN_INVALID_VALUE);
     }
+    // Segments by offsets take neither extra arguments nor device_init.
+    const int32_t offsets[3] = {0, 1, 4};
+    cl_mem doffsets = buffer_with(sizeof offsets, offsets);
+    assert_int_equal(clscan_segmented_scan_offsets(ctx, NULL, descs[k], doffsets, 0, 2, in, 0, dout,
+                                                   0, 4, 0, NULL, NULL),
+                     CLSCAN_INVALID_VALUE);
+    assert_int_equal(clscan_segmented_scan_offsets_host(ctx, descs[k], offsets, 2, host, out),
+                     CLSCAN_INVALID_VALUE);
+    clscan_scan_desc by_offsets = *descs[k];
+    by_offsets.segments = CLSCAN_SEGMENTS_OFFSETS;
     clscan_plan *plan = NULL;
+    assert_int_equal(clscan_plan_create(ctx, &by_offsets, &plan), CLSCAN_INVALID_VALUE);
+    assert_null(plan);
+    clReleaseMemObject(doffsets);
     tu_ok(clscan_plan_create(ctx, descs[k], &plan), "plan");
     assert_int_equal(clscan_plan_enqueue(plan, NULL, in, 0, dout, 0, 4, 0, NULL, NULL),
                      CLSCAN_INVALID_VALUE);
@@ -953,6 +966,28 @@ static void test_call_errors(void **state) {
   }
   for (int i = 0; i < 4; i++)
     assert_int_equal(out[i], 0);
+  // A plan segmented by offsets runs through clscan_plan_enqueue_offsets(), never through
+  // clscan_plan_enqueue_args() (which would take its offsets for flags); the output stays as it
+  // was.
+  const clscan_scan_desc plain_offsets = {.type = CLSCAN_INT32,
+                                          .segments = CLSCAN_SEGMENTS_OFFSETS};
+  clscan_plan *offsets_plan = NULL;
+  tu_ok(clscan_plan_create(ctx, &plain_offsets, &offsets_plan), "offsets plan");
+  const int32_t poison[4] = {-7, -7, -7, -7};
+  cl_mem flags = buffer_with(sizeof host, host), pout = buffer_with(sizeof poison, poison);
+  const clscan_run_args seg_run = {.segments = flags};
+  const clscan_run_args *runs[] = {NULL, &seg_run};
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(clscan_plan_enqueue_args(offsets_plan, NULL, in, 0, pout, 0, 4, runs[k], 0,
+                                              NULL, NULL, NULL),
+                     CLSCAN_INVALID_VALUE);
+  }
+  int32_t got[4];
+  assert_true(tu_read(ctx, NULL, pout, 0, sizeof got, got));
+  assert_memory_equal(got, poison, sizeof got);
+  clscan_plan_release(offsets_plan);
+  clReleaseMemObject(flags);
+  clReleaseMemObject(pout);
   assert_int_equal(
       clscan_plan_enqueue_args(NULL, NULL, in, 0, dout, 0, 4, NULL, 0, NULL, NULL, NULL),
       CLSCAN_NULL_ARGUMENT);

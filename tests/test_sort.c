@@ -783,6 +783,32 @@ static void test_errors(void **state) {
                    CLSCAN_INVALID_BUFFER);
   assert_int_equal(clscan_sort_enqueue(plan, NULL, k, 0, k, 499, 500, 0, NULL, &ev),
                    CLSCAN_OVERLAP);
+  // Keys and values in two sub-buffers of one buffer: refused where their bytes meet, taken where
+  // they do not.
+  cl_uint bits = 0;
+  clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
+                  NULL);
+  const size_t align = bits / 8 < 64 ? 64 : bits / 8, sub_n = align / 4 + 4;
+  cl_mem parent = tu_buffer(ctx, CL_MEM_READ_WRITE, 4 * align);
+  cl_buffer_region r1 = {0, 2 * align}, r2 = {align, 2 * align};
+  cl_int err;
+  cl_mem s1 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem s2 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s2, 0, sub_n, 0, NULL, &ev),
+                   CLSCAN_OVERLAP);
+  assert_int_equal(clscan_sort_enqueue(plan, NULL, parent, align / 4, s2, 3, 4, 0, NULL, &ev),
+                   CLSCAN_OVERLAP);
+  assert_null(ev);
+  assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s2, 0, align / 4, 0, NULL, &ev),
+                   CLSCAN_SUCCESS);
+  assert_int_equal(clWaitForEvents(1, &ev), CL_SUCCESS);
+  clReleaseEvent(ev);
+  ev = NULL;
+  clReleaseMemObject(s1);
+  clReleaseMemObject(s2);
+  clReleaseMemObject(parent);
   assert_int_equal(clscan_sort_enqueue(plan, NULL, k, 0, v, 0, n, 1, NULL, &ev),
                    CLSCAN_INVALID_WAIT_LIST);
   cl_event some = clCreateUserEvent(clscan_context_cl_context(ctx), NULL);
