@@ -76,6 +76,15 @@ static clscan_status validate_range(const clscan_context *ctx, cl_command_queue 
   return CLSCAN_SUCCESS;
 }
 
+/* The bytes of a whole (valid) buffer within its root buffer. */
+static clscan_status whole_range(cl_mem buf, clscan__byte_range *r) {
+  size_t size = 0;
+  cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clGetMemObjectInfo(CL_MEM_SIZE)");
+  return clscan__range_of(buf, 0, size, 1, r);
+}
+
 /* Checks a sort request: buffers, ranges, the overlap of keys and values, the queue and the
  * wait list. */
 static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_queue *queue,
@@ -97,16 +106,24 @@ static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_q
     return CLSCAN_SUCCESS;
   CLSCAN_RETURN_IF_ERROR(
       validate_range(plan->ctx, queue, values, values_off, vs, n, num_wait, wait_list));
-  // The ranges fit their buffers (checked above), so their byte bounds do not overflow; keys and
-  // values in sub-buffers of one buffer compare within it.
+  // The ranges fit their buffers (checked above), so their byte bounds do not overflow. One
+  // buffer may hold both ranges apart; two sub-buffers of one buffer must not overlap at all,
+  // since OpenCL leaves a kernel's use of overlapping sub-buffers undefined (NVIDIA's driver
+  // crashed sorting keys and values in disjoint ranges of two).
   if (n == 0)
     return CLSCAN_SUCCESS;
   clscan__byte_range kr, vr;
-  CLSCAN_RETURN_IF_ERROR(clscan__range_of(keys, keys_off, n, ks, &kr));
-  CLSCAN_RETURN_IF_ERROR(clscan__range_of(values, values_off, n, vs, &vr));
+  if (keys == values) {
+    CLSCAN_RETURN_IF_ERROR(clscan__range_of(keys, keys_off, n, ks, &kr));
+    CLSCAN_RETURN_IF_ERROR(clscan__range_of(values, values_off, n, vs, &vr));
+  } else {
+    CLSCAN_RETURN_IF_ERROR(whole_range(keys, &kr));
+    CLSCAN_RETURN_IF_ERROR(whole_range(values, &vr));
+  }
   if (clscan__ranges_overlap(&kr, &vr))
-    return clscan__fail(CLSCAN_OVERLAP, "keys bytes [%zu, %zu) and values bytes [%zu, %zu) overlap",
-                        kr.begin, kr.end, vr.begin, vr.end);
+    return clscan__fail(
+        CLSCAN_OVERLAP, "keys bytes [%zu, %zu) and values bytes [%zu, %zu) of one buffer overlap%s",
+        kr.begin, kr.end, vr.begin, vr.end, keys == values ? "" : " (overlapping sub-buffers)");
   return CLSCAN_SUCCESS;
 }
 

@@ -520,7 +520,7 @@ rows=$(grep -Ec "$row" stdout.txt || true)
 expect_eq "bench prints a row per algorithm and size" "$rows" "$((3 * (4 - skipped)))"
 check "bench verifies" "no 'verified'" grep -q "verified before and after timing" stdout.txt
 check "bench finds no wrong result" "WRONG in stdout" test "$(grep -c WRONG stdout.txt)" -eq 0
-check "bench prints the lesson" "missing" grep -q "seed's lesson" stdout.txt
+check "bench prints where Blelloch overtakes Hillis-Steele" "missing" grep -q "Blelloch against Hillis-Steele" stdout.txt
 check "bench says how it times" "no timing line" \
   grep -Eq '^timing:  (profiling events|wall clock around each enqueue)' stdout.txt
 # Every row a positive time and copy time and a finite GB/s and ratio (a device whose profiling

@@ -2,8 +2,9 @@
  * The clscan program's `bench` command: every algorithm against a device copy of the same bytes
  * and a host loop, over a range of sizes, types and operators, for one variant (plain, map,
  * segmented, by-key, offsets, rows) and output type, with a determinism check of reruns, a table,
- * "the seed's lesson", and CSV and SVG reports. `--family select` and `--family sort` measure the
- * selection primitives (cli_select_bench.c) and the sorts (cli_bench_sort.c) instead.
+ * where Blelloch's scan overtakes Hillis-Steele's, and CSV and SVG reports. `--family select` and
+ * `--family sort` measure the selection primitives (cli_select_bench.c) and the sorts
+ * (cli_bench_sort.c) instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -604,8 +605,8 @@ static void print_lesson(const bench_state *s) {
   unsigned b = tuning.seed_wg, log2b = 0;
   while ((1u << (log2b + 1)) <= b)
     log2b++;
-  printf("\nThe seed's lesson (%s, seed work-group size B = %u):\n", clscan_op_name(s->req->ops[0]),
-         b);
+  printf("\nWork efficiency, Blelloch against Hillis-Steele (%s, work-group size B = %u):\n",
+         clscan_op_name(s->req->ops[0]), b);
   printf(
       "  work per element and level: hillis-steele log2(%u) = %u combines, blelloch ~2 "
       "(up-sweep + down-sweep)\n",
