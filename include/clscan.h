@@ -1245,10 +1245,11 @@ CLSCAN_API clscan_sort_algorithm clscan_sort_plan_algorithm(const clscan_sort_pl
  * buffers hold the sorted keys and values when `done` completes. clscan holds the ping-pong
  * buffers (from the context's temporary memory: clscan_sort_temp_bytes()). Does not block.
  * Offsets count elements of the key type and of value_size bytes. keys and values may be the same
- * buffer if their ranges do not overlap; two sub-buffers of one buffer must not overlap at all
- * (OpenCL leaves kernels on overlapping sub-buffers undefined), whatever the ranges, else
- * CLSCAN_OVERLAP. n may be at most UINT32_MAX (CLSCAN_SIZE_OVERFLOW).
- * The result is unique (a stable sort), so it is the same on every device and run.
+ * buffer if their ranges do not overlap; a buffer and its sub-buffer, or two overlapping
+ * sub-buffers of one buffer, are refused whatever the ranges (CLSCAN_OVERLAP: OpenCL leaves
+ * kernels on overlapping memory objects undefined). n may be at most UINT32_MAX
+ * (CLSCAN_SIZE_OVERFLOW). The result is unique (a stable sort), so it is the same on every device
+ * and run.
  * @param[in] queue a queue of the context, or NULL for the context's default queue.
  * @param[in] num_wait, wait_list, done as for clscan_scan(); done is valid for n == 0 too.
  * @return CLSCAN_SUCCESS or an error status; arguments are checked before anything is enqueued

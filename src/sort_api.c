@@ -107,9 +107,9 @@ static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_q
   CLSCAN_RETURN_IF_ERROR(
       validate_range(plan->ctx, queue, values, values_off, vs, n, num_wait, wait_list));
   // The ranges fit their buffers (checked above), so their byte bounds do not overflow. One
-  // buffer may hold both ranges apart; two sub-buffers of one buffer must not overlap at all,
-  // since OpenCL leaves a kernel's use of overlapping sub-buffers undefined (NVIDIA's driver
-  // crashed sorting keys and values in disjoint ranges of two).
+  // buffer may hold both ranges apart; two memory objects (a buffer and its sub-buffer, or two
+  // sub-buffers) must not overlap at all, since OpenCL leaves kernels on overlapping memory
+  // objects undefined (NVIDIA's driver crashed sorting disjoint ranges of two such sub-buffers).
   if (n == 0)
     return CLSCAN_SUCCESS;
   clscan__byte_range kr, vr;
