@@ -806,22 +806,24 @@ static void test_errors(void **state) {
   cl_buffer_region r3 = {2 * align, 2 * align};
   cl_mem s3 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r3, &err);
   assert_int_equal(err, CL_SUCCESS);
+  // m reversed keys with their indices, in sub-buffers of 2 * align >= 128 bytes each.
   uint32_t sub_keys[64], sub_vals[64];
-  for (uint32_t i = 0; i < 64; i++) {
-    sub_keys[i] = 63 - i;
+  const uint32_t m = align / 2 < 64 ? (uint32_t)(align / 2) : 64;
+  for (uint32_t i = 0; i < m; i++) {
+    sub_keys[i] = m - 1 - i;
     sub_vals[i] = i;
   }
-  assert_true(tu_write(ctx, NULL, s1, 0, sizeof sub_keys, sub_keys));
-  assert_true(tu_write(ctx, NULL, s3, 0, sizeof sub_vals, sub_vals));
-  assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s3, 0, 64, 0, NULL, &ev), CLSCAN_SUCCESS);
+  assert_true(tu_write(ctx, NULL, s1, 0, m * 4, sub_keys));
+  assert_true(tu_write(ctx, NULL, s3, 0, m * 4, sub_vals));
+  assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s3, 0, m, 0, NULL, &ev), CLSCAN_SUCCESS);
   assert_int_equal(clWaitForEvents(1, &ev), CL_SUCCESS);
   clReleaseEvent(ev);
   ev = NULL;
-  assert_true(tu_read(ctx, NULL, s1, 0, sizeof sub_keys, sub_keys));
-  assert_true(tu_read(ctx, NULL, s3, 0, sizeof sub_vals, sub_vals));
-  for (uint32_t i = 0; i < 64; i++) {
+  assert_true(tu_read(ctx, NULL, s1, 0, m * 4, sub_keys));
+  assert_true(tu_read(ctx, NULL, s3, 0, m * 4, sub_vals));
+  for (uint32_t i = 0; i < m; i++) {
     assert_int_equal(sub_keys[i], i);
-    assert_int_equal(sub_vals[i], 63 - i);
+    assert_int_equal(sub_vals[i], m - 1 - i);
   }
   clReleaseMemObject(s1);
   clReleaseMemObject(s2);
