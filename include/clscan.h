@@ -472,7 +472,10 @@ CLSCAN_API cl_device_id clscan_context_device(const clscan_context *ctx);
 CLSCAN_API cl_command_queue clscan_context_queue(const clscan_context *ctx);
 
 /**
- * Copies the log of the context's most recent program build (successful or not) into buf.
+ * Copies the log of the context's most recent program build (successful or not, by any thread)
+ * into buf. A call whose build failed (CLSCAN_BUILD_FAILED, CLSCAN_USER_SOURCE_INVALID) also quotes
+ * the log's first error line in its thread's clscan_last_error_detail(), which another thread's
+ * later build cannot overwrite.
  * @param[in] ctx the context.
  * @param[out] buf receives a NUL-terminated log, truncated to size bytes; may be NULL if size is 0.
  * @param[in] size capacity of buf in bytes.

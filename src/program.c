@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -96,9 +97,32 @@ void clscan__build_options(const clscan__kernel_config *cfg, char *buf, size_t c
 /* Building                                                                                       */
 /* ============================================================================================== */
 
-/* Stores a build log in the cache (takes the cache's lock briefly). */
-static void keep_build_log(clscan_context *ctx, cl_program program) {
+/* Copies the first line of a build log that names an error ("error" in any case), without its
+ * leading blanks, into first (cap bytes, at least 1); an empty string when there is none. */
+static void first_error_line(const char *log, char *first, size_t cap) {
+  first[0] = '\0';
+  for (const char *line = log; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    for (size_t i = 0; i + 5 <= len; i++) {
+      if (strncasecmp(line + i, "error", 5) == 0) {
+        while (len && (*line == ' ' || *line == '\t')) {
+          line++;
+          len--;
+        }
+        snprintf(first, cap, "%.*s", (int)(len < cap ? len : cap - 1), line);
+        return;
+      }
+    }
+    line += len + (end != NULL);
+  }
+}
+
+/* Stores a build log in the cache (takes the cache's lock briefly) and copies its first error
+ * line into first_error (cap bytes). */
+static void keep_build_log(clscan_context *ctx, cl_program program, char *first_error, size_t cap) {
   size_t size = 0;
+  first_error[0] = '\0';
   if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
       CL_SUCCESS)
     return;
@@ -109,6 +133,7 @@ static void keep_build_log(clscan_context *ctx, cl_program program) {
       CL_SUCCESS)
     size = 0;
   log[size] = '\0';
+  first_error_line(log, first_error, cap);
   clscan__program_cache *cache = &ctx->programs;
   pthread_mutex_lock(&cache->lock);
   free(cache->build_log);
@@ -116,10 +141,14 @@ static void keep_build_log(clscan_context *ctx, cl_program program) {
   pthread_mutex_unlock(&cache->lock);
 }
 
+/* The first error line of a failed build, for the calling thread's error detail. */
+#define FIRST_ERROR_BYTES 200
+
 /* Creates and builds a program from the user prelude (if any) and the embedded sources; the
- * build log goes to the context when keep_log is set. */
+ * build log goes to the context, and its first error line to first_error (FIRST_ERROR_BYTES),
+ * when first_error is not NULL. */
 static clscan_status build_once(clscan_context *ctx, const clscan__kernel_config *cfg,
-                                const char *options, int keep_log, cl_program *out) {
+                                const char *options, char *first_error, cl_program *out) {
   const char *texts[CLSCAN__MAX_FILES + 1];
   size_t lengths[CLSCAN__MAX_FILES + 1];
   cl_uint count = 0;
@@ -144,13 +173,15 @@ static clscan_status build_once(clscan_context *ctx, const clscan__kernel_config
   CLSCAN_TEST_ON_BUILD();
   err = CLSCAN_FAULT(CL_BUILD_PROGRAM_FAILURE,
                      clBuildProgram(program, 1, &ctx->device, options, NULL, NULL));
-  if (keep_log)
-    keep_build_log(ctx, program);
+  if (first_error)
+    keep_build_log(ctx, program, first_error, FIRST_ERROR_BYTES);
   if (err != CL_SUCCESS) {
     clReleaseProgram(program);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
-      return clscan__fail(CLSCAN_BUILD_FAILED, "clBuildProgram(%s) returned %s", options,
-                          clscan__cl_error_name(err));
+      return clscan__fail(CLSCAN_BUILD_FAILED,
+                          "clBuildProgram returned %s (first error: %s); options %s",
+                          clscan__cl_error_name(err),
+                          first_error && first_error[0] ? first_error : "none in the log", options);
     return clscan__cl_fail(err, "clBuildProgram");
   }
   *out = program;
@@ -161,7 +192,8 @@ static clscan_status build_once(clscan_context *ctx, const clscan__kernel_config
  * check tells a size mismatch from other errors; the log kept is the first build's. */
 static clscan_status build_program(clscan_context *ctx, const clscan__kernel_config *cfg,
                                    const char *options, cl_program *out) {
-  clscan_status st = build_once(ctx, cfg, options, 1, out);
+  char first_error[FIRST_ERROR_BYTES] = "";
+  clscan_status st = build_once(ctx, cfg, options, first_error, out);
   if (st != CLSCAN_BUILD_FAILED || !cfg->user_source)
     return st;
   char retry_options[600];
@@ -169,7 +201,7 @@ static clscan_status build_program(clscan_context *ctx, const clscan__kernel_con
   cl_program retry = NULL;
   if (cfg->type == CLSCAN_USER_TYPE || cfg->in_type == CLSCAN_USER_TYPE ||
       (cfg->segments == CLSCAN_SEGMENTS_KEYS && cfg->key_type == CLSCAN_USER_TYPE)) {
-    if (build_once(ctx, cfg, retry_options, 0, &retry) == CLSCAN_SUCCESS) {
+    if (build_once(ctx, cfg, retry_options, NULL, &retry) == CLSCAN_SUCCESS) {
       clReleaseProgram(retry);
       return clscan__fail(CLSCAN_TYPE_SIZE_MISMATCH,
                           "type_size (or key_size) differs from the device's sizeof of the user "
@@ -178,8 +210,9 @@ static clscan_status build_program(clscan_context *ctx, const clscan__kernel_con
     }
   }
   return clscan__fail(CLSCAN_USER_SOURCE_INVALID,
-                      "the descriptor's OpenCL C sources did not compile; see "
-                      "clscan_context_build_log()");
+                      "the descriptor's OpenCL C sources did not compile (first error: %s); see "
+                      "clscan_context_build_log()",
+                      first_error[0] ? first_error : "none in the log");
 }
 
 /* ============================================================================================== */

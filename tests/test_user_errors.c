@@ -315,6 +315,11 @@ static void test_bad_sources(void **state) {
     expect_status(what, __LINE__, clscan_plan_create(ctx, &bad[k], &plan),
                   CLSCAN_USER_SOURCE_INVALID, NULL, NULL, 0);
     assert_null(plan);
+    // The calling thread's detail quotes the compiler's first error (the context's log may be
+    // another thread's by the time it is read).
+    if (!strstr(clscan_last_error_detail(), "first error: ") ||
+        strstr(clscan_last_error_detail(), "none in the log"))
+      fail_msg("%s: the detail quotes no compiler error: %s", what, clscan_last_error_detail());
     if (build_log_length(ctx, log, sizeof log) == 0)
       fail_msg("%s: the build log is empty", what);
     printf("  bad %s: %s; build log starts: %.100s\n", names[k], clscan_last_error_detail(), log);
