@@ -130,19 +130,13 @@ static void test_overlap_one_buffer(void **state) {
 static void test_overlap_sub_buffers(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
-  cl_uint bits = 0;
-  clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
-                  NULL);
-  const size_t align = bits / 8 < 64 ? 64 : bits / 8, total = 4 * align;
+  const size_t align = tu_sub_buffer_align(ctx, 64), total = 4 * align;
   const size_t n = align / 4 + 4; /* one range reaches 16 bytes into the next region */
   cl_mem parent = tu_buffer(ctx, CL_MEM_READ_WRITE, total);
   assert_non_null(parent);
-  cl_buffer_region r1 = {0, 2 * align}, r2 = {align, 2 * align};
-  cl_int err;
-  cl_mem s1 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem s2 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem s1 = tu_sub_buffer(parent, 0, 2 * align), s2 = tu_sub_buffer(parent, align, 2 * align);
+  assert_non_null(s1);
+  assert_non_null(s2);
   clscan_plan *plan = fixture_plan();
   for (entry via = VIA_SCAN; via < VIA_COUNT; via++) {
     // s1[0, n) and s2[0, n) share 16 bytes; so do the parent and s2.

@@ -326,12 +326,9 @@ static void fill_parent(unsigned char *img, size_t bytes, const int32_t *input, 
 static void test_sub_buffers(void **state) {
   const clscan_algorithm *algo = *state;
   clscan_context *ctx = tu_context();
-  cl_uint align_bits = 0;
   if (!algo_supported(*algo, "sub-buffers"))
     return;
-  clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
-                  &align_bits, NULL);
-  const size_t align = align_bits / 8 < 16 ? 16 : align_bits / 8, n = 20001;
+  const size_t align = tu_sub_buffer_align(ctx, 16), n = 20001;
   const size_t region = (n * 4 / align + 2) * align, bytes = 3 * region;
   uint64_t seed = tu_mix(tu_seed(), 0x5B + (uint64_t)*algo);
   printf("  sub-buffers: n=%zu, origins multiples of %zu bytes, data seed %" PRIu64 "\n", n, align,
@@ -343,12 +340,9 @@ static void test_sub_buffers(void **state) {
   clscan_ref_fill(CLSCAN_INT32, CLSCAN_ADD, seed, input, n);
   cl_mem parent = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes);
   assert_non_null(parent);
-  cl_buffer_region ra = {0, region}, rb = {region, region};
-  cl_int err;
-  cl_mem a = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &ra, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem b = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &rb, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem a = tu_sub_buffer(parent, 0, region), b = tu_sub_buffer(parent, region, region);
+  assert_non_null(a);
+  assert_non_null(b);
   clscan_scan_desc desc = {.type = CLSCAN_INT32, .op = CLSCAN_ADD, .algorithm = *algo};
   clscan_ref_mismatch mm;
 

@@ -785,17 +785,12 @@ static void test_errors(void **state) {
                    CLSCAN_OVERLAP);
   // Keys and values in two sub-buffers of one buffer: refused where the sub-buffers overlap (OpenCL
   // leaves that undefined, even for disjoint ranges), taken where they do not.
-  cl_uint bits = 0;
-  clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
-                  NULL);
-  const size_t align = bits / 8 < 64 ? 64 : bits / 8, sub_n = align / 4 + 4;
+  const size_t align = tu_sub_buffer_align(ctx, 64), sub_n = align / 4 + 4;
   cl_mem parent = tu_buffer(ctx, CL_MEM_READ_WRITE, 4 * align);
-  cl_buffer_region r1 = {0, 2 * align}, r2 = {align, 2 * align};
-  cl_int err;
-  cl_mem s1 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem s2 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  assert_non_null(parent);
+  cl_mem s1 = tu_sub_buffer(parent, 0, 2 * align), s2 = tu_sub_buffer(parent, align, 2 * align);
+  assert_non_null(s1);
+  assert_non_null(s2);
   assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s2, 0, sub_n, 0, NULL, &ev),
                    CLSCAN_OVERLAP);
   assert_int_equal(clscan_sort_enqueue(plan, NULL, parent, align / 4, s2, 3, 4, 0, NULL, &ev),
@@ -803,9 +798,8 @@ static void test_errors(void **state) {
   assert_int_equal(clscan_sort_enqueue(plan, NULL, s1, 0, s2, 0, align / 4, 0, NULL, &ev),
                    CLSCAN_OVERLAP);
   assert_null(ev);
-  cl_buffer_region r3 = {2 * align, 2 * align};
-  cl_mem s3 = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r3, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem s3 = tu_sub_buffer(parent, 2 * align, 2 * align);
+  assert_non_null(s3);
   // m reversed keys with their indices, in sub-buffers of 2 * align >= 128 bytes each.
   uint32_t sub_keys[64], sub_vals[64];
   const uint32_t m = align / 2 < 64 ? (uint32_t)(align / 2) : 64;

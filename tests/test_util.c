@@ -261,6 +261,25 @@ cl_mem tu_buffer(clscan_context *ctx, cl_mem_flags flags, size_t bytes) {
   return buf;
 }
 
+size_t tu_sub_buffer_align(clscan_context *ctx, size_t at_least) {
+  cl_uint bits = 0;
+  clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
+                  NULL);
+  return bits / 8 < at_least ? at_least : bits / 8;
+}
+
+cl_mem tu_sub_buffer(cl_mem parent, size_t origin, size_t size) {
+  cl_buffer_region r = {origin, size};
+  cl_int err = CL_SUCCESS;
+  cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clscan tests: clCreateSubBuffer([%zu, %zu)) returned %d\n", origin,
+            origin + size, (int)err);
+    return NULL;
+  }
+  return sub;
+}
+
 int tu_write(clscan_context *ctx, cl_command_queue queue, cl_mem buf, size_t at, size_t bytes,
              const void *data) {
   if (!queue)

@@ -111,6 +111,13 @@ void tu_progress(const char *what);
 /* Creates a buffer of the context's cl_context; NULL (with a message) on failure. */
 cl_mem tu_buffer(clscan_context *ctx, cl_mem_flags flags, size_t bytes);
 
+/* The device's alignment of sub-buffer origins in bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN), at
+ * least `at_least`. */
+size_t tu_sub_buffer_align(clscan_context *ctx, size_t at_least);
+
+/* Creates the sub-buffer [origin, origin + size) of parent; NULL (with a message) on failure. */
+cl_mem tu_sub_buffer(cl_mem parent, size_t origin, size_t size);
+
 /* Blocking write and read of `bytes` at byte offset `at` on `queue` (NULL: the context's). */
 int tu_write(clscan_context *ctx, cl_command_queue queue, cl_mem buf, size_t at, size_t bytes,
              const void *data);
