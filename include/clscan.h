@@ -14,6 +14,11 @@
  * - Offsets and lengths count elements, not bytes.
  * - An argument that fails validation is reported before anything is enqueued, and the output
  *   buffer is then left untouched.
+ * - Ranges are compared by the bytes they cover, through sub-buffers too. A range that is written
+ *   and another range given through a different memory object over the same bytes (a buffer and
+ *   its sub-buffer, or two overlapping sub-buffers of one buffer) are refused with CLSCAN_OVERLAP
+ *   whatever the ranges, since OpenCL leaves a kernel that writes through overlapping memory
+ *   objects undefined; sub-buffers that share no byte are independent buffers.
  */
 #ifndef CLSCAN_CLSCAN_H_
 #define CLSCAN_CLSCAN_H_
@@ -500,8 +505,10 @@ CLSCAN_API clscan_status clscan_context_supports(const clscan_context *ctx,
 
 /**
  * Enqueues a scan of n elements of device buffer `in` (from element in_offset) into `out` (from
- * element out_offset). Does not block. in == out with in_offset == out_offset scans in place.
- * The plan for desc is created on first use and cached in the context.
+ * element out_offset). Does not block. in == out with in_offset == out_offset scans in place
+ * (the same cl_mem: not a buffer and its sub-buffer over the same bytes); other overlaps are
+ * rejected with CLSCAN_OVERLAP. The plan for desc is created on first use and cached in the
+ * context.
  * @param[in] queue a queue of the context's cl_context and device, or NULL for the context's
  *   default queue. In-order and out-of-order queues both work.
  * @param[in] num_wait, wait_list events the scan waits for (OpenCL conventions).
@@ -1249,8 +1256,8 @@ CLSCAN_API clscan_sort_algorithm clscan_sort_plan_algorithm(const clscan_sort_pl
  * buffers (from the context's temporary memory: clscan_sort_temp_bytes()). Does not block.
  * Offsets count elements of the key type and of value_size bytes. keys and values may be the same
  * buffer if their ranges do not overlap; a buffer and its sub-buffer, or two overlapping
- * sub-buffers of one buffer, are refused whatever the ranges (CLSCAN_OVERLAP: OpenCL leaves
- * kernels on overlapping memory objects undefined). n may be at most UINT32_MAX
+ * sub-buffers of one buffer, are refused whatever the ranges (CLSCAN_OVERLAP, as everywhere: see
+ * the conventions at the top). n may be at most UINT32_MAX
  * (CLSCAN_SIZE_OVERFLOW). The result is unique (a stable sort), so it is the same on every device
  * and run.
  * @param[in] queue a queue of the context, or NULL for the context's default queue.

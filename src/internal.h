@@ -762,14 +762,22 @@ clscan_status clscan__check_queue(const clscan_context *ctx, cl_command_queue qu
 /* The byte range [begin, end) of elements [off, off + n) of a buffer, within its root buffer
  * (sub-buffers resolved), so that ranges of sub-buffers of one buffer compare. */
 typedef struct clscan__byte_range {
-  cl_mem root;
-  size_t begin, end;
+  cl_mem root;               /* the buffer that owns the bytes (not a sub-buffer) */
+  size_t begin, end;         /* the range's bytes in root */
+  cl_mem mem;                /* the memory object the range was given through */
+  size_t mem_begin, mem_end; /* that object's bytes in root */
 } clscan__byte_range;
 /* Resolves the range of elements [off, off + n) of `elem` bytes of a valid buffer. */
 clscan_status clscan__range_of(cl_mem buf, size_t off, size_t n, size_t elem,
                                clscan__byte_range *r);
-/* 1 if two ranges share a byte. */
+/* 1 if two ranges may not be used by one kernel that writes either: through one memory object,
+ * if they share a byte; through two (a buffer and its sub-buffer, or two sub-buffers of one
+ * buffer), if the objects share a byte, whatever the ranges, since OpenCL leaves writing through
+ * overlapping memory objects undefined. */
 int clscan__ranges_overlap(const clscan__byte_range *a, const clscan__byte_range *b);
+/* The end of an overlap message: empty for one memory object, else a note that the objects
+ * overlap. */
+const char *clscan__overlap_note(const clscan__byte_range *a, const clscan__byte_range *b);
 
 /* Checks a validated request's clscan_run_args against the plan (argument values, device
  * initial value, total) and fills *x with the extra kernel arguments; sets req->extra and

@@ -435,10 +435,11 @@ static clscan_status check_overlaps(const sel_range *r, int count) {
         continue;
       if (clscan__ranges_overlap(&r[a].bytes, &r[b].bytes))
         return clscan__fail(CLSCAN_OVERLAP,
-                            "%s bytes [%zu, %zu) and %s bytes [%zu, %zu) overlap (selections "
-                            "never run in place)",
+                            "%s bytes [%zu, %zu) and %s bytes [%zu, %zu) overlap%s; selections "
+                            "never run in place",
                             r[a].name, r[a].bytes.begin, r[a].bytes.end, r[b].name,
-                            r[b].bytes.begin, r[b].bytes.end);
+                            r[b].bytes.begin, r[b].bytes.end,
+                            clscan__overlap_note(&r[a].bytes, &r[b].bytes));
     }
   }
   return CLSCAN_SUCCESS;

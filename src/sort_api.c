@@ -76,15 +76,6 @@ static clscan_status validate_range(const clscan_context *ctx, cl_command_queue 
   return CLSCAN_SUCCESS;
 }
 
-/* The bytes of a whole (valid) buffer within its root buffer. */
-static clscan_status whole_range(cl_mem buf, clscan__byte_range *r) {
-  size_t size = 0;
-  cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
-  if (err != CL_SUCCESS)
-    return clscan__cl_fail(err, "clGetMemObjectInfo(CL_MEM_SIZE)");
-  return clscan__range_of(buf, 0, size, 1, r);
-}
-
 /* Checks a sort request: buffers, ranges, the overlap of keys and values, the queue and the
  * wait list. */
 static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_queue *queue,
@@ -107,23 +98,17 @@ static clscan_status validate_request(const clscan_sort_plan *plan, cl_command_q
   CLSCAN_RETURN_IF_ERROR(
       validate_range(plan->ctx, queue, values, values_off, vs, n, num_wait, wait_list));
   // The ranges fit their buffers (checked above), so their byte bounds do not overflow. One
-  // buffer may hold both ranges apart; two memory objects (a buffer and its sub-buffer, or two
-  // sub-buffers) must not overlap at all, since OpenCL leaves kernels on overlapping memory
-  // objects undefined (NVIDIA's driver crashed sorting disjoint ranges of two such sub-buffers).
+  // buffer may hold both ranges apart; two memory objects over the same bytes may not (NVIDIA's
+  // driver crashed sorting disjoint ranges of two overlapping sub-buffers).
   if (n == 0)
     return CLSCAN_SUCCESS;
   clscan__byte_range kr, vr;
-  if (keys == values) {
-    CLSCAN_RETURN_IF_ERROR(clscan__range_of(keys, keys_off, n, ks, &kr));
-    CLSCAN_RETURN_IF_ERROR(clscan__range_of(values, values_off, n, vs, &vr));
-  } else {
-    CLSCAN_RETURN_IF_ERROR(whole_range(keys, &kr));
-    CLSCAN_RETURN_IF_ERROR(whole_range(values, &vr));
-  }
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(keys, keys_off, n, ks, &kr));
+  CLSCAN_RETURN_IF_ERROR(clscan__range_of(values, values_off, n, vs, &vr));
   if (clscan__ranges_overlap(&kr, &vr))
-    return clscan__fail(
-        CLSCAN_OVERLAP, "keys bytes [%zu, %zu) and values bytes [%zu, %zu) of one buffer overlap%s",
-        kr.begin, kr.end, vr.begin, vr.end, keys == values ? "" : " (overlapping sub-buffers)");
+    return clscan__fail(CLSCAN_OVERLAP,
+                        "keys bytes [%zu, %zu) and values bytes [%zu, %zu) overlap%s", kr.begin,
+                        kr.end, vr.begin, vr.end, clscan__overlap_note(&kr, &vr));
   return CLSCAN_SUCCESS;
 }
 

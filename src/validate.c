@@ -211,15 +211,31 @@ clscan_status clscan__check_queue(const clscan_context *ctx, cl_command_queue qu
 
 clscan_status clscan__range_of(cl_mem buf, size_t off, size_t n, size_t elem,
                                clscan__byte_range *r) {
-  size_t origin;
-  clscan_status st = buffer_root(buf, &r->root, &origin);
+  size_t origin = 0, size = 0;
+  CLSCAN_RETURN_IF_ERROR(buffer_root(buf, &r->root, &origin));
+  cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err != CL_SUCCESS)
+    return clscan__cl_fail(err, "clGetMemObjectInfo(CL_MEM_SIZE)");
   r->begin = origin + off * elem;
   r->end = r->begin + n * elem;
-  return st;
+  r->mem = buf;
+  r->mem_begin = origin;
+  r->mem_end = origin + size;
+  return CLSCAN_SUCCESS;
 }
 
 int clscan__ranges_overlap(const clscan__byte_range *a, const clscan__byte_range *b) {
-  return a->root == b->root && a->begin < b->end && b->begin < a->end;
+  if (a->root != b->root)
+    return 0;
+  if (a->mem == b->mem)
+    return a->begin < b->end && b->begin < a->end;
+  return a->mem_begin < b->mem_end && b->mem_begin < a->mem_end;
+}
+
+const char *clscan__overlap_note(const clscan__byte_range *a, const clscan__byte_range *b) {
+  return a->mem == b->mem ? ""
+                          : " (through a buffer and its sub-buffer or two overlapping sub-buffers, "
+                            "which OpenCL leaves undefined whatever the ranges)";
 }
 
 /* The number of aux elements a request reads: n flags or keys, or the offsets' count. */
@@ -240,20 +256,21 @@ static clscan_status check_overlap(const clscan__sizes *sizes, clscan__request *
   CLSCAN_RETURN_IF_ERROR(clscan__range_of(in->mem, in->off, req->n, sizes->in, &ri));
   CLSCAN_RETURN_IF_ERROR(
       clscan__range_of(out->mem, out->off, sizes->out_one ? 1 : req->n, sizes->out, &ro));
-  if (!sizes->out_one && ri.root == ro.root && ri.begin == ro.begin && ri.end == ro.end) {
+  if (!sizes->out_one && ri.mem == ro.mem && ri.begin == ro.begin && ri.end == ro.end) {
     req->in_place = 1;
   } else if (clscan__ranges_overlap(&ri, &ro)) {
-    return clscan__fail(CLSCAN_OVERLAP,
-                        "input bytes [%zu, %zu) and output bytes [%zu, %zu) of one buffer overlap",
-                        ri.begin, ri.end, ro.begin, ro.end);
+    return clscan__fail(
+        CLSCAN_OVERLAP,
+        "input bytes [%zu, %zu) and output bytes [%zu, %zu) of one buffer overlap%s", ri.begin,
+        ri.end, ro.begin, ro.end, clscan__overlap_note(&ri, &ro));
   }
   if (sizes->aux) {
     CLSCAN_RETURN_IF_ERROR(
         clscan__range_of(aux->mem, aux->off, aux_count(sizes, req), sizes->aux, &ra));
     if (clscan__ranges_overlap(&ra, &ro))
       return clscan__fail(CLSCAN_OVERLAP,
-                          "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap", ra.begin,
-                          ra.end, ro.begin, ro.end);
+                          "segment bytes [%zu, %zu) and output bytes [%zu, %zu) overlap%s",
+                          ra.begin, ra.end, ro.begin, ro.end, clscan__overlap_note(&ra, &ro));
   }
   return CLSCAN_SUCCESS;
 }
@@ -407,13 +424,13 @@ static clscan_status check_value_overlap(const clscan_plan *plan, const clscan__
   clscan__byte_range ro, ri;
   CLSCAN_RETURN_IF_ERROR(output_range(plan, req, reduce, &ro));
   if (clscan__ranges_overlap(v, &ro))
-    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the output bytes [%zu, %zu)",
-                        name, v->begin, v->end, ro.begin, ro.end);
+    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the output bytes [%zu, %zu)%s",
+                        name, v->begin, v->end, ro.begin, ro.end, clscan__overlap_note(v, &ro));
   const clscan__buffer *in = &req->buf[CLSCAN__BUF_IN];
   CLSCAN_RETURN_IF_ERROR(clscan__range_of(in->mem, in->off, req->n, plan->in_size, &ri));
   if (written && clscan__ranges_overlap(v, &ri))
-    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the input bytes [%zu, %zu)",
-                        name, v->begin, v->end, ri.begin, ri.end);
+    return clscan__fail(CLSCAN_OVERLAP, "%s bytes [%zu, %zu) overlap the input bytes [%zu, %zu)%s",
+                        name, v->begin, v->end, ri.begin, ri.end, clscan__overlap_note(v, &ri));
   return CLSCAN_SUCCESS;
 }
 

@@ -88,6 +88,7 @@ void sel_expect_single_pass(void);
 /* test_select_api.c: the groups `errors` and `args`. */
 void test_errors_desc(void **state);
 void test_errors_enqueue(void **state);
+void test_errors_sub_buffers(void **state);
 void test_timed_edges(void **state);
 void test_args(void **state);
 void test_args_errors(void **state);

@@ -693,7 +693,7 @@ static void test_property(void **state) {
 
 typedef struct group {
   const char *name;
-  struct CMUnitTest tests[2];
+  struct CMUnitTest tests[3];
   size_t count;
 } group;
 
@@ -708,7 +708,10 @@ int main(int argc, char **argv) {
       {"tiles", {cmocka_unit_test(test_tiles)}, 1},
       {"large", {cmocka_unit_test(test_large)}, 1},
       {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},
-      {"errors", {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue)}, 2},
+      {"errors",
+       {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue),
+        cmocka_unit_test(test_errors_sub_buffers)},
+       3},
       {"status32", {cmocka_unit_test(test_status32)}, 1},
       {"property", {cmocka_unit_test(test_property)}, 1},
   };

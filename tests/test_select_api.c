@@ -319,6 +319,52 @@ void test_errors_enqueue(void **state) {
     clReleaseMemObject(all[i]);
 }
 
+/* Selections through sub-buffers of one buffer: in and out in overlapping sub-buffers are refused
+ * whatever their ranges (OpenCL leaves writing through overlapping memory objects undefined), and
+ * in sub-buffers that do not overlap they select as in any two buffers. */
+void test_errors_sub_buffers(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t align = tu_sub_buffer_align(ctx, 64), m = align / 8 < 64 ? align / 8 : 64;
+  cl_mem parent = tu_buffer(ctx, CL_MEM_READ_WRITE, 4 * align);
+  cl_mem fl = tu_buffer(ctx, CL_MEM_READ_WRITE, m), cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
+  assert_true(parent && fl && cnt);
+  cl_mem s1 = tu_sub_buffer(parent, 0, 2 * align), s2 = tu_sub_buffer(parent, align, 2 * align);
+  cl_mem s3 = tu_sub_buffer(parent, 2 * align, 2 * align);
+  assert_true(s1 && s2 && s3);
+  int32_t in[64], out[64], want[64];
+  unsigned char flags[64];
+  uint64_t rng = tu_mix(tu_seed(), 0x5b);
+  for (size_t i = 0; i < m; i++) {
+    in[i] = (int32_t)tu_draw(&rng, 1000) - 500;
+    flags[i] = (unsigned char)tu_draw(&rng, 2);
+  }
+  assert_true(tu_write(ctx, NULL, s1, 0, m * 4, in));
+  assert_true(tu_write(ctx, NULL, fl, 0, m, flags));
+  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_plan *p = plan_of(&d);
+  clscan_select_buffers b = {.in = s1, .flags = fl, .out = s2, .out_capacity = m, .count = cnt};
+  assert_int_equal(clscan_select_enqueue(p, NULL, &b, m, 0, NULL, NULL), CLSCAN_OVERLAP);
+  assert_non_null(strstr(clscan_last_error_detail(), "sub-buffer"));
+  b.out = parent, b.out_offset = 3 * align / 4;
+  assert_int_equal(clscan_select_enqueue(p, NULL, &b, m, 0, NULL, NULL), CLSCAN_OVERLAP);
+  b.out = s3, b.out_offset = 0;
+  assert_int_equal(clscan_select_enqueue(p, NULL, &b, m, 0, NULL, NULL), CLSCAN_SUCCESS);
+  uint64_t count = 0;
+  assert_true(tu_read(ctx, NULL, cnt, 0, 8, &count));
+  assert_true(tu_read(ctx, NULL, s3, 0, m * 4, out));
+  const uint64_t expected = clscan_ref_select(CLSCAN_SELECT, in, 4, flags, m, want, NULL, m);
+  assert_int_equal(count, expected);
+  assert_memory_equal(out, want, expected * 4);
+  clscan_select_plan_release(p);
+  clReleaseMemObject(s3);
+  clReleaseMemObject(s2);
+  clReleaseMemObject(s1);
+  clReleaseMemObject(cnt);
+  clReleaseMemObject(fl);
+  clReleaseMemObject(parent);
+}
+
 /* ============================================================================================== */
 /* Extra arguments of the predicate and the map                                                   */
 /* ============================================================================================== */
