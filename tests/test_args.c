@@ -4,10 +4,11 @@
  * checked against a host loop: integers exactly. Half precision has its own program (test_half.c).
  *
  * Groups: scan (every algorithm and shape, sizes around each one's tile, offsets, in place,
- * exclusive, segmented, plan reuse with new buffers), reduce, chain (chunked streams chained
- * through the device total, n = 0), errors (every bad input's status, buffers untouched),
- * keys (a by-key scan whose key equality reads the arguments).
- * Seeds are printed with every failure; CLSCAN_TEST_SEED picks another.
+ * exclusive, segmented, plan reuse with new buffers), op (an operator that reads a table, not
+ * commutative, through every algorithm and the look-back's fallback), reduce, chain (chunked
+ * streams chained through the device total, n = 0), errors (every bad input's status, buffers
+ * untouched), keys (a by-key scan whose key equality reads the arguments). Seeds are printed with
+ * every failure; CLSCAN_TEST_SEED picks another.
  *
  * The tests are in files by concern, on the fixture of args_fixture.c (the int32 map's arguments,
  * device buffers, the output check); each file exports the cmocka tests of its groups:
