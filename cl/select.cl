@@ -610,6 +610,258 @@ ALWAYS_INLINE ulong take_tile(__global uint *temp, uint ticket_base) {
 #endif
 }
 
+/* Starts the work-group's tile: zeroes the entries' masks (elsewhere than NVIDIA, where they are
+ * ORed into) and sh->last, and takes the ticket. Returns the tile in every work-item: the group id
+ * (SEL_GROUP_TILE), else the ticket after a barrier. */
+ALWAYS_INLINE ulong tile_start(__global uint *temp, uint ticket_base, __local select_shared *sh) {
+  const uint lid = get_local_id(0);
+#if !CLSCAN_NV_PTX
+  for (uint e = lid; e < ENTRIES * SEL_VEC; e += CLSCAN_WG)
+    sh->mask[e] = 0;
+#endif
+  if (lid == 0) {
+    sh->tile = take_tile(temp, ticket_base);
+#if !SEL_WARP_RANK
+    sh->last = 0;
+#endif
+  }
+#if SEL_GROUP_TILE
+  return get_group_id(0);
+#else
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return sh->tile;
+#endif
+}
+
+/* Loads the work-item's ITEMS elements of the tile (valid of them below n) into v: the lane
+ * group's rows of vectors into registers (coalesced; the partial last tile element by element).
+ * Returns their flags as bits j * SEL_VEC + k. */
+ALWAYS_INLINE uint load_tile(const __global in_t *in, const __global uchar *flags, ulong n,
+                             ulong tile, uint valid, val_t *v CLSCAN_XP) {
+  const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
+  const ulong base = tile * TILE;
+  uint bits = 0;
+  if (valid == TILE) {
+    const ulong vbase = tile * (TILE / SEL_VEC) + ENTRY_OF(0, g) * SEL_SG + lane;
+#pragma unroll
+    for (uint j = 0; j < VECS; j++)
+      bits |= load_vector(in, flags, vbase + j * SEL_SG, v + j * SEL_VEC, 1 CLSCAN_XA)
+              << (j * SEL_VEC);
+  } else {
+#pragma unroll
+    for (uint j = 0; j < VECS; j++) {
+      const uint k = VEC_FIRST(j, g, lane);
+      if (k < valid)
+        bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
+    }
+  }
+  return bits;
+}
+
+#if SEL_WARP_RANK
+/* Ranks the tile from the warps' counts and their rows' ballots (warp_counts): returns the tile's
+ * count, with *below_g the selected elements of the warps before g and *tile_last 1 + the tile
+ * index of its last head (run-length encoding; 0: none). All work-items call it. */
+ALWAYS_INLINE uint tile_rank(uint bits, __local select_shared *sh, uint *below_g, uint *tile_last) {
+  const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
+  // Each warp's count (and last head) to local memory; the tile's and the warps' before it.
+  return warp_counts(bits, g, lane, sh->wcount, sh->wlast, below_g, tile_last);
+}
+
+#else
+/* Records the work-item's flags (bits j * SEL_VEC + k): each lane group's flags of row j as the
+ * masks of entry ENTRY_OF(j, g), and for run-length encoding 1 + the tile index of the
+ * work-item's last head in sh->last. Ends with the barrier after which the masks are read. */
+ALWAYS_INLINE void record_flags(uint bits, __local select_shared *sh) {
+  const uint lid = get_local_id(0), lane = lid % SEL_SG, g = lid / SEL_SG;
+#if SEL_GROUP_TILE
+  // Work-item 0's sh.last (and elsewhere the masks' zeros) before anyone records a flag.
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  __local uint *mask = sh->mask + ENTRY_OF(0, g) * SEL_VEC;
+  uint last = 0;
+#pragma unroll
+  for (uint j = 0; j < VECS; j++) {
+#pragma unroll
+    for (uint c = 0; c < SEL_VEC; c++) {
+      const uint f = (bits >> (j * SEL_VEC + c)) & 1u;
+      last = f ? VEC_FIRST(j, g, lane) + c + 1 : last;
+      record_flag(mask, j * SEL_VEC + c, lane, f);
+    }
+  }
+#if SEL_RLE
+  atomic_max(&sh->last, last);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The entries' offsets into sh->offset: an exclusive scan of their counts, CHUNK consecutive
+ * entries each. Returns the tile's count. */
+ALWAYS_INLINE uint entry_offsets(__local select_shared *sh) {
+  const uint lid = get_local_id(0);
+  const uint e0 = min(lid * CHUNK, (uint)ENTRIES), e1 = min(e0 + CHUNK, (uint)ENTRIES);
+  uint own = 0;
+  for (uint e = e0; e < e1; e++)
+    own += entry_count(sh->mask, e);
+  uint selected;
+  uint run = group_exclusive(own, sh->part, &selected);
+  for (uint e = e0; e < e1; e++) {
+    sh->offset[e] = run;
+    run += entry_count(sh->mask, e);
+  }
+  return selected;
+}
+
+/* Ranks the tile from the entries' masks and offsets in local memory: returns the tile's count,
+ * with *tile_last 1 + the tile index of its last head (run-length encoding; 0: none). *below_g
+ * is 0: the entries' offsets already count the lane groups before g. All work-items call it. */
+ALWAYS_INLINE uint tile_rank(uint bits, __local select_shared *sh, uint *below_g, uint *tile_last) {
+  record_flags(bits, sh);
+  const uint selected = entry_offsets(sh);
+  *below_g = 0;
+  *tile_last = sh->last;
+  return selected;
+}
+#endif
+
+/* Work-item 0 publishes the tile's aggregate (tile 0's is its inclusive prefix) unless the tile is
+ * withheld; returns the aggregate. Without SEL_WARP_RANK a barrier follows, which orders the
+ * entries' offsets before the staging reads them. */
+ALWAYS_INLINE cnt_t publish_aggregate(__global status_t *status, ulong tile, ulong epoch,
+                                      int withheld, uint selected, uint tile_last) {
+  const cnt_t aggregate = cnt_make(selected, tile * TILE + (tile_last ? tile_last - 1u : 0u));
+  if (get_local_id(0) == 0 && !withheld)
+    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
+#if !SEL_WARP_RANK
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  return aggregate;
+}
+
+#if SEL_WARP_RANK
+/* The first rank of the lane's vector of row j, from the row's ballots: *run (the selected
+ * elements of the warps and rows before the row) plus the selected components of the lanes below
+ * (below: their bits); advances *run past the row. Every lane of the warp calls it. */
+ALWAYS_INLINE uint vector_first(uint bits, uint j, uint below, uint *run) {
+  uint first = *run;
+#pragma unroll
+  for (uint c = 0; c < SEL_VEC; c++) {
+    const uint m = ballot((int)((bits >> (j * SEL_VEC + c)) & 1u));
+    first += popcount(m & below);
+    *run += popcount(m);
+  }
+  return first;
+}
+#else
+/* The first rank of the lane's vector in entry e: the entry's offset plus the selected components
+ * of the lanes below (below: their bits). */
+ALWAYS_INLINE uint entry_first(const __local select_shared *sh, uint e, uint below) {
+  uint first = sh->offset[e];
+#pragma unroll
+  for (uint c = 0; c < SEL_VEC; c++)
+    first += popcount(sh->mask[e * SEL_VEC + c] & below);
+  return first;
+}
+#endif
+
+/* Stages the SEL_VEC elements v of a vector whose first element has tile index k: the selected
+ * ones (own: their flags as bits c) at their ranks from first, the rejected ones (partition) after
+ * the tile's selected ones, in order. */
+ALWAYS_INLINE void stage_vector(const val_t *v, uint own, uint k, uint first, uint valid,
+                                uint selected, __local select_shared *sh) {
+#pragma unroll
+  for (uint c = 0; c < SEL_VEC; c++) {
+    const uint i = k + c, rank = first + popcount(own & ((1u << c) - 1u));
+    if ((own >> c) & 1u) {
+      sh->stage[STAGE_AT(rank)] = v[c];
+#if SEL_RLE
+      sh->head[HEAD_AT(rank)] = (head_t)i;
+#endif
+    } else if (SEL_PARTITION && i < valid) {
+      sh->stage[STAGE_AT(selected + (i - rank))] = v[c];
+    }
+  }
+}
+
+/* Stages the work-item's elements v (flags: bits) of lane group g, lane `lane`, in local memory:
+ * selected at their rank, rejected (partition) after them. below_g: the selected elements of the
+ * warps before g (SEL_WARP_RANK). (g and lane come from the kernel: recomputed here, the ranks'
+ * arithmetic took more registers in clang's NVPTX build of the scalar loads.) */
+ALWAYS_INLINE void stage_tile(const val_t *v, uint bits, uint g, uint lane, uint valid,
+                              uint selected, uint below_g, __local select_shared *sh) {
+  // A vector's first rank: its entry's offset and the selected components of the lanes below
+  // (SEL_WARP_RANK: the warps' before it, its rows' before it and the lanes' below it, from
+  // ballots).
+  const uint below = (1u << lane) - 1u;
+#if SEL_WARP_RANK
+  uint run = below_g;
+#else
+  (void)below_g;
+#endif
+#pragma unroll
+  for (uint j = 0; j < VECS; j++) {
+    const uint k = VEC_FIRST(j, g, lane);
+#if SEL_WARP_RANK
+    const uint first = vector_first(bits, j, below, &run);
+#endif
+    if (k < valid) {
+#if !SEL_WARP_RANK
+      const uint first = entry_first(sh, ENTRY_OF(j, g), below);
+#endif
+      stage_vector(v + j * SEL_VEC, bits >> (j * SEL_VEC), k, first, valid, selected, sh);
+    }
+  }
+}
+
+/* Looks back for the tile's exclusive prefix (its barriers also order the staging) and publishes
+ * the inclusive prefix. Returns the exclusive prefix in every work-item (after a barrier). */
+ALWAYS_INLINE cnt_t tile_prefix(const __global in_t *in, const __global uchar *flags, ulong n,
+                                __global status_t *status, ulong tile, ulong epoch, cnt_t aggregate,
+                                int withheld, __local select_shared *sh CLSCAN_XP) {
+  cnt_t prefix = CNT_IDENTITY;
+#if SEL_TEST_NO_LOOKBACK
+  prefix = cnt_make(tile * TILE, tile * TILE);
+#else
+  if (tile != 0)
+    prefix = tile_lookback(in, flags, n, status, tile, epoch, sh CLSCAN_XA);
+#endif
+  if (get_local_id(0) == 0) {
+    if (tile != 0 && !withheld)
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
+    sh->prefix = prefix;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return sh->prefix;
+}
+
+#if SEL_RLE
+/* Writes the lengths of the runs that the tile's heads close, below cap: head q closes the run
+ * before it, from the tile's previous head, or the run entering the tile (from the prefix's last
+ * head). */
+ALWAYS_INLINE void store_lengths(__global len_t *lengths, ulong cap, ulong base, ulong before,
+                                 uint selected, cnt_t prefix, const __local select_shared *sh) {
+  for (uint q = get_local_id(0); q < selected; q += CLSCAN_WG) {
+    const ulong dst = before + q;
+    if (dst > 0 && dst - 1 < cap) {
+      const ulong prev = q > 0 ? base + sh->head[HEAD_AT(q - 1)] : prefix.p;
+      lengths[dst - 1] = (len_t)(base + sh->head[HEAD_AT(q)] - prev);
+    }
+  }
+}
+#endif
+
+#if SEL_PARTITION
+/* Writes the tile's rejected run (valid - selected elements) to rej, below rej_cap: after the
+ * total as select_count_total stored it (a plain load: the launches are ordered), or from 0 in a
+ * buffer of their own (split). */
+ALWAYS_INLINE void store_rejected(__global val_t *rej, ulong rej_off, ulong rej_cap, uint split,
+                                  __global uint *temp, ulong base, ulong before, uint valid,
+                                  uint selected, const __local select_shared *sh) {
+  const ulong first = (split ? 0 : ((__global ulong *)temp)[1]) + (base - before);
+  store_run(rej, rej_off, first, valid - selected, rej_cap, sh, selected);
+}
+#endif
+
 /* NVIDIA's OpenCL applies a register cap (-cl-nv-maxrregcount=N) only to kernels without a
  * required work-group size (single_pass.cl): with CLSCAN_NV_REGISTERS=1 the single pass is built
  * without it, and the host launches it with CLSCAN_WG work-items all the same. */
@@ -645,165 +897,33 @@ SELECT_KERNEL void select_single_pass(
   lengths += lengths_off;
   rej += rej_off;
 
-#if !CLSCAN_NV_PTX
-  for (uint e = lid; e < ENTRIES * SEL_VEC; e += CLSCAN_WG)
-    sh.mask[e] = 0;
-#endif
-  if (lid == 0) {
-    sh.tile = take_tile(temp, ticket_base);
-#if !SEL_WARP_RANK
-    sh.last = 0;
-#endif
-  }
-#if SEL_GROUP_TILE
-  const ulong tile = get_group_id(0);
-#else
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong tile = sh.tile;
-#endif
+  const ulong tile = tile_start(temp, ticket_base, &sh);
   const ulong base = tile * TILE, tiles = (n + TILE - 1) / TILE;
   const uint valid = (uint)min((ulong)TILE, n - base);
   const int withheld = tile_withheld(tile);
 
-  // The lane group's rows of vectors into registers (coalesced), their flags as bits
-  // j * SEL_VEC + k, and each lane group's flags of row j as the masks of entry ENTRY_OF(j, g).
+  // The work-item's elements into registers with their flags; their ranks, the tile's count.
   val_t v[ITEMS];
-  uint bits = 0;
-  if (valid == TILE) {
-    const ulong vbase = tile * (TILE / SEL_VEC) + ENTRY_OF(0, g) * SEL_SG + lane;
-#pragma unroll
-    for (uint j = 0; j < VECS; j++)
-      bits |= load_vector(in, flags, vbase + j * SEL_SG, v + j * SEL_VEC, 1 CLSCAN_XA)
-              << (j * SEL_VEC);
-  } else {
-#pragma unroll
-    for (uint j = 0; j < VECS; j++) {
-      const uint k = VEC_FIRST(j, g, lane);
-      if (k < valid)
-        bits |= load_partial(in, flags, base + k, n, v + j * SEL_VEC, 1 CLSCAN_XA) << (j * SEL_VEC);
-    }
-  }
-#if SEL_WARP_RANK
-  // Each warp's count (and last head) to local memory; the tile's and the warps' before it.
+  const uint bits = load_tile(in, flags, n, tile, valid, v CLSCAN_XA);
   uint below_g, tile_last;
-  const uint selected = warp_counts(bits, g, lane, sh.wcount, sh.wlast, &below_g, &tile_last);
-#else
-#if SEL_GROUP_TILE
-  // Work-item 0's sh.last (and elsewhere the masks' zeros) before anyone records a flag.
-  barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-  uint last = 0;
-#pragma unroll
-  for (uint j = 0; j < VECS; j++) {
-#pragma unroll
-    for (uint c = 0; c < SEL_VEC; c++) {
-      const uint f = (bits >> (j * SEL_VEC + c)) & 1u;
-      last = f ? VEC_FIRST(j, g, lane) + c + 1 : last;
-      record_flag(sh.mask, ENTRY_OF(j, g) * SEL_VEC + c, lane, f);
-    }
-  }
-#if SEL_RLE
-  atomic_max(&sh.last, last);
-#endif
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  // The entries' offsets: an exclusive scan of their counts, CHUNK consecutive entries each.
-  const uint e0 = min(lid * CHUNK, (uint)ENTRIES), e1 = min(e0 + CHUNK, (uint)ENTRIES);
-  uint own = 0;
-  for (uint e = e0; e < e1; e++)
-    own += entry_count(sh.mask, e);
-  uint selected;
-  uint run = group_exclusive(own, sh.part, &selected);
-  for (uint e = e0; e < e1; e++) {
-    sh.offset[e] = run;
-    run += entry_count(sh.mask, e);
-  }
-  const uint tile_last = sh.last;
-#endif
-  const cnt_t aggregate = cnt_make(selected, base + (tile_last ? tile_last - 1u : 0u));
-  if (lid == 0 && !withheld)
-    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
-#if !SEL_WARP_RANK
-  barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+  const uint selected = tile_rank(bits, &sh, &below_g, &tile_last);
+  const cnt_t aggregate = publish_aggregate(status, tile, epoch, withheld, selected, tile_last);
 
   // Stage the tile in local memory: selected at their rank, rejected (partition) after them.
-  // A vector's first rank: its entry's offset and the selected components of the lanes below
-  // (SEL_WARP_RANK: the warps' before it, its rows' before it and the lanes' below it, from
-  // ballots).
-  const uint below = (1u << lane) - 1u;
-#if SEL_WARP_RANK
-  uint run = below_g;
-#endif
-#pragma unroll
-  for (uint j = 0; j < VECS; j++) {
-    const uint e = ENTRY_OF(j, g), k = VEC_FIRST(j, g, lane);
-#if SEL_WARP_RANK
-    uint first = run;
-#pragma unroll
-    for (uint c = 0; c < SEL_VEC; c++) {
-      const uint m = ballot((int)((bits >> (j * SEL_VEC + c)) & 1u));
-      first += popcount(m & below);
-      run += popcount(m);
-    }
-#endif
-    if (k < valid) {
-#if !SEL_WARP_RANK
-      uint first = sh.offset[e];
-#pragma unroll
-      for (uint c = 0; c < SEL_VEC; c++)
-        first += popcount(sh.mask[e * SEL_VEC + c] & below);
-#endif
-      const uint own = bits >> (j * SEL_VEC);
-#pragma unroll
-      for (uint c = 0; c < SEL_VEC; c++) {
-        const uint i = k + c, rank = first + popcount(own & ((1u << c) - 1u));
-        if ((own >> c) & 1u) {
-          sh.stage[STAGE_AT(rank)] = v[j * SEL_VEC + c];
-#if SEL_RLE
-          sh.head[HEAD_AT(rank)] = (head_t)i;
-#endif
-        } else if (SEL_PARTITION && i < valid) {
-          sh.stage[STAGE_AT(selected + (i - rank))] = v[j * SEL_VEC + c];
-        }
-      }
-    }
-  }
+  stage_tile(v, bits, g, lane, valid, selected, below_g, &sh);
 
   // Look back (its barriers also order the staging), publish the inclusive prefix.
-  cnt_t prefix = CNT_IDENTITY;
-#if SEL_TEST_NO_LOOKBACK
-  prefix = cnt_make(base, base);
-#else
-  if (tile != 0)
-    prefix = tile_lookback(in, flags, n, status, tile, epoch, &sh CLSCAN_XA);
-#endif
-  if (lid == 0) {
-    if (tile != 0 && !withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
-    sh.prefix = prefix;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  prefix = sh.prefix;
+  const cnt_t prefix =
+      tile_prefix(in, flags, n, status, tile, epoch, aggregate, withheld, &sh CLSCAN_XA);
   const ulong before = CNT_COUNT(prefix);
 
   // The tile's selected run, consecutive work-items to consecutive addresses.
   store_run(out, out_off, before, selected, cap, &sh, 0);
 #if SEL_RLE
-  // Head q closes the run before it: the tile's previous head, or the run entering the tile.
-  for (uint q = lid; q < selected; q += CLSCAN_WG) {
-    const ulong dst = before + q;
-    if (dst > 0 && dst - 1 < cap) {
-      const ulong prev = q > 0 ? base + sh.head[HEAD_AT(q - 1)] : prefix.p;
-      lengths[dst - 1] = (len_t)(base + sh.head[HEAD_AT(q)] - prev);
-    }
-  }
+  store_lengths(lengths, cap, base, before, selected, prefix, &sh);
 #endif
 #if SEL_PARTITION
-  // The tile's rejected run: after the total as select_count_total stored it (a plain load: the
-  // launches are ordered), or from 0 in a buffer of their own (split).
-  const ulong first = (split ? 0 : ((__global ulong *)temp)[1]) + (base - before);
-  store_run(rej, rej_off, first, valid - selected, rej_cap, &sh, selected);
+  store_rejected(rej, rej_off, rej_cap, split, temp, base, before, valid, selected, &sh);
 #endif
 
   // The last tile writes the count (and closes the last run).

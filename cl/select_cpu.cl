@@ -99,6 +99,72 @@ ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *f
   q->dst += f;
 }
 
+/* Publishes the tile's aggregate (tile 0's is its inclusive prefix), looks back for its exclusive
+ * prefix and publishes its inclusive prefix (a withheld tile publishes nothing). Returns the
+ * exclusive prefix. */
+ALWAYS_INLINE cnt_t cpu_tile_prefix(const __global in_t *in, const __global uchar *flags, ulong n,
+                                    __global status_t *status, ulong tile, ulong epoch,
+                                    cnt_t aggregate, int withheld,
+                                    __local lookback_state *lb CLSCAN_XP) {
+  cnt_t prefix = CNT_IDENTITY;
+  if (!withheld)
+    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
+  if (tile != 0) {
+    prefix = cpu_lookback(in, flags, n, status, tile, epoch, lb CLSCAN_XA);
+    if (!withheld)
+      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
+  }
+  return prefix;
+}
+
+/* Places the cursor at the start of tile [begin, end), whose exclusive prefix and aggregate are
+ * known. */
+ALWAYS_INLINE void cpu_cursor_begin(cpu_cursor *q, cnt_t prefix, cnt_t aggregate, ulong cap,
+                                    ulong begin, ulong end, ulong rej_cap, uint split,
+                                    __global uint *temp) {
+  q->dst = CNT_COUNT(prefix);
+  q->end_sel = q->dst + CNT_COUNT(aggregate);
+  q->lim = min(q->end_sel, cap);
+#if SEL_PARTITION
+  // The rejected run: after the partition's total (a plain load of what select_count_total_cpu
+  // stored, no atomics), or from 0 in a buffer of their own (split).
+  q->rej = (split ? 0 : ((__global ulong *)temp)[1]) + (begin - q->dst);
+  q->rej_lim = min(q->rej + (end - begin) - CNT_COUNT(aggregate), rej_cap);
+#endif
+#if SEL_RLE
+  q->prev = prefix.p;
+#endif
+}
+
+/* Scatters in[begin, end) (now in cache) without branching on the flags: every element is stored
+ * at the next free slot, which the next selected element overwrites, but only below the tile's
+ * end (its prefix plus its count, known now), so nothing outside the tile's own results is
+ * touched and each slot ends with its element. Partition stores the rejected ones likewise.
+ * Eight elements an iteration, as cpu_count (the loop limit of rusticl's llvmpipe). */
+ALWAYS_INLINE void cpu_scatter(const __global in_t *in, const __global uchar *flags,
+                               __global val_t *out, __global len_t *lengths, __global val_t *rej,
+                               ulong cap, ulong begin, ulong end, cpu_cursor *q CLSCAN_XP) {
+  ulong i = begin;
+  for (; i + 8 <= end; i += 8) {
+#pragma unroll
+    for (uint k = 0; k < 8; k++)
+      cpu_scatter1(in, flags, out, lengths, rej, cap, i + k, q CLSCAN_XA);
+  }
+  for (; i < end; i++)
+    cpu_scatter1(in, flags, out, lengths, rej, cap, i, q CLSCAN_XA);
+}
+
+/* The last tile: writes the count (the cursor's slot after the scatter) and, for run-length
+ * encoding, closes the last run. */
+ALWAYS_INLINE void cpu_finish_count(__global uchar *count, __global len_t *lengths, ulong cap,
+                                    ulong n, const cpu_cursor *q) {
+  sel_write_count(count, q->dst);
+#if SEL_RLE
+  if (q->dst - 1 < cap)
+    lengths[q->dst - 1] = (len_t)(n - q->prev);
+#endif
+}
+
 /*
  * Selects from in[0, n) into out[0, cap). Launch ceil(n / CLSCAN_CPU_TILE) work-groups of one
  * work-item. Arguments as for select_single_pass (select.cl).
@@ -130,48 +196,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
 #endif
 
   const cnt_t aggregate = cpu_count(in, flags, begin, end CLSCAN_XA);
-  cnt_t prefix = CNT_IDENTITY;
-  if (!withheld)
-    status_publish(status, tile, epoch, tile == 0 ? STATE_PREFIX : STATE_AGGREGATE, aggregate);
-  if (tile != 0) {
-    prefix = cpu_lookback(in, flags, n, status, tile, epoch, &lb CLSCAN_XA);
-    if (!withheld)
-      status_publish(status, tile, epoch, STATE_PREFIX, cnt_combine(prefix, aggregate CLSCAN_XA));
-  }
+  const cnt_t prefix =
+      cpu_tile_prefix(in, flags, n, status, tile, epoch, aggregate, withheld, &lb CLSCAN_XA);
 
-  // Scatter the tile (now in cache) without branching on the flags: every element is stored at
-  // the next free slot, which the next selected element overwrites, but only below the tile's
-  // end (its prefix plus its count, known now), so nothing outside the tile's own results is
-  // touched and each slot ends with its element. Partition stores the rejected ones likewise.
-  // Eight elements an iteration, as cpu_count (the loop limit of rusticl's llvmpipe).
+  // Scatter the tile (now in cache) behind the cursor: its prefix and count are known now.
   cpu_cursor q;
-  q.dst = CNT_COUNT(prefix);
-  q.end_sel = q.dst + CNT_COUNT(aggregate);
-  q.lim = min(q.end_sel, cap);
-#if SEL_PARTITION
-  // The rejected run: after the partition's total (a plain load of what select_count_total_cpu
-  // stored, no atomics), or from 0 in a buffer of their own (split).
-  q.rej = (split ? 0 : ((__global ulong *)temp)[1]) + (begin - q.dst);
-  q.rej_lim = min(q.rej + (end - begin) - CNT_COUNT(aggregate), rej_cap);
-#endif
-#if SEL_RLE
-  q.prev = prefix.p;
-#endif
-  ulong i = begin;
-  for (; i + 8 <= end; i += 8) {
-#pragma unroll
-    for (uint k = 0; k < 8; k++)
-      cpu_scatter1(in, flags, out, lengths, rej, cap, i + k, &q CLSCAN_XA);
-  }
-  for (; i < end; i++)
-    cpu_scatter1(in, flags, out, lengths, rej, cap, i, &q CLSCAN_XA);
-  if (tile == tiles - 1) {
-    sel_write_count(count + count_byte_off, q.dst);
-#if SEL_RLE
-    if (q.dst - 1 < cap)
-      lengths[q.dst - 1] = (len_t)(n - q.prev);
-#endif
-  }
+  cpu_cursor_begin(&q, prefix, aggregate, cap, begin, end, rej_cap, split, temp);
+  cpu_scatter(in, flags, out, lengths, rej, cap, begin, end, &q CLSCAN_XA);
+  if (tile == tiles - 1)
+    cpu_finish_count(count + count_byte_off, lengths, cap, n, &q);
 }
 
 /* Partition pre-pass: work-group t counts tile t into counts[t]. */
