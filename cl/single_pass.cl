@@ -201,6 +201,198 @@ ALWAYS_INLINE void finish_in_place(const __global in_t *in, const __global uchar
 #define CLSCAN_GROUP_TILE CLSCAN_NV_PTX
 #endif
 
+/* Takes a ticket: tiles are numbered in the order work-groups start (or, CLSCAN_GROUP_TILE, by
+ * group id). Returns the work-group's tile. */
+ALWAYS_INLINE ulong single_pass_take_tile(__global uint *temp, uint ticket_base, const int in_place,
+                                          __local single_pass_shared *sh) {
+  const uint lid = get_local_id(0);
+  ulong tile;
+  if (CLSCAN_GROUP_TILE && !in_place) {
+    if (lid == 0)
+      atomic_inc(temp);
+    tile = get_group_id(0);
+  } else {
+    if (lid == 0)
+      sh->tile = atomic_inc(temp) - ticket_base;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tile = sh->tile;
+  }
+  return tile;
+}
+
+/* Segmented, a tile that starts a segment skips its look-back (tile_first_is_head): rows whose
+ * length divides the tile make every tile independent. Work-item 0 knows; on NVIDIA its warp
+ * walks, and takes the answer from lane 0. */
+ALWAYS_INLINE uint single_pass_skip(const tile_items *x) {
+#if CLSCAN_NV_PTX
+  return CLSCAN_SEGMENTS ? shfl_idx_u32(tile_first_is_head(x), 0) : 0u;
+#else
+  return tile_first_is_head(x);
+#endif
+}
+
+/* Publishes the tile's aggregate as soon as it is known (work-item 0); tile 0, which has no
+ * predecessor, publishes its inclusive prefix instead. */
+ALWAYS_INLINE void single_pass_publish_aggregate(__global status_t *status, ulong tile, ulong epoch,
+                                                 elem_t chain_seed, elem_t aggregate,
+                                                 int withheld CLSCAN_XP) {
+  if (get_local_id(0) == 0) {
+    if (withheld) {
+      // Test only: stay silent.
+    } else if (tile == 0) {
+      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
+    } else {
+      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
+    }
+  }
+}
+
+/* The look-back's walker. On NVIDIA it is warp 0's private window (lookback_warp.cl); elsewhere
+ * work-item 0 walks with the state in local memory (sh->lb), and the walker is an unused
+ * placeholder. */
+#if CLSCAN_NV_PTX
+typedef warp_lookback single_pass_walker;
+#else
+typedef uchar single_pass_walker;
+#endif
+
+/* Starts the look-back of tile `tile`. Work-item 0 (on NVIDIA warp 0) walks. */
+ALWAYS_INLINE void single_pass_lookback_begin(single_pass_walker *wl, ulong tile,
+                                              __local single_pass_shared *sh) {
+#if CLSCAN_NV_PTX
+#if CLSCAN_LOOKBACK_TREE
+  warp_begin(wl, tile, 0);
+#else
+  warp_begin(wl, tile, sh->lookback_cache);
+#endif
+#else
+  if (get_local_id(0) == 0)
+    lookback_begin(&sh->lb, tile);
+#endif
+}
+
+/* One walk of the look-back: the walkers search back for the exclusive prefix and leave in
+ * sh->command whether they found it (LOOKBACK_DONE) or stopped at a silent predecessor, and that
+ * tile in sh->silent. A tile that skips its look-back is done at once, from the identity. The
+ * whole group calls it, reaches its barrier and returns 1 when the look-back is done. */
+ALWAYS_INLINE int single_pass_walk(__global status_t *status, ulong epoch, elem_t chain_seed,
+                                   uint skip, single_pass_walker *wl,
+                                   __local single_pass_shared *sh CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+#if CLSCAN_NV_PTX
+  if (lid < 32) {
+    const int command =
+        skip ? LOOKBACK_DONE : warp_lookback_run(status, epoch, wl, chain_seed CLSCAN_XA);
+    if (lid == 0) {
+      sh->command = command;
+      sh->silent = wl->next;
+    }
+  }
+#else
+  if (lid == 0) {
+    if (skip)
+      sh->lb.acc = IDENTITY;
+    sh->command = skip ? LOOKBACK_DONE
+                       : lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
+    sh->silent = sh->lb.next;
+  }
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return sh->command == LOOKBACK_DONE;
+}
+
+/* In place, the fallback first marks the silent tile's gate visited (work-item 0); returns 0 when
+ * the gate turned it away (then the owner's publications are complete and the next walk reads
+ * them). The whole group calls it, and reaches its barrier. */
+ALWAYS_INLINE int single_pass_enter(__global status_t *status, ulong n, ulong silent, ulong epoch,
+                                    __local single_pass_shared *sh) {
+  if (get_local_id(0) == 0)
+    sh->entered = gate_enter(status, (n + TILE - 1) / TILE, silent, epoch);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return sh->entered;
+}
+
+/* Fallback: reduce the silent tile from the input in its owner's order, publish it as an
+ * aggregate and hand it to the walkers. The whole group calls it, and reaches its barrier. */
+ALWAYS_INLINE void single_pass_fallback(const __global in_t *in,
+                                        const __global uchar *aux CLSCAN_XP, ulong n,
+                                        __global status_t *status, ulong epoch, ulong silent,
+                                        single_pass_walker *wl, __local single_pass_shared *sh) {
+  const uint lid = get_local_id(0);
+  const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent,
+                                  &sh->scratch TILE_FIRST_A(seg_first(status, n, silent)));
+  if (lid == 0) {
+    status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
+#if !CLSCAN_NV_PTX
+    lookback_take(&sh->lb, fagg CLSCAN_XA);
+#endif
+  }
+#if CLSCAN_NV_PTX
+  if (lid < 32)
+    warp_take(wl, fagg CLSCAN_XA);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/*
+ * Looks back (tile 0 has no predecessor) for the tile's exclusive prefix, which the walker holds
+ * after it. Work-item 0 (on NVIDIA warp 0) walks; the whole group joins when a predecessor must
+ * be reduced.
+ */
+ALWAYS_INLINE void single_pass_lookback(const __global in_t *in,
+                                        const __global uchar *aux CLSCAN_XP, ulong n,
+                                        __global status_t *status, ulong tile, ulong epoch,
+                                        elem_t chain_seed, uint skip, const int in_place,
+                                        single_pass_walker *wl, __local single_pass_shared *sh) {
+  single_pass_lookback_begin(wl, tile, sh);
+  // Tile 0 walks too (its walk reaches the seed at once). The loop's condition is a constant, so
+  // that every compiler sees its barriers in uniform control flow (POCL hung on a condition read
+  // from local memory), and on NVIDIA it left fewer registers to hold (64 against 68 for int32,
+  // 80 against 90 for int64).
+  while (!CLSCAN_TEST_NO_LOOKBACK) {
+    if (single_pass_walk(status, epoch, chain_seed, skip, wl, sh CLSCAN_XA))
+      break;
+    const ulong silent = (ulong)sh->silent;
+
+    // Fallback: reduce the silent tile from the input in its owner's order. In place only
+    // after marking its gate visited; turned away, the owner's publications are complete and
+    // the next walk reads them.
+    if (in_place && !single_pass_enter(status, n, silent, epoch, sh))
+      continue;
+    single_pass_fallback(in, aux CLSCAN_XA, n, status, epoch, silent, wl, sh);
+  }
+}
+
+/* In place: store only if no fallback read the tile; else hand its prefix to the finishing launch
+ * (as tile - 1's inclusive prefix). Work-item 0 closes the tile's gate, and sh->write says
+ * whether the group stores the tile. */
+ALWAYS_INLINE void single_pass_close(__global status_t *status, ulong n, ulong tile, ulong epoch,
+                                     elem_t prefix, const int in_place,
+                                     __local single_pass_shared *sh) {
+  sh->write = 1;
+  if (in_place && gate_close(status, (n + TILE - 1) / TILE, tile, epoch)) {
+    sh->write = 0;
+    if (tile > 0)
+      status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
+  }
+}
+
+/* Scans the tile on from the exclusive prefix the group shares (sh->prefix) and writes it, unless
+ * in place its output went to the finishing launch. The whole group calls it, after the barrier
+ * that follows work-item 0's publication of the prefix. */
+ALWAYS_INLINE void single_pass_store(__global val_t *out, ulong n, ulong tile, tile_items *x,
+                                     elem_t pre[CLSCAN_VPT], elem_t group_prefix, int exclusive,
+                                     val_t seed, const int in_place,
+                                     __local single_pass_shared *sh CLSCAN_XP) {
+  if (!in_place || sh->write) {
+#if CLSCAN_STASH
+    tile_stash_get(x, &sh->stash);
+#endif
+    tile_store(out, n, tile, x, pre, combine(sh->prefix, group_prefix CLSCAN_XA), exclusive,
+               seed CLSCAN_XA);
+  }
+}
+
 /*
  * Scans in[0, n) into out[0, n) in one pass. Launch exactly ceil(n / TILE) work-groups of
  * CLSCAN_WG work-items. aux (from byte aux_off * AUX_SIZE) holds a segmented scan's flags or keys.
@@ -220,20 +412,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   in += in_off;
   aux += aux_off * AUX_SIZE;
   out += out_off;
-
-  // Take a ticket: tiles are numbered in the order work-groups start (or, CLSCAN_GROUP_TILE, by
-  // group id).
-  ulong tile;
-  if (CLSCAN_GROUP_TILE && !in_place) {
-    if (lid == 0)
-      atomic_inc(temp);
-    tile = get_group_id(0);
-  } else {
-    if (lid == 0)
-      sh->tile = atomic_inc(temp) - ticket_base;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    tile = sh->tile;
-  }
+  const ulong tile = single_pass_take_tile(temp, ticket_base, in_place, sh);
   // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
   // close their gate, so that readers turned away find a value).
 #if CLSCAN_TEST_WITHHOLD
@@ -247,94 +426,17 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   elem_t pre[CLSCAN_VPT], group_prefix;
   tile_load(in, aux CLSCAN_XA, n, tile, &x, &sh->scratch TILE_FIRST_A(seg_first(status, n, tile)));
   const elem_t aggregate = tile_scan_local(&x, pre, &group_prefix, &sh->scratch CLSCAN_XA);
-  // Segmented, a tile that starts a segment skips its look-back (tile_first_is_head): rows whose
-  // length divides the tile make every tile independent. Work-item 0 knows; on NVIDIA its warp
-  // walks, and takes the answer from lane 0.
-#if CLSCAN_NV_PTX
-  const uint skip = CLSCAN_SEGMENTS ? shfl_idx_u32(tile_first_is_head(&x), 0) : 0u;
-#else
-  const uint skip = tile_first_is_head(&x);
-#endif
-  if (lid == 0) {
-    if (withheld) {
-      // Test only: stay silent.
-    } else if (tile == 0) {
-      status_publish(status, 0, epoch, STATE_PREFIX, combine(chain_seed, aggregate CLSCAN_XA));
-    } else {
-      status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
-    }
-  }
+  const uint skip = single_pass_skip(&x);
+  single_pass_publish_aggregate(status, tile, epoch, chain_seed, aggregate, withheld CLSCAN_XA);
   // With CLSCAN_STASH (tile.cl), the tile waits out the look-back in local memory, so that its
   // registers are free meanwhile: the kernel needs fewer, and more work-groups fit.
 #if CLSCAN_STASH
   tile_stash_put(&x, &sh->stash);
 #endif
 
-  // Look back (tile 0 has no predecessor). Work-item 0 (on NVIDIA warp 0) walks; the whole group
-  // joins when a predecessor must be reduced.
-#if CLSCAN_NV_PTX
-  warp_lookback wl;
-#if CLSCAN_LOOKBACK_TREE
-  warp_begin(&wl, tile, 0);
-#else
-  warp_begin(&wl, tile, sh->lookback_cache);
-#endif
-#else
-  if (lid == 0)
-    lookback_begin(&sh->lb, tile);
-#endif
-  // Tile 0 walks too (its walk reaches the seed at once). The loop's condition is a constant, so
-  // that every compiler sees its barriers in uniform control flow (POCL hung on a condition read
-  // from local memory), and on NVIDIA it left fewer registers to hold (64 against 68 for int32,
-  // 80 against 90 for int64).
-  while (!CLSCAN_TEST_NO_LOOKBACK) {
-#if CLSCAN_NV_PTX
-    if (lid < 32) {
-      const int command =
-          skip ? LOOKBACK_DONE : warp_lookback_run(status, epoch, &wl, chain_seed CLSCAN_XA);
-      if (lid == 0) {
-        sh->command = command;
-        sh->silent = wl.next;
-      }
-    }
-#else
-    if (lid == 0) {
-      if (skip)
-        sh->lb.acc = IDENTITY;
-      sh->command = skip ? LOOKBACK_DONE
-                         : lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
-      sh->silent = sh->lb.next;
-    }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh->command == LOOKBACK_DONE)
-      break;
-    const ulong silent = (ulong)sh->silent;
-
-    // Fallback: reduce the silent tile from the input in its owner's order. In place only
-    // after marking its gate visited; turned away, the owner's publications are complete and
-    // the next walk reads them.
-    if (in_place) {
-      if (lid == 0)
-        sh->entered = gate_enter(status, (n + TILE - 1) / TILE, silent, epoch);
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (!sh->entered)
-        continue;
-    }
-    const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent,
-                                    &sh->scratch TILE_FIRST_A(seg_first(status, n, silent)));
-    if (lid == 0) {
-      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-#if !CLSCAN_NV_PTX
-      lookback_take(&sh->lb, fagg CLSCAN_XA);
-#endif
-    }
-#if CLSCAN_NV_PTX
-    if (lid < 32)
-      warp_take(&wl, fagg CLSCAN_XA);
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  single_pass_walker wl;
+  single_pass_lookback(in, aux CLSCAN_XA, n, status, tile, epoch, chain_seed, skip, in_place, &wl,
+                       sh);
 
   // Publish the inclusive prefix (the exclusive one op the aggregate, one combination) and share
   // the exclusive one with the group.
@@ -354,23 +456,10 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
         status_publish(status, tile, epoch, STATE_AGGREGATE, aggregate);
     }
     sh->prefix = prefix;
-    // In place: store only if no fallback read the tile; else hand its prefix to the finishing
-    // launch (as tile - 1's inclusive prefix).
-    sh->write = 1;
-    if (in_place && gate_close(status, (n + TILE - 1) / TILE, tile, epoch)) {
-      sh->write = 0;
-      if (tile > 0)
-        status_publish(status, tile - 1, epoch, STATE_PREFIX, prefix);
-    }
+    single_pass_close(status, n, tile, epoch, prefix, in_place, sh);
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (!in_place || sh->write) {
-#if CLSCAN_STASH
-    tile_stash_get(&x, &sh->stash);
-#endif
-    tile_store(out, n, tile, &x, pre, combine(sh->prefix, group_prefix CLSCAN_XA), exclusive,
-               seed CLSCAN_XA);
-  }
+  single_pass_store(out, n, tile, &x, pre, group_prefix, exclusive, seed, in_place, sh CLSCAN_XA);
 }
 
 /* NVIDIA's OpenCL applies a register cap (-cl-nv-maxrregcount=N) only to kernels without a
