@@ -82,9 +82,6 @@
 #ifndef SORT_TEST_NO_LOOKBACK
 #define SORT_TEST_NO_LOOKBACK 0
 #endif
-#ifndef CLSCAN_TEST_WITHHOLD
-#define CLSCAN_TEST_WITHHOLD 0
-#endif
 
 #define SORT_RADIX 256
 #define SORT_TILE (SORT_WG * SORT_ITEMS)
@@ -1458,11 +1455,7 @@ SORT_KERNEL void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
 
   // Publish this tile's count of every digit as soon as it is known, before the keys are placed,
   // so that the tiles after this one find it early (test only: withheld tiles publish nothing).
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = t % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(t);
 #if !SORT_TEST_NO_LOOKBACK
   if (!withheld) {
     for (uint d = lid; d < SORT_RADIX; d += SORT_WG)

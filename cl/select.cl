@@ -63,9 +63,6 @@
 #ifndef CLSCAN_SPIN
 #define CLSCAN_SPIN 64
 #endif
-#ifndef CLSCAN_TEST_WITHHOLD
-#define CLSCAN_TEST_WITHHOLD 0
-#endif
 #ifndef CLSCAN_VECTOR_IO
 #define CLSCAN_VECTOR_IO 1
 #endif
@@ -518,15 +515,6 @@ ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar 
 #ifndef SEL_TEST_NO_LOOKBACK
 #define SEL_TEST_NO_LOOKBACK 0
 #endif
-
-/* Returns 1 if tile t never publishes its status (CLSCAN_TEST_WITHHOLD, the fallback's tests). */
-ALWAYS_INLINE int tile_withheld(ulong t) {
-#if CLSCAN_TEST_WITHHOLD
-  return t % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  return 0;
-#endif
-}
 
 /* The last tile's work-item 0: writes the count and, for run-length encoding, closes the last
  * run. */

@@ -19,9 +19,6 @@
 #ifndef CLSCAN_SPIN
 #define CLSCAN_SPIN 1024
 #endif
-#ifndef CLSCAN_TEST_WITHHOLD
-#define CLSCAN_TEST_WITHHOLD 0
-#endif
 
 /* Counts element i into c and, for runs, its index into *last if it is a head. */
 ALWAYS_INLINE void cpu_count1(const __global in_t *in, const __global uchar *flags, ulong i,
@@ -189,11 +186,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
   if (tile >= tiles)
     return;
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(tile);
 
   const cnt_t aggregate = cpu_count(in, flags, begin, end CLSCAN_XA);
   const cnt_t prefix =

@@ -45,9 +45,6 @@
 #ifndef CLSCAN_SPIN
 #define CLSCAN_SPIN 64
 #endif
-#ifndef CLSCAN_TEST_WITHHOLD
-#define CLSCAN_TEST_WITHHOLD 0
-#endif
 /* Measurement only (the results are wrong): skip the look-back, so that every tile starts from
  * the identity. What remains is the tile's load, local scan, publication and store, which bounds
  * what any look-back could reach (build/tile_sweep with -DCLSCAN_TEST_NO_LOOKBACK=1). */
@@ -415,11 +412,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   const ulong tile = single_pass_take_tile(temp, ticket_base, in_place, sh);
   // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
   // close their gate, so that readers turned away find a value).
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  const int withheld = tile_withheld(tile);
 
   // Load and scan the tile locally; publish its aggregate at once.
   tile_items x;

@@ -17,9 +17,6 @@
 #ifndef CLSCAN_SPIN
 #define CLSCAN_SPIN 1024
 #endif
-#ifndef CLSCAN_TEST_WITHHOLD
-#define CLSCAN_TEST_WITHHOLD 0
-#endif
 
 #if CLSCAN_PLAIN
 /* (These two are plainly inline: always inlined, Oclgrind's compiler turns the non-temporal store
@@ -196,13 +193,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void single_pass_scan_cp
   // count ran out, and the scan loops after it would stop after one iteration.
   if (tile >= tiles)
     return;
-    // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
-    // close their gate, so that readers turned away find a value).
-#if CLSCAN_TEST_WITHHOLD
-  const int withheld = tile % CLSCAN_TEST_WITHHOLD == 1;
-#else
-  const int withheld = 0;
-#endif
+  // Test only: withheld tiles publish nothing (in place: only their aggregate, just before they
+  // close their gate, so that readers turned away find a value).
+  const int withheld = tile_withheld(tile);
   const ulong begin = tile * CLSCAN_CPU_TILE, end = min(begin + CLSCAN_CPU_TILE, n);
 
   // Reduce and publish the aggregate, then find the exclusive prefix.

@@ -37,6 +37,21 @@
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 #endif
 
+/* Test only (the fallback's tests): with CLSCAN_TEST_WITHHOLD=K > 0, every K-th tile (t % K == 1)
+ * never publishes its status, so that the tiles after it must reduce it themselves. */
+#ifndef CLSCAN_TEST_WITHHOLD
+#define CLSCAN_TEST_WITHHOLD 0
+#endif
+
+/* Returns 1 if tile t never publishes its status (CLSCAN_TEST_WITHHOLD). */
+ALWAYS_INLINE int tile_withheld(ulong t) {
+#if CLSCAN_TEST_WITHHOLD
+  return t % CLSCAN_TEST_WITHHOLD == 1;
+#else
+  return 0;
+#endif
+}
+
 #define STATE_AGGREGATE 1ul
 #define STATE_PREFIX 2ul
 
