@@ -5,14 +5,14 @@
  * stability too; values of other sizes carry bytes derived from the index. Buffers have guards
  * before and after the sorted ranges, which must keep their contents.
  *
- * Groups: types (every key type, both directions, both algorithms), ranges (bit ranges), floats
- * (NaNs, infinities and both zeros), shapes (all-equal, sorted, reversed, few distinct keys,
- * sizes around tile boundaries up to 2^20), gpu_shape (both GPU shapes on a CPU device, sizes
- * around their tiles), skips (equal high
- * digits, which Onesweep skips), values (value sizes,
- * offsets, keys and values in one buffer), fallback (CLSCAN_TEST_WITHHOLD with Onesweep), edges
- * (n = 0 and 1, host arrays) and errors (every bad input, with the buffers untouched); apart from
- * them, property (random plans and sorts drawn from the seed, the CTest test sort.property).
+ * Tests (test_NAME): types (every key type, both directions, both algorithms), ranges (bit
+ * ranges), floats (NaNs, infinities and both zeros), shapes (all-equal, sorted, reversed, few
+ * distinct keys, sizes around tile boundaries up to 2^20), gpu_shape (both GPU shapes on a CPU
+ * device, sizes around their tiles), skips (equal high digits, which Onesweep skips), values
+ * (value sizes, offsets, keys and values in one buffer), fallback (CLSCAN_TEST_WITHHOLD with
+ * Onesweep), edges (n = 0 and 1, host arrays) and errors (every bad input, with the buffers
+ * untouched); apart from them, property (random plans and sorts drawn from the seed, the CTest
+ * test sort.property).
  *
  * The tests are in files by concern, on the fixture of sort_fixture.c (key generation, one case
  * run on a plan and checked, the key types and algorithms); test_sort.c runs them as one cmocka
