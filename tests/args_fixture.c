@@ -29,23 +29,6 @@ int device_runs(const tu_algo_case *a) {
   return st == CLSCAN_SUCCESS;
 }
 
-/* Creates a buffer holding bytes of data (or poison when data is NULL). */
-cl_mem buffer_with(size_t bytes, const void *data) {
-  clscan_context *ctx = tu_context();
-  cl_mem m = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1);
-  assert_non_null(m);
-  if (data) {
-    assert_true(tu_write(ctx, NULL, m, 0, bytes, data));
-  } else {
-    unsigned char *p = malloc(bytes ? bytes : 1);
-    assert_non_null(p);
-    memset(p, TU_POISON, bytes ? bytes : 1);
-    assert_true(tu_write(ctx, NULL, m, 0, bytes ? bytes : 1, p));
-    free(p);
-  }
-  return m;
-}
-
 /* Checks n results from a device buffer against the reference, and the guards after them. */
 void check_out(uint64_t seed, const char *what, cl_mem out, size_t off, const int32_t *want,
                size_t n) {

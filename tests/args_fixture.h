@@ -26,9 +26,6 @@ void fill_ints(uint64_t seed, int32_t *v, size_t n, int32_t lim);
  * so with CLSCAN_UNSUPPORTED_BY_DEVICE, and the case is left out). */
 int device_runs(const tu_algo_case *a);
 
-/* Creates a buffer holding bytes of data (or poison when data is NULL). */
-cl_mem buffer_with(size_t bytes, const void *data);
-
 /* Checks n results from a device buffer against the reference, and the guards after them. */
 void check_out(uint64_t seed, const char *what, cl_mem out, size_t off, const int32_t *want,
                size_t n);

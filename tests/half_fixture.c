@@ -37,22 +37,6 @@ int device_has_double(void) {
   return clscan_context_supports(tu_context(), &d) == CLSCAN_SUCCESS;
 }
 
-/* A device buffer holding bytes of data (or poison when data is NULL). */
-cl_mem buffer_with(size_t bytes, const void *data) {
-  clscan_context *ctx = tu_context();
-  cl_mem m = tu_buffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1);
-  assert_non_null(m);
-  if (data) {
-    assert_true(tu_write(ctx, NULL, m, 0, bytes, data));
-  } else {
-    unsigned char *p = xmalloc(bytes);
-    memset(p, TU_POISON, bytes ? bytes : 1);
-    assert_true(tu_write(ctx, NULL, m, 0, bytes ? bytes : 1, p));
-    free(p);
-  }
-  return m;
-}
-
 /*
  * Runs a plan on host arrays: n elements of in_size bytes into out (out_size bytes each), with
  * segments (flags or keys, seg_size bytes each) when not NULL and the extra argument values of
@@ -62,8 +46,9 @@ void run_plan(clscan_plan *plan, const void *seg, size_t seg_size, const void *i
               void *out, size_t out_size, size_t n, const clscan_arg_value *values,
               size_t value_count) {
   clscan_context *ctx = tu_context();
-  cl_mem din = buffer_with(n * in_size, in), dout = buffer_with(n * out_size, NULL);
-  cl_mem dseg = seg ? buffer_with(n * seg_size, seg) : NULL;
+  cl_mem din = tu_buffer_with(tu_context(), n * in_size, in),
+         dout = tu_buffer_with(tu_context(), n * out_size, NULL);
+  cl_mem dseg = seg ? tu_buffer_with(tu_context(), n * seg_size, seg) : NULL;
   const clscan_run_args run = {.values = values, .value_count = value_count, .segments = dseg};
   tu_ok(clscan_plan_enqueue_args(plan, NULL, din, 0, dout, 0, n, &run, 0, NULL, NULL, NULL),
         "clscan_plan_enqueue_args");

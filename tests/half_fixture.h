@@ -40,9 +40,6 @@ int rotating_algo(size_t a, size_t pick);
 /* Returns 1 if the device has fp64 (double inputs). */
 int device_has_double(void);
 
-/* A device buffer holding bytes of data (or poison when data is NULL). */
-cl_mem buffer_with(size_t bytes, const void *data);
-
 /*
  * Runs a plan on host arrays: n elements of in_size bytes into out (out_size bytes each), with
  * segments (flags or keys, seg_size bytes each) when not NULL and the extra argument values of

@@ -93,7 +93,8 @@ static void test_call_errors(void **state) {
       .type = CLSCAN_INT32, .map_source = "x * w[i] + s", .args = int_args, .arg_count = 2};
   const clscan_scan_desc di = {.type = CLSCAN_INT32, .device_init = 1};
   int32_t host[4] = {1, 2, 3, 4}, out[4] = {0};
-  cl_mem in = buffer_with(sizeof host, host), dout = buffer_with(64, NULL);
+  cl_mem in = tu_buffer_with(tu_context(), sizeof host, host),
+         dout = tu_buffer_with(tu_context(), 64, NULL);
   const clscan_scan_desc *descs[] = {&d, &di};
   for (int k = 0; k < 2; k++) {
     assert_int_equal(clscan_scan(ctx, NULL, descs[k], in, 0, dout, 0, 4, 0, NULL, NULL),
@@ -109,7 +110,7 @@ static void test_call_errors(void **state) {
     }
     // Segments by offsets take neither extra arguments nor device_init.
     const int32_t offsets[3] = {0, 1, 4};
-    cl_mem doffsets = buffer_with(sizeof offsets, offsets);
+    cl_mem doffsets = tu_buffer_with(tu_context(), sizeof offsets, offsets);
     assert_int_equal(clscan_segmented_scan_offsets(ctx, NULL, descs[k], doffsets, 0, 2, in, 0, dout,
                                                    0, 4, 0, NULL, NULL),
                      CLSCAN_INVALID_VALUE);
@@ -138,7 +139,8 @@ static void test_call_errors(void **state) {
   clscan_plan *offsets_plan = NULL;
   tu_ok(clscan_plan_create(ctx, &plain_offsets, &offsets_plan), "offsets plan");
   const int32_t poison[4] = {-7, -7, -7, -7};
-  cl_mem flags = buffer_with(sizeof host, host), pout = buffer_with(sizeof poison, poison);
+  cl_mem flags = tu_buffer_with(tu_context(), sizeof host, host),
+         pout = tu_buffer_with(tu_context(), sizeof poison, poison);
   const clscan_run_args seg_run = {.segments = flags};
   const clscan_run_args *runs[] = {NULL, &seg_run};
   for (int k = 0; k < 2; k++) {
@@ -219,10 +221,10 @@ static void test_enqueue_errors(void **state) {
   int32_t x[64], carry[4] = {5, 5, 5, 5};
   for (int i = 0; i < 64; i++)
     x[i] = i;
-  f.in = buffer_with(sizeof x, x);
-  f.out = buffer_with(256, NULL);
-  f.w = buffer_with(sizeof x, x);
-  f.carry = buffer_with(16, carry);
+  f.in = tu_buffer_with(tu_context(), sizeof x, x);
+  f.out = tu_buffer_with(tu_context(), 256, NULL);
+  f.w = tu_buffer_with(tu_context(), sizeof x, x);
+  f.carry = tu_buffer_with(tu_context(), 16, carry);
   f.ro = tu_buffer(ctx, CL_MEM_READ_ONLY, 256);
   cl_int err;
   cl_device_id dev = clscan_context_device(ctx);

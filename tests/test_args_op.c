@@ -82,9 +82,11 @@ static void run_op_case(clscan_plan *plan, const op_case *c, uint64_t seed, cons
   for (size_t i = 0; i < n; i++)
     flags[i] = tu_random_size(&r, 0, 99) < 3;
   const uint32_t k = S3;
-  cl_mem in = buffer_with(in_len * 4, x), dtab = buffer_with(sizeof tab, tab);
-  cl_mem out = c->in_place ? in : buffer_with(out_len * 4, NULL);
-  cl_mem dflags = buffer_with(n + 1, flags), total = buffer_with(4, NULL);
+  cl_mem in = tu_buffer_with(tu_context(), in_len * 4, x),
+         dtab = tu_buffer_with(tu_context(), sizeof tab, tab);
+  cl_mem out = c->in_place ? in : tu_buffer_with(tu_context(), out_len * 4, NULL);
+  cl_mem dflags = tu_buffer_with(tu_context(), n + 1, flags),
+         total = tu_buffer_with(tu_context(), 4, NULL);
   if (c->in_place) {
     unsigned char poison[TU_GUARD * 4];
     memset(poison, TU_POISON, sizeof poison);
@@ -215,8 +217,9 @@ static void test_op_reduce(void **state) {
         x[i] = (int32_t)tu_random_size(&r, 0, S3 - 1);
         want = tab[want * S3 + x[i]];
       }
-      cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with(4, NULL);
-      cl_mem dtab = buffer_with(sizeof tab, tab);
+      cl_mem in = tu_buffer_with(tu_context(), (n + 1) * 4, x),
+             out = tu_buffer_with(tu_context(), 4, NULL);
+      cl_mem dtab = tu_buffer_with(tu_context(), sizeof tab, tab);
       const clscan_arg_value v[2] = {{.buffer = dtab, .length = S3 * S3}, {.scalar = &k}};
       const clscan_run_args run = {.values = v, .value_count = 2};
       tu_ok(clscan_plan_enqueue_reduce_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL),

@@ -72,18 +72,18 @@ static void run_map_case(clscan_plan *plan, const map_case *c, uint64_t seed, co
   for (size_t i = 0; i < n; i++)
     flags[i] = tu_random_size(&fs, 0, 99) < 3;
   bufs b = {0};
-  b.in = buffer_with(in_len * 4, x);
-  b.out = c->in_place ? b.in : buffer_with(out_len * 4, NULL);
+  b.in = tu_buffer_with(tu_context(), in_len * 4, x);
+  b.out = c->in_place ? b.in : tu_buffer_with(tu_context(), out_len * 4, NULL);
   if (c->in_place) {
     // The guard after an in-place range is the input's: poison it for the check.
     unsigned char poison[TU_GUARD * 4];
     memset(poison, TU_POISON, sizeof poison);
     assert_true(tu_write(tu_context(), NULL, b.in, (c->in_off + n) * 4, sizeof poison, poison));
   }
-  b.w = buffer_with(w_len * 4, w);
-  b.w2 = buffer_with(w_len * 4, w2);
-  b.flags = buffer_with(n + 1, flags);
-  b.carry = buffer_with(8, NULL);
+  b.w = tu_buffer_with(tu_context(), w_len * 4, w);
+  b.w2 = tu_buffer_with(tu_context(), w_len * 4, w2);
+  b.flags = tu_buffer_with(tu_context(), n + 1, flags);
+  b.carry = tu_buffer_with(tu_context(), 8, NULL);
   int32_t carry[2] = {c->init, 0};
   assert_true(tu_write(tu_context(), NULL, b.carry, 0, 8, carry));
   for (int round = 0; round < 2; round++) {
@@ -239,8 +239,10 @@ static void test_scan_types(void **state) {
         acc += (double)wt[i] * lut[(uint32_t)x[i] % k].hi;
         want[i] = (float)acc;
       }
-      cl_mem in = buffer_with(n * 4, x), out = buffer_with((n + TU_GUARD) * 4, NULL);
-      cl_mem dwt = buffer_with(n, wt), dlut = buffer_with(sizeof lut, lut);
+      cl_mem in = tu_buffer_with(tu_context(), n * 4, x),
+             out = tu_buffer_with(tu_context(), (n + TU_GUARD) * 4, NULL);
+      cl_mem dwt = tu_buffer_with(tu_context(), n, wt),
+             dlut = tu_buffer_with(tu_context(), sizeof lut, lut);
       const clscan_arg_value values[3] = {
           {.buffer = dwt}, {.buffer = dlut, .length = 5}, {.scalar = &k}};
       const clscan_run_args run = {.values = values, .value_count = 3};
@@ -286,8 +288,9 @@ static void test_scan_read_write(void **state) {
     int32_t *x = malloc(n * 4), *got = malloc(n * 4);
     assert_true(x && got);
     fill_ints(seed, x, n, 1000);
-    cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL),
-           side = buffer_with(n * 4, NULL);
+    cl_mem in = tu_buffer_with(tu_context(), n * 4, x),
+           out = tu_buffer_with(tu_context(), n * 4, NULL),
+           side = tu_buffer_with(tu_context(), n * 4, NULL);
     const clscan_arg_value v = {.buffer = side};
     const clscan_run_args run = {.values = &v, .value_count = 1};
     tu_ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),

@@ -43,8 +43,10 @@ static void test_reduce(void **state) {
         uint32_t want = (uint32_t)init;
         for (size_t i = 0; i < n; i++)
           want += (uint32_t)x[i] * (uint32_t)w[w_off + i] + (uint32_t)s;
-        cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with(8, NULL);
-        cl_mem dw = buffer_with((n + w_off + 1) * 4, w), carry = buffer_with(8, NULL);
+        cl_mem in = tu_buffer_with(tu_context(), (n + 1) * 4, x),
+               out = tu_buffer_with(tu_context(), 8, NULL);
+        cl_mem dw = tu_buffer_with(tu_context(), (n + w_off + 1) * 4, w),
+               carry = tu_buffer_with(tu_context(), 8, NULL);
         int32_t c2[2] = {0, init};
         assert_true(tu_write(tu_context(), NULL, carry, 0, 8, c2));
         const clscan_arg_value v[2] = {{.buffer = dw, .offset = w_off}, {.scalar = &s}};
@@ -103,8 +105,10 @@ static void test_chain(void **state) {
         want[i] = (int32_t)(e ? acc : acc + v);
         acc += v;
       }
-      cl_mem in = buffer_with(n * 4, x), out = buffer_with(n * 4, NULL), dw = buffer_with(n * 4, w);
-      cl_mem carry = buffer_with(4, &start);
+      cl_mem in = tu_buffer_with(tu_context(), n * 4, x),
+             out = tu_buffer_with(tu_context(), n * 4, NULL),
+             dw = tu_buffer_with(tu_context(), n * 4, w);
+      cl_mem carry = tu_buffer_with(tu_context(), 4, &start);
       size_t chunks = 0;
       for (size_t at = 0; at < n; chunks++) {
         size_t len = chunks % 5 == 3 ? 0 : tu_random_size(&seed, 1, 40000);
@@ -161,7 +165,7 @@ static void test_chain_narrow(void **state) {
         x[i] = (unsigned char)tu_random_size(&r, 0, 255);
       unsigned char carry[4] = {0, 0, 0, (unsigned char)tu_random_size(&r, 0, 255)};
       unsigned acc = carry[3];
-      cl_mem buf = buffer_with(n, x), dc = buffer_with(4, carry);
+      cl_mem buf = tu_buffer_with(tu_context(), n, x), dc = tu_buffer_with(tu_context(), 4, carry);
       for (size_t at = 0; at < n; at += chunk) {
         size_t len = n - at < chunk ? n - at : chunk;
         const clscan_run_args run = {.init = dc, .init_offset = 3, .total = dc, .total_offset = 3};
@@ -210,8 +214,9 @@ static void test_total_plain(void **state) {
         int32_t want = init;
         for (size_t i = 0; i < n; i++)
           want = x[i] > want ? x[i] : want;
-        cl_mem in = buffer_with((n + 1) * 4, x), out = buffer_with((n + 1) * 4, NULL);
-        cl_mem total = buffer_with(16, NULL);
+        cl_mem in = tu_buffer_with(tu_context(), (n + 1) * 4, x),
+               out = tu_buffer_with(tu_context(), (n + 1) * 4, NULL);
+        cl_mem total = tu_buffer_with(tu_context(), 16, NULL);
         const clscan_run_args run = {.total = total, .total_offset = 8};
         tu_ok(clscan_plan_enqueue_args(plan, NULL, in, 0, out, 0, n, &run, 0, NULL, NULL, NULL),
               "plain total");

@@ -137,7 +137,8 @@ static void test_family_reduce(void **state) {
             !device_runs(&tu_algo_cases[a]))
           continue;
         clscan_plan *plan = tu_algo_plan(&d, &tu_algo_cases[a], NULL);
-        cl_mem din = buffer_with(n * 2, in), dout = buffer_with(2, NULL);
+        cl_mem din = tu_buffer_with(tu_context(), n * 2, in),
+               dout = tu_buffer_with(tu_context(), 2, NULL);
         tu_ok(clscan_plan_enqueue_reduce(plan, NULL, din, 0, dout, 0, n, 0, NULL, NULL),
               "clscan_plan_enqueue_reduce");
         assert_true(tu_read(tu_context(), NULL, dout, 0, 2, &got));

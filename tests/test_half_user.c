@@ -148,7 +148,7 @@ static void test_user_args(void **state) {
         w[i] = hh((double)((int)tu_random_size(&r, 0, 16) - 8) * 0.25);
         nonzero |= x[i] != 0 && w[i] != 0;
       }
-      cl_mem dw = buffer_with(n * 2, w);
+      cl_mem dw = tu_buffer_with(tu_context(), n * 2, w);
       const clscan_arg_value values[] = {{.buffer = dw}, {.scalar = &sv}};
       tu_progress("map with half arguments");
       run_plan(plan, NULL, 0, x, 4, got, 4, n, values, 2);

@@ -261,6 +261,24 @@ cl_mem tu_buffer(clscan_context *ctx, cl_mem_flags flags, size_t bytes) {
   return buf;
 }
 
+cl_mem tu_buffer_with(clscan_context *ctx, size_t bytes, const void *data) {
+  const size_t size = bytes ? bytes : 1;
+  cl_mem buf = tu_buffer(ctx, CL_MEM_READ_WRITE, size);
+  unsigned char *poison = data ? NULL : malloc(size);
+  if (poison)
+    memset(poison, TU_POISON, size);
+  if (buf && (data || poison) &&
+      tu_write(ctx, NULL, buf, 0, data ? bytes : size, data ? data : poison)) {
+    free(poison);
+    return buf;
+  }
+  fprintf(stderr, "clscan tests: a buffer of %zu bytes could not be created and filled\n", bytes);
+  free(poison);
+  if (buf)
+    clReleaseMemObject(buf);
+  return NULL;
+}
+
 size_t tu_sub_buffer_align(clscan_context *ctx, size_t at_least) {
   cl_uint bits = 0;
   clGetDeviceInfo(clscan_context_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,

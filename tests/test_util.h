@@ -111,6 +111,10 @@ void tu_progress(const char *what);
 /* Creates a buffer of the context's cl_context; NULL (with a message) on failure. */
 cl_mem tu_buffer(clscan_context *ctx, cl_mem_flags flags, size_t bytes);
 
+/* Creates a read-write buffer holding `bytes` of data, or TU_POISON bytes where data is NULL (at
+ * least one byte either way); NULL (with a message) on failure. */
+cl_mem tu_buffer_with(clscan_context *ctx, size_t bytes, const void *data);
+
 /* The device's alignment of sub-buffer origins in bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN), at
  * least `at_least`. */
 size_t tu_sub_buffer_align(clscan_context *ctx, size_t at_least);
