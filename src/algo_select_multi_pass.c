@@ -94,17 +94,11 @@ static clscan_status scan_flags(const clscan__select_launch *l, const regions *g
 static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan_select_plan *plan = l->plan;
   const clscan__select_request *r = l->req;
-  const clscan__buffer *b = r->buf;
   const cl_kernel *k = plan->kernels.k;
   size_t local = plan->tuning.tile_wg;
   const regions g = regions_of(plan, r->n);
-  cl_mem in = b[CLSCAN__SEL_IN].mem, out = b[CLSCAN__SEL_OUT].mem, temp = l->temp;
-  cl_mem flags = b[CLSCAN__SEL_FLAGS].mem ? b[CLSCAN__SEL_FLAGS].mem : in;
-  cl_mem lengths = b[CLSCAN__SEL_LENGTHS].mem ? b[CLSCAN__SEL_LENGTHS].mem : out;
-  cl_mem count = b[CLSCAN__SEL_COUNT].mem;
-  cl_ulong in_off = b[CLSCAN__SEL_IN].off, flags_off = b[CLSCAN__SEL_FLAGS].off;
-  cl_ulong out_off = b[CLSCAN__SEL_OUT].off, lengths_off = b[CLSCAN__SEL_LENGTHS].off;
-  cl_ulong count_off = b[CLSCAN__SEL_COUNT].off * plan->count_size;
+  const clscan__select_io io = clscan__select_io_of(plan, r);
+  cl_mem temp = l->temp;
   cl_ulong n = r->n, cap = r->capacity;
   size_t groups = clscan__div_up(r->n, local);
   // The flags, positions and starts are regions of temp, passed as offsets (bytes for the flags,
@@ -113,18 +107,20 @@ static clscan_status enqueue(const clscan__select_launch *l) {
 
   cl_ulong padded = align16(r->n);
   const clscan__karg mark_args[] = {
-      CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags), CLSCAN__ARG(flags_off),
-      CLSCAN__ARG(n),  CLSCAN__ARG(padded), CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off)};
+      CLSCAN__ARG(io.in), CLSCAN__ARG(io.in_off), CLSCAN__ARG(io.flags), CLSCAN__ARG(io.flags_off),
+      CLSCAN__ARG(n),     CLSCAN__ARG(padded),    CLSCAN__ARG(temp),     CLSCAN__ARG(mark_off)};
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[MARK], 8, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, k[MARK], mark_args, 8, clscan__div_up(padded, local), local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
   const clscan__select_rejected rj = clscan__select_rejected_of(r);
   const clscan__karg scatter_args[] = {
-      CLSCAN__ARG(in),      CLSCAN__ARG(in_off),     CLSCAN__ARG(temp),   CLSCAN__ARG(mark_off),
-      CLSCAN__ARG(pos_off), CLSCAN__ARG(starts_off), CLSCAN__ARG(n),      CLSCAN__ARG(out),
-      CLSCAN__ARG(out_off), CLSCAN__ARG(cap),        CLSCAN__ARG(rj.mem), CLSCAN__ARG(rj.off),
-      CLSCAN__ARG(rj.cap),  CLSCAN__ARG(rj.split),   CLSCAN__ARG(count),  CLSCAN__ARG(count_off)};
+      CLSCAN__ARG(io.in),       CLSCAN__ARG(io.in_off), CLSCAN__ARG(temp),
+      CLSCAN__ARG(mark_off),    CLSCAN__ARG(pos_off),   CLSCAN__ARG(starts_off),
+      CLSCAN__ARG(n),           CLSCAN__ARG(io.out),    CLSCAN__ARG(io.out_off),
+      CLSCAN__ARG(cap),         CLSCAN__ARG(rj.mem),    CLSCAN__ARG(rj.off),
+      CLSCAN__ARG(rj.cap),      CLSCAN__ARG(rj.split),  CLSCAN__ARG(io.count),
+      CLSCAN__ARG(io.count_off)};
   enum { SCATTER_ARGS = sizeof scatter_args / sizeof scatter_args[0] };
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCATTER], SCATTER_ARGS, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(
@@ -133,9 +129,10 @@ static clscan_status enqueue(const clscan__select_launch *l) {
     return CLSCAN_SUCCESS;
   size_t m = r->n < r->capacity ? r->n : r->capacity;
   const clscan__karg len_args[] = {
-      CLSCAN__ARG(temp),  CLSCAN__ARG(mark_off), CLSCAN__ARG(pos_off),     CLSCAN__ARG(starts_off),
-      CLSCAN__ARG(n),     CLSCAN__ARG(lengths),  CLSCAN__ARG(lengths_off), CLSCAN__ARG(cap),
-      CLSCAN__ARG(count), CLSCAN__ARG(count_off)};
+      CLSCAN__ARG(temp),           CLSCAN__ARG(mark_off), CLSCAN__ARG(pos_off),
+      CLSCAN__ARG(starts_off),     CLSCAN__ARG(n),        CLSCAN__ARG(io.lengths),
+      CLSCAN__ARG(io.lengths_off), CLSCAN__ARG(cap),      CLSCAN__ARG(io.count),
+      CLSCAN__ARG(io.count_off)};
   return clscan__chain_call(l->chain, k[LENGTHS], len_args, 10, clscan__div_up(m ? m : 1, local),
                             local);
 }

@@ -105,15 +105,14 @@ static cl_uint tickets(const clscan_select_plan *plan, size_t n) {
 static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles, size_t local) {
   const clscan__select_request *r = l->req;
   const cl_kernel *k = l->kernels->k;
-  cl_mem in = r->buf[CLSCAN__SEL_IN].mem, temp = l->temp;
-  cl_mem flags = r->buf[CLSCAN__SEL_FLAGS].mem ? r->buf[CLSCAN__SEL_FLAGS].mem : in;
-  cl_ulong in_off = r->buf[CLSCAN__SEL_IN].off, flags_off = r->buf[CLSCAN__SEL_FLAGS].off;
+  const clscan__select_io io = clscan__select_io_of(l->plan, r);
+  cl_mem temp = l->temp;
   cl_ulong n = r->n, t = tiles;
   // The counts live in the temporary buffer, from an offset counted in ulongs.
   cl_ulong counts_off = counts_offset(l->plan, tiles) / 8;
   const clscan__karg count_args[] = {
-      CLSCAN__ARG(in), CLSCAN__ARG(in_off), CLSCAN__ARG(flags),     CLSCAN__ARG(flags_off),
-      CLSCAN__ARG(n),  CLSCAN__ARG(temp),   CLSCAN__ARG(counts_off)};
+      CLSCAN__ARG(io.in), CLSCAN__ARG(io.in_off), CLSCAN__ARG(io.flags),  CLSCAN__ARG(io.flags_off),
+      CLSCAN__ARG(n),     CLSCAN__ARG(temp),      CLSCAN__ARG(counts_off)};
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[COUNT_TILES], 7, r->extra, 0));
   CLSCAN_RETURN_IF_ERROR(clscan__chain_call(l->chain, k[COUNT_TILES], count_args, 7, tiles, local));
   const clscan__karg total_args[] = {CLSCAN__ARG(temp), CLSCAN__ARG(counts_off), CLSCAN__ARG(t)};
@@ -126,27 +125,32 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan__select_request *r = l->req;
   size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
   size_t tiles = clscan__div_up(r->n, tile_elems(plan));
-  const clscan__buffer *b = r->buf;
   const clscan__select_rejected rj = clscan__select_rejected_of(r);
   if (plan->op == CLSCAN_PARTITION && !rj.split)
     CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
-  cl_mem in = b[CLSCAN__SEL_IN].mem, out = b[CLSCAN__SEL_OUT].mem, temp = l->temp;
-  cl_mem flags = b[CLSCAN__SEL_FLAGS].mem ? b[CLSCAN__SEL_FLAGS].mem : in;
-  cl_mem lengths = b[CLSCAN__SEL_LENGTHS].mem ? b[CLSCAN__SEL_LENGTHS].mem : out;
-  cl_mem count = b[CLSCAN__SEL_COUNT].mem;
-  cl_ulong in_off = b[CLSCAN__SEL_IN].off, flags_off = b[CLSCAN__SEL_FLAGS].off;
-  cl_ulong out_off = b[CLSCAN__SEL_OUT].off, lengths_off = b[CLSCAN__SEL_LENGTHS].off;
-  cl_ulong count_off = b[CLSCAN__SEL_COUNT].off * plan->count_size;
+  const clscan__select_io io = clscan__select_io_of(plan, r);
+  cl_mem temp = l->temp;
   cl_ulong cap = r->capacity, n = r->n, epoch = l->epoch;
   cl_uint ticket_base = l->ticket_base;
-  const clscan__karg args[] = {
-      CLSCAN__ARG(in),        CLSCAN__ARG(in_off),  CLSCAN__ARG(flags),
-      CLSCAN__ARG(flags_off), CLSCAN__ARG(out),     CLSCAN__ARG(out_off),
-      CLSCAN__ARG(cap),       CLSCAN__ARG(lengths), CLSCAN__ARG(lengths_off),
-      CLSCAN__ARG(rj.mem),    CLSCAN__ARG(rj.off),  CLSCAN__ARG(rj.cap),
-      CLSCAN__ARG(rj.split),  CLSCAN__ARG(count),   CLSCAN__ARG(count_off),
-      CLSCAN__ARG(n),         CLSCAN__ARG(temp),    CLSCAN__ARG(ticket_base),
-      CLSCAN__ARG(epoch)};
+  const clscan__karg args[] = {CLSCAN__ARG(io.in),
+                               CLSCAN__ARG(io.in_off),
+                               CLSCAN__ARG(io.flags),
+                               CLSCAN__ARG(io.flags_off),
+                               CLSCAN__ARG(io.out),
+                               CLSCAN__ARG(io.out_off),
+                               CLSCAN__ARG(cap),
+                               CLSCAN__ARG(io.lengths),
+                               CLSCAN__ARG(io.lengths_off),
+                               CLSCAN__ARG(rj.mem),
+                               CLSCAN__ARG(rj.off),
+                               CLSCAN__ARG(rj.cap),
+                               CLSCAN__ARG(rj.split),
+                               CLSCAN__ARG(io.count),
+                               CLSCAN__ARG(io.count_off),
+                               CLSCAN__ARG(n),
+                               CLSCAN__ARG(temp),
+                               CLSCAN__ARG(ticket_base),
+                               CLSCAN__ARG(epoch)};
   enum { ARGS = sizeof args / sizeof args[0] };
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(l->kernels->k[PASS], ARGS, r->extra, 0));
   return clscan__chain_call(l->chain, l->kernels->k[PASS], args, ARGS, tiles, local);

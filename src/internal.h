@@ -880,6 +880,33 @@ static inline clscan__select_rejected clscan__select_rejected_of(const clscan__s
   return (clscan__select_rejected){out->mem, out->off, r->capacity, 0};
 }
 
+/* A request's buffers as the selection kernels take them: absent flags read the input's buffer
+ * and absent lengths the output's (the kernels ignore both then); offsets in elements, but the
+ * count's in bytes. */
+typedef struct clscan__select_io {
+  cl_mem in, flags, out, lengths, count;
+  cl_ulong in_off, flags_off, out_off, lengths_off, count_off;
+} clscan__select_io;
+
+/* The kernel view of a request's buffers. */
+static inline clscan__select_io clscan__select_io_of(const clscan_select_plan *plan,
+                                                     const clscan__select_request *r) {
+  const clscan__buffer *b = r->buf;
+  clscan__select_io io = {
+      .in = b[CLSCAN__SEL_IN].mem,
+      .flags = b[CLSCAN__SEL_FLAGS].mem ? b[CLSCAN__SEL_FLAGS].mem : b[CLSCAN__SEL_IN].mem,
+      .out = b[CLSCAN__SEL_OUT].mem,
+      .lengths = b[CLSCAN__SEL_LENGTHS].mem ? b[CLSCAN__SEL_LENGTHS].mem : b[CLSCAN__SEL_OUT].mem,
+      .count = b[CLSCAN__SEL_COUNT].mem,
+      .in_off = b[CLSCAN__SEL_IN].off,
+      .flags_off = b[CLSCAN__SEL_FLAGS].off,
+      .out_off = b[CLSCAN__SEL_OUT].off,
+      .lengths_off = b[CLSCAN__SEL_LENGTHS].off,
+      .count_off = b[CLSCAN__SEL_COUNT].off * plan->count_size,
+  };
+  return io;
+}
+
 /* What a selection algorithm's enqueue gets (the plan lock is held). */
 typedef struct clscan__select_launch {
   const clscan_select_plan *plan;

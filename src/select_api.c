@@ -583,9 +583,8 @@ static clscan_status enqueue_locked(const clscan__select_launch *l,
                                     const clscan__temp_lease *lease) {
   const clscan_select_plan *plan = l->plan;
   if (l->req->n == 0) {
-    cl_mem count = l->req->buf[CLSCAN__SEL_COUNT].mem;
-    cl_ulong off = l->req->buf[CLSCAN__SEL_COUNT].off * plan->count_size;
-    const clscan__karg args[] = {CLSCAN__ARG(count), CLSCAN__ARG(off)};
+    const clscan__select_io io = clscan__select_io_of(plan, l->req);
+    const clscan__karg args[] = {CLSCAN__ARG(io.count), CLSCAN__ARG(io.count_off)};
     return clscan__chain_call(l->chain, plan->kernels.k[CLSCAN__SEL_KERNEL_EMPTY], args, 2, 1, 1);
   }
   if (lease->needs_zero)
