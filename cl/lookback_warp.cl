@@ -4,8 +4,9 @@
  * and decides with ballots. Exact operators reduce the window's ready values as a tree, others
  * fold them strictly left to right (status.cl, "The look-back as a strict left fold"), so the
  * results have the bits of the serial walker: the search keeps what it reads in local memory, and
- * lane 0 folds from there once it met an inclusive prefix. Elsewhere this file is empty and the
- * programs use status.cl's serial walker (lookback_run).
+ * lane 0 folds from there once it met an inclusive prefix. The end of the file runs the
+ * look-back of a whole work-group (the GPU shapes of the scan and the selections): with the window
+ * on NVIDIA, elsewhere with status.cl's serial walker (lookback_run).
  *
  * The functions that combine states take the extra arguments of the user sources (CLSCAN_XP,
  * common.cl) last. Needs common.cl (or the renamed state of select_common.cl), status.cl and, for
@@ -300,3 +301,104 @@ ALWAYS_INLINE void warp_take(warp_lookback *lb, elem_t v CLSCAN_XP) {
 #endif /* CLSCAN_LOOKBACK_TREE */
 
 #endif
+
+/* ---------------------------------------------------------------------------------------------
+ * The look-back of a work-group, as the GPU shapes of the scan (single_pass.cl) and the
+ * selections (select.cl) run it. On NVIDIA warp 0 walks with its private window above (the
+ * lookback_walker is a warp_lookback); elsewhere work-item 0 walks status.cl's serial look-back,
+ * whose state lives in the group's local memory (the walker is an unused placeholder). A walk
+ * that stops at a silent predecessor leaves that tile in `silent`; the whole group reduces it from
+ * the input, and lookback_group_take() publishes its aggregate and hands it to the walker.
+ * lookback_group_walk() and lookback_group_take() are called by the whole group and end with a
+ * barrier, so that every compiler sees the barriers in uniform control flow (POCL hung in the
+ * fallback with more than 2 work-items when the caller's loop broke between two barriers).
+ * ------------------------------------------------------------------------------------------- */
+#if CLSCAN_NV_PTX
+typedef warp_lookback lookback_walker;
+#else
+typedef uchar lookback_walker;
+#endif
+
+/* What the group's look-back keeps in local memory (a field of the kernel's shared state). */
+typedef struct lookback_group_shared {
+  long silent; /* the silent predecessor a walk stopped at */
+  int command; /* the walk's result: LOOKBACK_DONE or LOOKBACK_FALLBACK */
+#if !CLSCAN_NV_PTX
+  lookback_state lb; /* the serial walker's state */
+#elif !CLSCAN_LOOKBACK_TREE
+  elem_t cache[LOOKBACK_LOCAL]; /* the strict fold's window (warp_begin) */
+#endif
+} lookback_group_shared;
+
+/* Starts tile t's look-back. */
+ALWAYS_INLINE void lookback_group_begin(lookback_walker *wl, ulong t,
+                                        __local lookback_group_shared *ls) {
+#if CLSCAN_NV_PTX
+#if CLSCAN_LOOKBACK_TREE
+  warp_begin(wl, t, 0);
+#else
+  warp_begin(wl, t, ls->cache);
+#endif
+#else
+  if (get_local_id(0) == 0)
+    lookback_begin(&ls->lb, t);
+#endif
+}
+
+/* One walk: the walkers search back for the exclusive prefix and leave in ls->command whether
+ * they found it (LOOKBACK_DONE) or stopped at a silent predecessor, and that tile in ls->silent.
+ * A tile that skips its look-back is done at once, from the identity. Returns 1 when the
+ * look-back is done. */
+ALWAYS_INLINE int lookback_group_walk(__global status_t *status, ulong epoch, elem_t seed,
+                                      uint skip, lookback_walker *wl,
+                                      __local lookback_group_shared *ls CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+#if CLSCAN_NV_PTX
+  if (lid < 32) {
+    const int command = skip ? LOOKBACK_DONE : warp_lookback_run(status, epoch, wl, seed CLSCAN_XA);
+    if (lid == 0) {
+      ls->command = command;
+      ls->silent = wl->next;
+    }
+  }
+#else
+  if (lid == 0) {
+    if (skip)
+      ls->lb.acc = IDENTITY;
+    ls->command =
+        skip ? LOOKBACK_DONE : lookback_run(&ls->lb, status, epoch, CLSCAN_SPIN, seed CLSCAN_XA);
+    ls->silent = ls->lb.next;
+  }
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return ls->command == LOOKBACK_DONE;
+}
+
+/* The fallback's hand-over: work-item 0 publishes silent tile t's aggregate, which the group
+ * reduced from the input, and the walker takes it. */
+ALWAYS_INLINE void lookback_group_take(__global status_t *status, ulong t, ulong epoch,
+                                       elem_t aggregate, lookback_walker *wl,
+                                       __local lookback_group_shared *ls CLSCAN_XP) {
+  const uint lid = get_local_id(0);
+  if (lid == 0) {
+    status_publish(status, t, epoch, STATE_AGGREGATE, aggregate);
+#if !CLSCAN_NV_PTX
+    lookback_take(&ls->lb, aggregate CLSCAN_XA);
+#endif
+  }
+#if CLSCAN_NV_PTX
+  if (lid < 32)
+    warp_take(wl, aggregate CLSCAN_XA);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The exclusive prefix a finished look-back found (meaningful in work-item 0). */
+ALWAYS_INLINE elem_t lookback_group_prefix(const lookback_walker *wl,
+                                           const __local lookback_group_shared *ls) {
+#if CLSCAN_NV_PTX
+  return wl->acc;
+#else
+  return ls->lb.acc;
+#endif
+}

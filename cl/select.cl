@@ -110,22 +110,6 @@ typedef struct count_shared {
   uint part[PARTS];
 } count_shared;
 
-/* Exclusive sum of v over the work-group in s (CLSCAN_WG words; barriers inside); *total
- * receives the sum. s is read after the last barrier: the caller's next barrier frees it. */
-ALWAYS_INLINE uint local_exclusive(uint v, __local uint *s, uint *total) {
-  const uint lid = get_local_id(0);
-  s[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < CLSCAN_WG; d <<= 1) {
-    const uint t = lid >= d ? s[lid - d] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[lid] += t;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  *total = s[CLSCAN_WG - 1];
-  return s[lid] - v;
-}
-
 #if CLSCAN_NV_PTX
 /* Sum of v over the work-group, in every work-item (one barrier; the caller's next barrier frees
  * part). */
@@ -408,12 +392,8 @@ typedef struct select_shared {
 #endif
   count_shared cnt;
   ulong tile;
-  long silent;
-  int command;
+  lookback_group_shared look; /* the look-back's (lookback_warp.cl) */
   cnt_t prefix;
-#if !CLSCAN_NV_PTX
-  lookback_state lb;
-#endif
 } select_shared;
 
 #if CLSCAN_NV_PTX
@@ -430,9 +410,9 @@ ALWAYS_INLINE void record_flag(__local uint *mask, uint e, uint lane, uint f) {
     mask[e] = m;
 }
 #else
-/* Exclusive sum of v over the work-group in local memory; *total receives the sum. */
+/* Exclusive sum of v over the work-group in local memory (common.cl); *total receives the sum. */
 ALWAYS_INLINE uint group_exclusive(uint v, __local uint *s, uint *total) {
-  return local_exclusive(v, s, total);
+  return local_exclusive_sum(v, CLSCAN_WG, s, total);
 }
 
 /* Records flag f of a lane in the mask of entry e (zeroed before). */
@@ -458,54 +438,19 @@ ALWAYS_INLINE uint entry_count(const __local uint *mask, uint e) {
 ALWAYS_INLINE cnt_t tile_lookback(const __global in_t *in, const __global uchar *flags, ulong n,
                                   __global status_t *status, ulong t, ulong epoch,
                                   __local select_shared *sh CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-#if CLSCAN_NV_PTX
-  warp_lookback wl;
-  warp_begin(&wl, t, 0); /* the tree keeps no cache */
-#else
-  if (lid == 0)
-    lookback_begin(&sh->lb, t);
-#endif
-  // The body ends with a barrier and the loop breaks right after the first one, as in
-  // single_pass.cl, so that every compiler sees its barriers in uniform control flow (POCL hung in
-  // the fallback with more than 2 work-items when the loop broke between two barriers).
+  lookback_walker wl;
+  lookback_group_begin(&wl, t, &sh->look);
+  // The loop's condition is a constant and it breaks right after the walk's barrier, as in
+  // single_pass.cl, so that every compiler sees its barriers in uniform control flow (POCL hung on
+  // a condition read from local memory).
   for (;;) {
-#if CLSCAN_NV_PTX
-    if (lid < 32) {
-      const int command = warp_lookback_run(status, epoch, &wl, CNT_IDENTITY CLSCAN_XA);
-      if (lid == 0) {
-        sh->command = command;
-        sh->silent = wl.next;
-      }
-    }
-#else
-    if (lid == 0) {
-      sh->command = lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, CNT_IDENTITY CLSCAN_XA);
-      sh->silent = sh->lb.next;
-    }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (sh->command == LOOKBACK_DONE)
+    if (lookback_group_walk(status, epoch, CNT_IDENTITY, 0, &wl, &sh->look CLSCAN_XA))
       break;
-    const ulong silent = (ulong)sh->silent;
-    const cnt_t fagg = tile_count(in, flags, n, silent, COUNT_SHARED(sh) CLSCAN_XA);
-    if (lid == 0) {
-      status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-#if !CLSCAN_NV_PTX
-      lookback_take(&sh->lb, fagg CLSCAN_XA);
-#endif
-    }
-#if CLSCAN_NV_PTX
-    if (lid < 32)
-      warp_take(&wl, fagg CLSCAN_XA);
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong silent = (ulong)sh->look.silent;
+    const cnt_t aggregate = tile_count(in, flags, n, silent, COUNT_SHARED(sh) CLSCAN_XA);
+    lookback_group_take(status, silent, epoch, aggregate, &wl, &sh->look CLSCAN_XA);
   }
-#if CLSCAN_NV_PTX
-  return wl.acc;
-#else
-  return sh->lb.acc;
-#endif
+  return lookback_group_prefix(&wl, &sh->look);
 }
 
 /* Measurement only (-DSEL_TEST_NO_LOOKBACK=1): tiles publish but do not look back; each takes its

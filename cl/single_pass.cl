@@ -56,15 +56,10 @@
 typedef struct single_pass_shared {
   tile_scratch scratch;
   ulong tile;
-  long silent;
-  int command, entered, write;
+  lookback_group_shared look; /* the look-back's (lookback_warp.cl) */
+  int entered, write;
   elem_t lead;
   uchar deferred[CLSCAN_WG];
-#if !CLSCAN_NV_PTX
-  lookback_state lb;
-#elif !CLSCAN_LOOKBACK_TREE
-  elem_t lookback_cache[LOOKBACK_LOCAL]; /* warp 0's (lookback_warp.cl) */
-#endif
   elem_t prefix;
 #if CLSCAN_STASH
   tile_stash stash; /* the tile through the look-back (tile.cl) */
@@ -244,60 +239,6 @@ ALWAYS_INLINE void single_pass_publish_aggregate(__global status_t *status, ulon
   }
 }
 
-/* The look-back's walker. On NVIDIA it is warp 0's private window (lookback_warp.cl); elsewhere
- * work-item 0 walks with the state in local memory (sh->lb), and the walker is an unused
- * placeholder. */
-#if CLSCAN_NV_PTX
-typedef warp_lookback single_pass_walker;
-#else
-typedef uchar single_pass_walker;
-#endif
-
-/* Starts the look-back of tile `tile`. Work-item 0 (on NVIDIA warp 0) walks. */
-ALWAYS_INLINE void single_pass_lookback_begin(single_pass_walker *wl, ulong tile,
-                                              __local single_pass_shared *sh) {
-#if CLSCAN_NV_PTX
-#if CLSCAN_LOOKBACK_TREE
-  warp_begin(wl, tile, 0);
-#else
-  warp_begin(wl, tile, sh->lookback_cache);
-#endif
-#else
-  if (get_local_id(0) == 0)
-    lookback_begin(&sh->lb, tile);
-#endif
-}
-
-/* One walk of the look-back: the walkers search back for the exclusive prefix and leave in
- * sh->command whether they found it (LOOKBACK_DONE) or stopped at a silent predecessor, and that
- * tile in sh->silent. A tile that skips its look-back is done at once, from the identity. The
- * whole group calls it, reaches its barrier and returns 1 when the look-back is done. */
-ALWAYS_INLINE int single_pass_walk(__global status_t *status, ulong epoch, elem_t chain_seed,
-                                   uint skip, single_pass_walker *wl,
-                                   __local single_pass_shared *sh CLSCAN_XP) {
-  const uint lid = get_local_id(0);
-#if CLSCAN_NV_PTX
-  if (lid < 32) {
-    const int command =
-        skip ? LOOKBACK_DONE : warp_lookback_run(status, epoch, wl, chain_seed CLSCAN_XA);
-    if (lid == 0) {
-      sh->command = command;
-      sh->silent = wl->next;
-    }
-  }
-#else
-  if (lid == 0) {
-    if (skip)
-      sh->lb.acc = IDENTITY;
-    sh->command = skip ? LOOKBACK_DONE
-                       : lookback_run(&sh->lb, status, epoch, CLSCAN_SPIN, chain_seed CLSCAN_XA);
-    sh->silent = sh->lb.next;
-  }
-#endif
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return sh->command == LOOKBACK_DONE;
-}
-
 /* In place, the fallback first marks the silent tile's gate visited (work-item 0); returns 0 when
  * the gate turned it away (then the owner's publications are complete and the next walk reads
  * them). The whole group calls it, and reaches its barrier. */
@@ -309,28 +250,6 @@ ALWAYS_INLINE int single_pass_enter(__global status_t *status, ulong n, ulong si
   return sh->entered;
 }
 
-/* Fallback: reduce the silent tile from the input in its owner's order, publish it as an
- * aggregate and hand it to the walkers. The whole group calls it, and reaches its barrier. */
-ALWAYS_INLINE void single_pass_fallback(const __global in_t *in,
-                                        const __global uchar *aux CLSCAN_XP, ulong n,
-                                        __global status_t *status, ulong epoch, ulong silent,
-                                        single_pass_walker *wl, __local single_pass_shared *sh) {
-  const uint lid = get_local_id(0);
-  const elem_t fagg = tile_reduce(in, aux CLSCAN_XA, n, silent,
-                                  &sh->scratch TILE_FIRST_A(seg_first(status, n, silent)));
-  if (lid == 0) {
-    status_publish(status, silent, epoch, STATE_AGGREGATE, fagg);
-#if !CLSCAN_NV_PTX
-    lookback_take(&sh->lb, fagg CLSCAN_XA);
-#endif
-  }
-#if CLSCAN_NV_PTX
-  if (lid < 32)
-    warp_take(wl, fagg CLSCAN_XA);
-#endif
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
 /*
  * Looks back (tile 0 has no predecessor) for the tile's exclusive prefix, which the walker holds
  * after it. Work-item 0 (on NVIDIA warp 0) walks; the whole group joins when a predecessor must
@@ -340,23 +259,25 @@ ALWAYS_INLINE void single_pass_lookback(const __global in_t *in,
                                         const __global uchar *aux CLSCAN_XP, ulong n,
                                         __global status_t *status, ulong tile, ulong epoch,
                                         elem_t chain_seed, uint skip, const int in_place,
-                                        single_pass_walker *wl, __local single_pass_shared *sh) {
-  single_pass_lookback_begin(wl, tile, sh);
+                                        lookback_walker *wl, __local single_pass_shared *sh) {
+  lookback_group_begin(wl, tile, &sh->look);
   // Tile 0 walks too (its walk reaches the seed at once). The loop's condition is a constant, so
   // that every compiler sees its barriers in uniform control flow (POCL hung on a condition read
   // from local memory), and on NVIDIA it left fewer registers to hold (64 against 68 for int32,
   // 80 against 90 for int64).
   while (!CLSCAN_TEST_NO_LOOKBACK) {
-    if (single_pass_walk(status, epoch, chain_seed, skip, wl, sh CLSCAN_XA))
+    if (lookback_group_walk(status, epoch, chain_seed, skip, wl, &sh->look CLSCAN_XA))
       break;
-    const ulong silent = (ulong)sh->silent;
+    const ulong silent = (ulong)sh->look.silent;
 
-    // Fallback: reduce the silent tile from the input in its owner's order. In place only
-    // after marking its gate visited; turned away, the owner's publications are complete and
-    // the next walk reads them.
+    // Fallback: reduce the silent tile from the input in its owner's order, and hand its
+    // aggregate to the walker. In place only after marking its gate visited; turned away, the
+    // owner's publications are complete and the next walk reads them.
     if (in_place && !single_pass_enter(status, n, silent, epoch, sh))
       continue;
-    single_pass_fallback(in, aux CLSCAN_XA, n, status, epoch, silent, wl, sh);
+    const elem_t aggregate = tile_reduce(in, aux CLSCAN_XA, n, silent,
+                                         &sh->scratch TILE_FIRST_A(seg_first(status, n, silent)));
+    lookback_group_take(status, silent, epoch, aggregate, wl, &sh->look CLSCAN_XA);
   }
 }
 
@@ -427,7 +348,7 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
   tile_stash_put(&x, &sh->stash);
 #endif
 
-  single_pass_walker wl;
+  lookback_walker wl;
   single_pass_lookback(in, aux CLSCAN_XA, n, status, tile, epoch, chain_seed, skip, in_place, &wl,
                        sh);
 
@@ -438,10 +359,8 @@ ALWAYS_INLINE void single_pass_body(const __global in_t *in, ulong in_off,
     if (tile != 0) {
 #if CLSCAN_TEST_NO_LOOKBACK
       prefix = IDENTITY;
-#elif CLSCAN_NV_PTX
-      prefix = wl.acc;
 #else
-      prefix = sh->lb.acc;
+      prefix = lookback_group_prefix(&wl, &sh->look);
 #endif
       if (!withheld)
         status_publish(status, tile, epoch, STATE_PREFIX, combine(prefix, aggregate CLSCAN_XA));
