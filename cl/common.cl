@@ -743,6 +743,23 @@ ALWAYS_INLINE elem_bits elem_to_bits(elem_t x) {
   return b;
 }
 
+/* Exclusive sum of v over a work-group of wg work-items in local memory s (wg uints; barriers
+ * inside, a Hillis-Steele scan), for any device; *total receives the sum. s is read after the
+ * last barrier: the caller's next barrier frees it. */
+ALWAYS_INLINE uint local_exclusive_sum(uint v, uint wg, __local uint *s, uint *total) {
+  const uint lid = get_local_id(0);
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < wg; d <<= 1) {
+    const uint t = lid >= d ? s[lid - d] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] += t;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *total = s[wg - 1];
+  return s[lid] - v;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Warp primitives on NVIDIA. Where the host sets CLSCAN_NV_PTX (compute capability 7.0 or newer)
  * 32 consecutive work-items of a one-dimensional work-group are a hardware warp; these reach its

@@ -197,17 +197,7 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
   barrier(CLK_LOCAL_MEM_FENCE);
   return r;
 #else
-  const uint lid = get_local_id(0);
-  s[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < SORT_WG; d <<= 1) {
-    const uint y = lid >= d ? s[lid - d] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[lid] += y;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  *total = s[SORT_WG - 1];
-  const uint r = s[lid] - x;
+  const uint r = local_exclusive_sum(x, SORT_WG, s, total);
   barrier(CLK_LOCAL_MEM_FENCE);
   return r;
 #endif
