@@ -1393,6 +1393,53 @@ ALWAYS_INLINE uint sort_pass_word(const __global uint *temp, uint i) {
 #endif
 }
 
+#if CLSCAN_NV_PTX && SORT_PREFETCH
+/* Asks L2 for the keys (and with SORT_PREFETCH_VALUES the values) of the tile SORT_PREFETCH tiles
+ * after tile t, where that tile is whole. */
+ALWAYS_INLINE void sort_prefetch_later(const __global sort_bits_t *keys,
+                                       const __global sort_value_t *vals, ulong n, ulong t) {
+  if ((t + SORT_PREFETCH + 1) * SORT_TILE <= n) {
+    group_prefetch_l2((const __global uchar *)(keys + (t + SORT_PREFETCH) * SORT_TILE),
+                      SORT_TILE * sizeof(sort_bits_t));
+#if SORT_VALUE_SIZE && SORT_PREFETCH_VALUES
+    group_prefetch_l2(
+        (const __global uchar *)vals + (t + SORT_PREFETCH) * SORT_TILE * (ulong)SORT_VALUE_SIZE,
+        SORT_TILE * (ulong)SORT_VALUE_SIZE);
+#endif
+  }
+}
+#endif
+
+/* Publishes tile t's count of every digit, as soon as it is known and before the keys are placed,
+ * so that the tiles after it find it early (test only: withheld tiles publish nothing). */
+ALWAYS_INLINE void sort_publish_counts(__global status_t *status, ulong t, ulong epoch,
+                                       int withheld, __local sort_tile_mem *m) {
+#if !SORT_TEST_NO_LOOKBACK
+  if (!withheld) {
+    for (uint d = get_local_id(0); d < SORT_RADIX; d += SORT_WG)
+      sort_publish(sort_word(status, t, d), epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
+                   m->count[d]);
+  }
+#endif
+}
+
+/* Looks back along each digit's chain for the tile's digit offsets (m->base): lane l walks digits
+ * l, l + SORT_LANES, ..., SORT_CHAINS of them at once. The caller's barrier follows. */
+ALWAYS_INLINE void sort_lookback(const __global sort_bits_t *keys, ulong n, ulong t, uint shift,
+                                 uint mask, __global status_t *status, ulong epoch, int withheld,
+                                 __local sort_tile_mem *m) {
+  const uint lid = get_local_id(0);
+#if SORT_TEST_NO_LOOKBACK
+  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
+    m->base[d] -= sort_digit_start(m, d);
+#else
+  if (lid < SORT_LANES) {
+    for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
+      sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, m);
+  }
+#endif
+}
+
 /* One pass: tiles take tickets (or their group ids), rank their keys, publish their digit counts,
  * look back along every digit's chain for their offsets, and scatter. `a` is the caller's
  * buffers, `b` the temporary ones; the kernel picks its source and destination from the
@@ -1429,30 +1476,12 @@ SORT_KERNEL void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   const ulong epoch = pass + 1;
   __global status_t *status = (__global status_t *)((__global uchar *)temp + SORT_STATUS_OFFSET);
 #if CLSCAN_NV_PTX && SORT_PREFETCH
-  // Ask L2 for a later tile's keys (SORT_PREFETCH tiles on), where they are whole.
-  if ((t + SORT_PREFETCH + 1) * SORT_TILE <= n) {
-    group_prefetch_l2((const __global uchar *)(keys + (t + SORT_PREFETCH) * SORT_TILE),
-                      SORT_TILE * sizeof(sort_bits_t));
-#if SORT_VALUE_SIZE && SORT_PREFETCH_VALUES
-    group_prefetch_l2(
-        (const __global uchar *)vals + (t + SORT_PREFETCH) * SORT_TILE * (ulong)SORT_VALUE_SIZE,
-        SORT_TILE * (ulong)SORT_VALUE_SIZE);
-#endif
-  }
+  sort_prefetch_later(keys, vals, n, t);
 #endif
   sort_mine mine;
   sort_count_tile(keys, n, t, shift, mask, &m, &mine);
-
-  // Publish this tile's count of every digit as soon as it is known, before the keys are placed,
-  // so that the tiles after this one find it early (test only: withheld tiles publish nothing).
   const int withheld = tile_withheld(t);
-#if !SORT_TEST_NO_LOOKBACK
-  if (!withheld) {
-    for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-      sort_publish(sort_word(status, t, d), epoch, t == 0 ? STATE_PREFIX : STATE_AGGREGATE,
-                   m.count[d]);
-  }
-#endif
+  sort_publish_counts(status, t, epoch, withheld, &m);
 
   // The digits' starts in the whole pass (sort_passes scanned the histogram), in local memory.
   const __global uint *starts = temp + SORT_HIST_OFFSET + pass * SORT_RADIX;
@@ -1466,17 +1495,7 @@ SORT_KERNEL void sort_onesweep(__global sort_bits_t *akeys, ulong akeys_off,
   sort_stage_early(vals, n, t, &m, &mine);
 #endif
 
-  // Look back along each digit's chain: lane l walks digits l, l + SORT_LANES, ..., SORT_CHAINS
-  // of them at once.
-#if SORT_TEST_NO_LOOKBACK
-  for (uint d = lid; d < SORT_RADIX; d += SORT_WG)
-    m.base[d] -= sort_digit_start(&m, d);
-#else
-  if (lid < SORT_LANES) {
-    for (uint d0 = lid; d0 < SORT_RADIX; d0 += SORT_LANES * SORT_CHAINS)
-      sort_lookback_chains(keys, n, t, shift, mask, d0, status, epoch, withheld, &m);
-  }
-#endif
+  sort_lookback(keys, n, t, shift, mask, status, epoch, withheld, &m);
   barrier(CLK_LOCAL_MEM_FENCE);
 #if SORT_RANK_WARPS && (SORT_EARLY_KEYS || SORT_EARLY_VALUES)
   sort_store_tile(vals, dkeys, dvals, n, t, shift, mask, &m);
