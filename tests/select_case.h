@@ -88,9 +88,13 @@ void sel_expect_single_pass(void);
 /* test_select_api.c: the groups `errors` and `args`. */
 void test_errors_desc(void **state);
 void test_errors_enqueue(void **state);
+void test_errors_operations(void **state);
+void test_errors_host(void **state);
 void test_errors_sub_buffers(void **state);
 void test_timed_edges(void **state);
 void test_args(void **state);
 void test_args_errors(void **state);
+void test_args_errors_values(void **state);
+void test_args_read_write(void **state);
 
 #endif /* CLSCAN_SELECT_CASE_H_ */

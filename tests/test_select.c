@@ -693,7 +693,7 @@ static void test_property(void **state) {
 
 typedef struct group {
   const char *name;
-  struct CMUnitTest tests[3];
+  struct CMUnitTest tests[5];
   size_t count;
 } group;
 
@@ -707,11 +707,15 @@ int main(int argc, char **argv) {
       {"edges", {cmocka_unit_test(test_edges), cmocka_unit_test(test_timed_edges)}, 2},
       {"tiles", {cmocka_unit_test(test_tiles)}, 1},
       {"large", {cmocka_unit_test(test_large)}, 1},
-      {"args", {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors)}, 2},
+      {"args",
+       {cmocka_unit_test(test_args), cmocka_unit_test(test_args_errors),
+        cmocka_unit_test(test_args_errors_values), cmocka_unit_test(test_args_read_write)},
+       4},
       {"errors",
        {cmocka_unit_test(test_errors_desc), cmocka_unit_test(test_errors_enqueue),
+        cmocka_unit_test(test_errors_operations), cmocka_unit_test(test_errors_host),
         cmocka_unit_test(test_errors_sub_buffers)},
-       3},
+       5},
       {"status32", {cmocka_unit_test(test_status32)}, 1},
       {"property", {cmocka_unit_test(test_property)}, 1},
   };

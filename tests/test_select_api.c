@@ -140,23 +140,7 @@ void test_timed_edges(void **state) {
     clReleaseMemObject(all[i]);
 }
 
-void test_errors_enqueue(void **state) {
-  (void)state;
-  clscan_context *ctx = tu_context();
-  const size_t n = 1000;
-  cl_mem in = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), fl = tu_buffer(ctx, CL_MEM_READ_WRITE, n);
-  cl_mem out = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 4), cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, 8);
-  cl_mem ro = tu_buffer(ctx, CL_MEM_READ_ONLY, n * 4),
-         len = tu_buffer(ctx, CL_MEM_READ_WRITE, n * 8);
-  unsigned char poison[8];
-  memset(poison, TU_POISON, 8);
-  assert_true(tu_write(ctx, NULL, cnt, 0, 8, poison));
-  clscan_select_desc d = {.op = CLSCAN_SELECT};
-  clscan_select_plan *p = plan_of(&d);
-  const clscan_select_buffers good = {
-      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
-  clscan_select_buffers b;
-  cl_event ev = NULL;
+/* Fails the test unless `call` returns `want`, naming the call, the status and its detail. */
 #define EXPECT(call, want)                                                       \
   do {                                                                           \
     clscan_status st_ = (call);                                                  \
@@ -164,6 +148,52 @@ void test_errors_enqueue(void **state) {
       fail_msg("%s gave %s (%s), expected %s", #call, clscan_status_string(st_), \
                clscan_last_error_detail(), clscan_status_string(want));          \
   } while (0)
+
+/* The device buffers of the enqueue errors: in, out and a read-only buffer of ERR_N int32, ERR_N
+ * flags, ERR_N uint64 lengths, and an 8-byte count, poisoned. */
+enum { ERR_N = 1000 };
+typedef struct err_buffers {
+  cl_mem in, fl, out, cnt, ro, len;
+} err_buffers;
+
+static err_buffers err_buffers_make(clscan_context *ctx) {
+  err_buffers e = {
+      .in = tu_buffer(ctx, CL_MEM_READ_WRITE, ERR_N * 4),
+      .fl = tu_buffer(ctx, CL_MEM_READ_WRITE, ERR_N),
+      .out = tu_buffer(ctx, CL_MEM_READ_WRITE, ERR_N * 4),
+      .cnt = tu_buffer(ctx, CL_MEM_READ_WRITE, 8),
+      .ro = tu_buffer(ctx, CL_MEM_READ_ONLY, ERR_N * 4),
+      .len = tu_buffer(ctx, CL_MEM_READ_WRITE, ERR_N * 8),
+  };
+  unsigned char poison[8];
+  memset(poison, TU_POISON, 8);
+  assert_true(tu_write(ctx, NULL, e.cnt, 0, 8, poison));
+  return e;
+}
+
+/* Asserts that nothing was written to the count, then releases the buffers. */
+static void err_buffers_check_release(clscan_context *ctx, err_buffers *e) {
+  unsigned char back[8];
+  assert_true(tu_read(ctx, NULL, e->cnt, 0, 8, back));
+  assert_true(tu_all_bytes(back, 8, TU_POISON));
+  cl_mem all[] = {e->in, e->fl, e->out, e->cnt, e->ro, e->len};
+  for (size_t i = 0; i < 6; i++)
+    clReleaseMemObject(all[i]);
+}
+
+/* Every bad argument of an enqueue of a select-by-flags plan, before anything is enqueued. */
+void test_errors_enqueue(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = ERR_N;
+  err_buffers e = err_buffers_make(ctx);
+  cl_mem in = e.in, fl = e.fl, out = e.out, cnt = e.cnt, ro = e.ro, len = e.len;
+  clscan_select_desc d = {.op = CLSCAN_SELECT};
+  clscan_select_plan *p = plan_of(&d);
+  const clscan_select_buffers good = {
+      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  clscan_select_buffers b;
+  cl_event ev = NULL;
   EXPECT(clscan_select_enqueue(NULL, NULL, &good, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
   EXPECT(clscan_select_enqueue(p, NULL, NULL, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
   cl_event first = (cl_event)1, last = (cl_event)1;
@@ -222,16 +252,25 @@ void test_errors_enqueue(void **state) {
   clReleaseMemObject(foreign);
   clReleaseCommandQueue(oq);
   clReleaseContext(other);
-  // Nothing was enqueued: the count is untouched.
-  unsigned char back[8];
-  assert_true(tu_read(ctx, NULL, cnt, 0, 8, back));
-  assert_true(tu_all_bytes(back, 8, TU_POISON));
   clscan_select_plan_release(p);
+  err_buffers_check_release(ctx, &e);
+}
 
-  // A predicate plan refuses flags; runs refuse flags; RLE needs lengths; partition capacity;
-  // count_size 4 counts fewer than 2^32 elements.
-  d = (clscan_select_desc){.op = CLSCAN_SELECT, .predicate_source = "x > 3"};
-  p = plan_of(&d);
+/* What each operation refuses: flags for a predicate plan, flags and missing lengths for runs,
+ * a partition's capacity, and the rejected buffer of a partition into two buffers. */
+void test_errors_operations(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = ERR_N;
+  err_buffers e = err_buffers_make(ctx);
+  cl_mem in = e.in, fl = e.fl, out = e.out, cnt = e.cnt, ro = e.ro, len = e.len;
+  const clscan_select_buffers good = {
+      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  clscan_select_buffers b;
+  unsigned char poison[8];
+  memset(poison, TU_POISON, 8);
+  clscan_select_desc d = {.op = CLSCAN_SELECT, .predicate_source = "x > 3"};
+  clscan_select_plan *p = plan_of(&d);
   EXPECT(clscan_select_enqueue(p, NULL, &good, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
   clscan_select_plan_release(p);
   d = (clscan_select_desc){.op = CLSCAN_RUN_LENGTH_ENCODE};
@@ -272,10 +311,14 @@ void test_errors_enqueue(void **state) {
   b = good, b.rejected = len, b.rejected_capacity = n / 4;
   EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
   clscan_select_plan_release(p);
-  assert_true(tu_read(ctx, NULL, cnt, 0, 8, back));
-  assert_true(tu_all_bytes(back, 8, TU_POISON));
+  err_buffers_check_release(ctx, &e);
+}
 
-  // The host variant's own checks.
+/* The host variants' own checks, with the caller's arrays untouched. */
+void test_errors_host(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  clscan_select_desc d;
   int32_t hin[4] = {1, 2, 3, 4}, hout[4];
   unsigned char hfl[4] = {1, 0, 1, 0};
   uint64_t count = 0;
@@ -313,11 +356,9 @@ void test_errors_enqueue(void **state) {
   assert_int_equal(hout[0], 1);
   assert_int_equal(hrej[0], 2);
   assert_int_equal(hrej[1], 7);
-#undef EXPECT
-  cl_mem all[] = {in, fl, out, cnt, ro, len};
-  for (size_t i = 0; i < 6; i++)
-    clReleaseMemObject(all[i]);
 }
+
+#undef EXPECT
 
 /* Selections through sub-buffers of one buffer: in and out in overlapping sub-buffers are refused
  * whatever their ranges (OpenCL leaves writing through overlapping memory objects undefined), and
@@ -572,8 +613,8 @@ void test_args(void **state) {
   }
 }
 
-/* Every bad input of extra arguments: in the descriptor, the host variant, and the values at
- * enqueue (nothing is then enqueued: the count keeps its poison). */
+/* Every bad input of extra arguments in the descriptor, and the host variant, which has no values
+ * to give. */
 void test_args_errors(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
@@ -631,15 +672,20 @@ void test_args_errors(void **state) {
   d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO, 0);
   clscan_status st = clscan_select_host(ctx, &d, hin, NULL, 4, hout, NULL, 4, &hcount);
   assert_int_equal(st, CLSCAN_INVALID_VALUE);
+}
 
-  // The values at enqueue.
+/* The values of the extra arguments at enqueue: their count, kinds, sizes and overlaps, with the
+ * count untouched. */
+void test_args_errors_values(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
   const size_t n = 1000;
   args_run r;
   args_run_make(&r, n, tu_mix(tu_seed(), 1617));
-  cl_mem ro = tu_buffer(ctx, CL_MEM_READ_ONLY, n + 8);
   unsigned char poison[8];
   memset(poison, TU_POISON, sizeof poison);
   assert_true(tu_write(ctx, NULL, r.dcount, 0, 8, poison));
+  const clscan_select_desc d = args_desc(CLSCAN_SELECT, CLSCAN_ALGO_AUTO, 0);
   clscan_select_plan *p = plan_of(&d);
   clscan_arg_value v[3] = {
       {.buffer = r.dkeep}, {.scalar = &r.limit}, {.buffer = r.dlut, .length = LUT}};
@@ -680,7 +726,19 @@ void test_args_errors(void **state) {
   assert_int_equal(clFinish(clscan_context_queue(ctx)), CL_SUCCESS);
   clscan_select_plan_release(p);
 
-  // A read-write argument must not overlap any other range, and must be writable.
+#undef EXPECT_VALUES
+  args_run_free(&r);
+}
+
+/* A read-write argument: written as the predicate says, refused where it overlaps another range
+ * or is not writable. */
+void test_args_read_write(void **state) {
+  (void)state;
+  clscan_context *ctx = tu_context();
+  const size_t n = 1000;
+  args_run r;
+  args_run_make(&r, n, tu_mix(tu_seed(), 1617));
+  cl_mem ro = tu_buffer(ctx, CL_MEM_READ_ONLY, n + 8);
   const clscan_arg rw[] = {{.name = "side",
                             .kind = CLSCAN_ARG_BUFFER,
                             .type = CLSCAN_UINT8,
@@ -690,11 +748,14 @@ void test_args_errors(void **state) {
                                   .predicate_source = "{ side[i] = (uchar)(x & 1); return x & 1; }",
                                   .args = rw,
                                   .arg_count = 1};
-  p = plan_of(&drw);
+  clscan_select_plan *p = plan_of(&drw);
   const clscan_arg_value side = {.buffer = r.dkeep};
-  b = good;
-  b.values = &side;
-  b.value_count = 1;
+  clscan_select_buffers b = {.in = r.din,
+                             .out = r.dout,
+                             .out_capacity = n,
+                             .count = r.dcount,
+                             .values = &side,
+                             .value_count = 1};
   assert_int_equal(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_SUCCESS);
   unsigned char *got = malloc(n);
   assert_non_null(got);
@@ -710,7 +771,6 @@ void test_args_errors(void **state) {
   b.values = &side_ro;
   assert_int_equal(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_BUFFER);
   clscan_select_plan_release(p);
-#undef EXPECT_VALUES
   clReleaseMemObject(ro);
   args_run_free(&r);
 }
