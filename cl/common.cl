@@ -2,13 +2,16 @@
  * clscan kernels: definitions shared by every program. The host prepends this file to each
  * program's source (after the user prelude, when the descriptor has user sources).
  *
- * Semantic parameters (set by the host; the defaults let the file compile on its own):
- *   CLSCAN_TYPE       output and accumulator type: a clscan_type value (0 = int32, 64 = user).
+ * Semantic parameters (set by the host; the defaults let the file compile on its own). The host
+ * passes clscan.h's values as numbers; the kernels compare them with the names defined below.
+ *   CLSCAN_TYPE       output and accumulator type: a clscan_type (CLSCAN_INT32 ..., or
+ *                     CLSCAN_USER_TYPE).
  *   CLSCAN_IN_TYPE    input type (defaults to CLSCAN_TYPE).
- *   CLSCAN_OP         operator: a clscan_op value (0 = add, 64 = user).
+ *   CLSCAN_OP         operator: a clscan_op (CLSCAN_ADD ..., or CLSCAN_USER_OP).
  *   CLSCAN_MAP        1 when the user prelude defines clscan_user_map(x, i).
- *   CLSCAN_SEGMENTS   0 none, 1 head flags, 2 keys (of CLSCAN_KEY_TYPE, 64: the user key type
- *                     CLSCAN_USER_KEY_NAME), 3 offsets (of CLSCAN_KEY_TYPE), 4 rows of a fixed
+ *   CLSCAN_SEGMENTS   a clscan_segments: CLSCAN_SEGMENTS_NONE, _HEAD_FLAGS, _KEYS (of
+ *                     CLSCAN_KEY_TYPE; CLSCAN_USER_TYPE: the user key type CLSCAN_USER_KEY_NAME),
+ *                     _OFFSETS (of CLSCAN_KEY_TYPE), or CLSCAN__SEGMENTS_ROWS, rows of a fixed
  *                     length (batched scans; nothing is read for them).
  *   CLSCAN_KEY_EQUAL  1 when the user prelude defines clscan_user_key_equal(a, b).
  *   CLSCAN_STATE_ALIGN  alignment of the segmented state (the host computes its size from it).
@@ -31,23 +34,52 @@
  * they wrap modulo 2^bits with no signed-overflow undefined behaviour.
  */
 
+/* The values of clscan.h's enumerations, by their names there: CLSCAN_TYPE_MAP's types,
+ * CLSCAN_OP_MAP's operators, clscan_segments, and src/internal.h's rows (CLSCAN__SEGMENTS_ROWS).
+ * tests/test_kernels_compile.c checks them against the headers. */
+#define CLSCAN_INT32 0
+#define CLSCAN_UINT32 1
+#define CLSCAN_INT64 2
+#define CLSCAN_UINT64 3
+#define CLSCAN_FLOAT 4
+#define CLSCAN_DOUBLE 5
+#define CLSCAN_INT8 6
+#define CLSCAN_UINT8 7
+#define CLSCAN_INT16 8
+#define CLSCAN_UINT16 9
+#define CLSCAN_HALF 10
+#define CLSCAN_USER_TYPE 64
+#define CLSCAN_ADD 0
+#define CLSCAN_MUL 1
+#define CLSCAN_MIN 2
+#define CLSCAN_MAX 3
+#define CLSCAN_AND 4
+#define CLSCAN_OR 5
+#define CLSCAN_XOR 6
+#define CLSCAN_USER_OP 64
+#define CLSCAN_SEGMENTS_NONE 0
+#define CLSCAN_SEGMENTS_HEAD_FLAGS 1
+#define CLSCAN_SEGMENTS_KEYS 2
+#define CLSCAN_SEGMENTS_OFFSETS 3
+#define CLSCAN__SEGMENTS_ROWS 4
+
 #ifndef CLSCAN_TYPE
-#define CLSCAN_TYPE 0
+#define CLSCAN_TYPE CLSCAN_INT32
 #endif
 #ifndef CLSCAN_IN_TYPE
 #define CLSCAN_IN_TYPE CLSCAN_TYPE
 #endif
 #ifndef CLSCAN_OP
-#define CLSCAN_OP 0
+#define CLSCAN_OP CLSCAN_ADD
 #endif
 #ifndef CLSCAN_MAP
 #define CLSCAN_MAP 0
 #endif
 #ifndef CLSCAN_SEGMENTS
-#define CLSCAN_SEGMENTS 0
+#define CLSCAN_SEGMENTS CLSCAN_SEGMENTS_NONE
 #endif
 #ifndef CLSCAN_KEY_TYPE
-#define CLSCAN_KEY_TYPE 0
+#define CLSCAN_KEY_TYPE CLSCAN_INT32
 #endif
 
 /* Extra arguments of the user sources (clscan_arg): the user prelude defines CLSCAN_XP, the
@@ -101,7 +133,8 @@
 #define CLSCAN_KEY_EQUAL 0
 #endif
 
-#if CLSCAN_TYPE == 5 || CLSCAN_IN_TYPE == 5 || (CLSCAN_SEGMENTS == 2 && CLSCAN_KEY_TYPE == 5)
+#if CLSCAN_TYPE == CLSCAN_DOUBLE || CLSCAN_IN_TYPE == CLSCAN_DOUBLE || \
+    (CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS && CLSCAN_KEY_TYPE == CLSCAN_DOUBLE)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
@@ -109,78 +142,78 @@
  * The value type (output and operator domain): val_t, its unsigned twin uval_t, the unsigned
  * type arithmetic is done in (wide_t), reinterpretation AS_VAL, and limits.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_TYPE == 0
+#if CLSCAN_TYPE == CLSCAN_INT32
 typedef int val_t;
 typedef uint uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_int(x)
 #define VAL_MIN INT_MIN
 #define VAL_MAX INT_MAX
-#elif CLSCAN_TYPE == 1
+#elif CLSCAN_TYPE == CLSCAN_UINT32
 typedef uint val_t;
 typedef uint uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_uint(x)
 #define VAL_MIN 0u
 #define VAL_MAX UINT_MAX
-#elif CLSCAN_TYPE == 2
+#elif CLSCAN_TYPE == CLSCAN_INT64
 typedef long val_t;
 typedef ulong uval_t;
 typedef ulong wide_t;
 #define AS_VAL(x) as_long(x)
 #define VAL_MIN LONG_MIN
 #define VAL_MAX LONG_MAX
-#elif CLSCAN_TYPE == 3
+#elif CLSCAN_TYPE == CLSCAN_UINT64
 typedef ulong val_t;
 typedef ulong uval_t;
 typedef ulong wide_t;
 #define AS_VAL(x) as_ulong(x)
 #define VAL_MIN 0ul
 #define VAL_MAX ULONG_MAX
-#elif CLSCAN_TYPE == 4
+#elif CLSCAN_TYPE == CLSCAN_FLOAT
 typedef float val_t;
 #define VAL_MIN (-INFINITY)
 #define VAL_MAX INFINITY
 #define VAL_IS_FLOAT 1
-#elif CLSCAN_TYPE == 5
+#elif CLSCAN_TYPE == CLSCAN_DOUBLE
 typedef double val_t;
 #define VAL_MIN (-(double)INFINITY)
 #define VAL_MAX ((double)INFINITY)
 #define VAL_IS_FLOAT 1
-#elif CLSCAN_TYPE == 6
+#elif CLSCAN_TYPE == CLSCAN_INT8
 typedef char val_t;
 typedef uchar uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_char(x)
 #define VAL_MIN CHAR_MIN
 #define VAL_MAX CHAR_MAX
-#elif CLSCAN_TYPE == 7
+#elif CLSCAN_TYPE == CLSCAN_UINT8
 typedef uchar val_t;
 typedef uchar uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_uchar(x)
 #define VAL_MIN ((uchar)0)
 #define VAL_MAX UCHAR_MAX
-#elif CLSCAN_TYPE == 8
+#elif CLSCAN_TYPE == CLSCAN_INT16
 typedef short val_t;
 typedef ushort uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_short(x)
 #define VAL_MIN SHRT_MIN
 #define VAL_MAX SHRT_MAX
-#elif CLSCAN_TYPE == 9
+#elif CLSCAN_TYPE == CLSCAN_UINT16
 typedef ushort val_t;
 typedef ushort uval_t;
 typedef uint wide_t;
 #define AS_VAL(x) as_ushort(x)
 #define VAL_MIN ((ushort)0)
 #define VAL_MAX USHRT_MAX
-#elif CLSCAN_TYPE == 10
+#elif CLSCAN_TYPE == CLSCAN_HALF
 typedef ushort val_t; /* IEEE binary16 bits: -infinity and +infinity below */
 #define VAL_MIN ((ushort)0xFC00u)
 #define VAL_MAX ((ushort)0x7C00u)
 #define VAL_IS_FLOAT 1
-#elif CLSCAN_TYPE == 64
+#elif CLSCAN_TYPE == CLSCAN_USER_TYPE
 typedef CLSCAN_USER_TYPE_NAME val_t;
 #else
 #error "CLSCAN_TYPE must be a clscan_type value (0..10, or 64 for a user type)"
@@ -194,7 +227,7 @@ typedef CLSCAN_USER_TYPE_NAME val_t;
  * The input type, and the number of elements per vector (VEC) of the tile kernels' I/O: 16 bytes
  * of the wider of the two types, or 1 element where either is a user type.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_IN_TYPE == 64
+#if CLSCAN_IN_TYPE == CLSCAN_USER_TYPE
 typedef CLSCAN_USER_TYPE_NAME in_t;
 #else
 typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_IN_TYPE) in_t;
@@ -202,7 +235,7 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_IN_TYPE) in_t;
 
 #define IN_SIZE CLSCAN_CAT(CLSCAN_SIZE_, CLSCAN_IN_TYPE)
 #define VAL_SIZE CLSCAN_CAT(CLSCAN_SIZE_, CLSCAN_TYPE)
-#if CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#if CLSCAN_TYPE == CLSCAN_USER_TYPE || CLSCAN_IN_TYPE == CLSCAN_USER_TYPE
 #define VEC 1
 typedef in_t in_vec_t;
 typedef val_t val_vec_t;
@@ -222,7 +255,8 @@ typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), VEC) val_vec_t;
 #endif
 
 /* A plain scan: one built-in type in and out, no map, no segments (the CPU kernel's fast path). */
-#if CLSCAN_TYPE != 64 && CLSCAN_IN_TYPE == CLSCAN_TYPE && !CLSCAN_MAP && !CLSCAN_SEGMENTS
+#if CLSCAN_TYPE != CLSCAN_USER_TYPE && CLSCAN_IN_TYPE == CLSCAN_TYPE && !CLSCAN_MAP && \
+    !CLSCAN_SEGMENTS
 #define CLSCAN_PLAIN 1
 typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_TYPE), 8) vec8_t;
 #else
@@ -252,58 +286,58 @@ ALWAYS_INLINE ushort half_bits(float f) {
  * The operator on values and its identity. VAL_OP(a, b) is "a then b": the left operand always
  * holds the earlier elements, so non-commutative operators are combined in order.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_OP == 64 && CLSCAN_TYPE == 10
+#if CLSCAN_OP == CLSCAN_USER_OP && CLSCAN_TYPE == CLSCAN_HALF
 #define VAL_IDENTITY clscan_user_identity()
 #define VAL_OP(a, b) half_bits(clscan_user_op(half_value(a), half_value(b) CLSCAN_XA))
-#elif CLSCAN_OP == 64
+#elif CLSCAN_OP == CLSCAN_USER_OP
 #define VAL_IDENTITY clscan_user_identity()
 #define VAL_OP(a, b) clscan_user_op(a, b CLSCAN_XA)
-#elif CLSCAN_TYPE == 64
+#elif CLSCAN_TYPE == CLSCAN_USER_TYPE
 #error "a user type needs a user operator"
-#elif CLSCAN_TYPE == 10
-#if CLSCAN_OP == 0
+#elif CLSCAN_TYPE == CLSCAN_HALF
+#if CLSCAN_OP == CLSCAN_ADD
 #define VAL_IDENTITY ((val_t)0)
 #define VAL_OP(a, b) half_bits(half_value(a) + half_value(b))
-#elif CLSCAN_OP == 1
+#elif CLSCAN_OP == CLSCAN_MUL
 #define VAL_IDENTITY ((val_t)0x3C00u)
 #define VAL_OP(a, b) half_bits(half_value(a) * half_value(b))
-#elif CLSCAN_OP == 2
+#elif CLSCAN_OP == CLSCAN_MIN
 #define VAL_IDENTITY VAL_MAX
 #define VAL_OP(a, b) ((half_value(b) < half_value(a)) ? (b) : (a))
-#elif CLSCAN_OP == 3
+#elif CLSCAN_OP == CLSCAN_MAX
 #define VAL_IDENTITY VAL_MIN
 #define VAL_OP(a, b) ((half_value(a) < half_value(b)) ? (b) : (a))
 #else
 #error "bitwise operators are not defined on floating-point types"
 #endif
-#elif CLSCAN_OP == 0
+#elif CLSCAN_OP == CLSCAN_ADD
 #define VAL_IDENTITY ((val_t)0)
 #if VAL_IS_FLOAT
 #define VAL_OP(a, b) ((a) + (b))
 #else
 #define VAL_OP(a, b) AS_VAL((uval_t)((wide_t)(a) + (wide_t)(b)))
 #endif
-#elif CLSCAN_OP == 1
+#elif CLSCAN_OP == CLSCAN_MUL
 #define VAL_IDENTITY ((val_t)1)
 #if VAL_IS_FLOAT
 #define VAL_OP(a, b) ((a) * (b))
 #else
 #define VAL_OP(a, b) AS_VAL((uval_t)((wide_t)(a) * (wide_t)(b)))
 #endif
-#elif CLSCAN_OP == 2
+#elif CLSCAN_OP == CLSCAN_MIN
 #define VAL_IDENTITY ((val_t)VAL_MAX)
 #define VAL_OP(a, b) (((b) < (a)) ? (b) : (a))
-#elif CLSCAN_OP == 3
+#elif CLSCAN_OP == CLSCAN_MAX
 #define VAL_IDENTITY ((val_t)VAL_MIN)
 #define VAL_OP(a, b) (((a) < (b)) ? (b) : (a))
-#elif CLSCAN_OP >= 4 && CLSCAN_OP <= 6
+#elif CLSCAN_OP >= CLSCAN_AND && CLSCAN_OP <= CLSCAN_XOR
 #if VAL_IS_FLOAT
 #error "bitwise operators are not defined on floating-point types"
 #endif
-#if CLSCAN_OP == 4
+#if CLSCAN_OP == CLSCAN_AND
 #define VAL_IDENTITY AS_VAL((uval_t)(~(uval_t)0))
 #define VAL_OP(a, b) ((val_t)((a) & (b)))
-#elif CLSCAN_OP == 5
+#elif CLSCAN_OP == CLSCAN_OR
 #define VAL_IDENTITY ((val_t)0)
 #define VAL_OP(a, b) ((val_t)((a) | (b)))
 #else
@@ -320,12 +354,12 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b CLSCAN_XP) {
 }
 
 /* The value input element x at index i (from the start of the range) contributes. */
-#if CLSCAN_IN_TYPE == 10
+#if CLSCAN_IN_TYPE == CLSCAN_HALF
 #define USER_IN(x) half_value(x)
 #else
 #define USER_IN(x) (x)
 #endif
-#if CLSCAN_TYPE == 10
+#if CLSCAN_TYPE == CLSCAN_HALF
 #define USER_OUT(y) half_bits(y)
 #else
 #define USER_OUT(y) (y)
@@ -334,11 +368,11 @@ ALWAYS_INLINE val_t val_combine(val_t a, val_t b CLSCAN_XP) {
 #define MAP(x, i) USER_OUT(clscan_user_map(USER_IN(x), (i)CLSCAN_XA))
 #elif CLSCAN_IN_TYPE == CLSCAN_TYPE
 #define MAP(x, i) (x)
-#elif CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#elif CLSCAN_TYPE == CLSCAN_USER_TYPE || CLSCAN_IN_TYPE == CLSCAN_USER_TYPE
 #error "converting to or from a user type needs a map"
-#elif CLSCAN_IN_TYPE == 10
+#elif CLSCAN_IN_TYPE == CLSCAN_HALF
 #define MAP(x, i) ((val_t)half_value(x))
-#elif CLSCAN_TYPE == 10 && CLSCAN_IN_TYPE == 5
+#elif CLSCAN_TYPE == CLSCAN_HALF && CLSCAN_IN_TYPE == CLSCAN_DOUBLE
 /* A double rounds to half once (through float it could round twice). */
 ALWAYS_INLINE ushort half_bits_of_double(double d) {
   ushort h;
@@ -346,7 +380,7 @@ ALWAYS_INLINE ushort half_bits_of_double(double d) {
   return h;
 }
 #define MAP(x, i) half_bits_of_double(x)
-#elif CLSCAN_TYPE == 10
+#elif CLSCAN_TYPE == CLSCAN_HALF
 /* Integers and floats convert exactly to float where they fit in a half: larger ones overflow
  * to infinity either way. */
 #define MAP(x, i) half_bits((float)(x))
@@ -385,9 +419,10 @@ ALWAYS_INLINE ushort half_bits_of_double(double d) {
 #endif
 /* Words of explicit tail padding, so that every byte of a state is written (status words and
  * checkers such as Oclgrind read them all). The host passes the state's size. */
-#if defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE != 64 && (VAL_SIZE % 4 == 0)
+#if defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE != CLSCAN_USER_TYPE && (VAL_SIZE % 4 == 0)
 #define SEG_PAD_WORDS ((CLSCAN_STATE_SIZE - VAL_SIZE - 4) / 4)
-#elif defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE == 64 && (CLSCAN_USER_TYPE_SIZE % 4 == 0)
+#elif defined(CLSCAN_STATE_SIZE) && CLSCAN_TYPE == CLSCAN_USER_TYPE && \
+    (CLSCAN_USER_TYPE_SIZE % 4 == 0)
 #define SEG_PAD_WORDS ((CLSCAN_STATE_SIZE - CLSCAN_USER_TYPE_SIZE - 4) / 4)
 #else
 #define SEG_PAD_WORDS 0
@@ -396,7 +431,7 @@ ALWAYS_INLINE ushort half_bits_of_double(double d) {
  * implicit padding had; naming the bytes works around Mesa 22.3's rusticl, which miscompiles
  * private arrays of structs with an implicit gap after a sub-word first member (every element
  * reads as the last one written: tests/rusticl/struct_gap.c), and every byte is then written. */
-#if CLSCAN_TYPE != 64 && VAL_SIZE < 4
+#if CLSCAN_TYPE != CLSCAN_USER_TYPE && VAL_SIZE < 4
 #define SEG_GAP_BYTES (4 - VAL_SIZE)
 #else
 #define SEG_GAP_BYTES 0
@@ -461,8 +496,8 @@ typedef elem_t item_t;
  * element's bits zero-extended, the sign bit flipped for signed types (NARROW_BIAS), which turns
  * signed order into unsigned order.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_PLAIN && CLSCAN_OP >= 0 && CLSCAN_OP <= 6 && CLSCAN_TYPE >= 6 && CLSCAN_TYPE <= 9 && \
-    defined(__ENDIAN_LITTLE__)
+#if CLSCAN_PLAIN && CLSCAN_OP >= CLSCAN_ADD && CLSCAN_OP <= CLSCAN_XOR && \
+    CLSCAN_TYPE >= CLSCAN_INT8 && CLSCAN_TYPE <= CLSCAN_UINT16 && defined(__ENDIAN_LITTLE__)
 #define CLSCAN_NARROW 1
 #else
 #define CLSCAN_NARROW 0
@@ -475,8 +510,8 @@ typedef elem_t item_t;
 /* A 1 in the lowest bit of every lane of a word: x * NARROW_ONES copies lane value x to all. */
 #define NARROW_ONES (VAL_SIZE == 1 ? 0x01010101u : 0x00010001u)
 /* 1 when lanes must be exact (min and max). */
-#define NARROW_EXACT (CLSCAN_OP == 2 || CLSCAN_OP == 3)
-#if NARROW_EXACT && (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
+#define NARROW_EXACT (CLSCAN_OP == CLSCAN_MIN || CLSCAN_OP == CLSCAN_MAX)
+#if NARROW_EXACT && (CLSCAN_TYPE == CLSCAN_INT8 || CLSCAN_TYPE == CLSCAN_INT16)
 #define NARROW_BIAS (1u << (NARROW_BITS - 1))
 #else
 #define NARROW_BIAS 0u
@@ -508,17 +543,17 @@ ALWAYS_INLINE uint narrow_get(uint w, uint k) {
 
 /* The operator on lanes. */
 ALWAYS_INLINE uint narrow_op(uint a, uint b) {
-#if CLSCAN_OP == 0
+#if CLSCAN_OP == CLSCAN_ADD
   return a + b;
-#elif CLSCAN_OP == 1
+#elif CLSCAN_OP == CLSCAN_MUL
   return a * b;
-#elif CLSCAN_OP == 2
+#elif CLSCAN_OP == CLSCAN_MIN
   return min(a, b);
-#elif CLSCAN_OP == 3
+#elif CLSCAN_OP == CLSCAN_MAX
   return max(a, b);
-#elif CLSCAN_OP == 4
+#elif CLSCAN_OP == CLSCAN_AND
   return a & b;
-#elif CLSCAN_OP == 5
+#elif CLSCAN_OP == CLSCAN_OR
   return a | b;
 #else
   return a ^ b;
@@ -537,8 +572,8 @@ ALWAYS_INLINE uint narrow_op(uint a, uint b) {
  * argument lists stay the same for every kind of segments. The scan kernels index by group and
  * local ids only, never by global ids, so the offset changes nothing else.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_SEGMENTS == 2
-#if CLSCAN_KEY_TYPE == 64
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS
+#if CLSCAN_KEY_TYPE == CLSCAN_USER_TYPE
 typedef CLSCAN_USER_KEY_NAME key_t;
 #else
 typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
@@ -546,19 +581,19 @@ typedef CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE) key_t;
 #define AUX_SIZE sizeof(key_t)
 /* Whether two keys are equal: the user's equality, or == (floats as values: -0.0 == 0.0, and a
  * NaN equals nothing). */
-#if CLSCAN_KEY_EQUAL && CLSCAN_KEY_TYPE == 10
+#if CLSCAN_KEY_EQUAL && CLSCAN_KEY_TYPE == CLSCAN_HALF
 #define KEY_EQUAL(a, b) (clscan_user_key_equal(half_value(a), half_value(b) CLSCAN_XA) != 0)
 #elif CLSCAN_KEY_EQUAL
 #define KEY_EQUAL(a, b) (clscan_user_key_equal((a), (b)CLSCAN_XA) != 0)
-#elif CLSCAN_KEY_TYPE == 64
+#elif CLSCAN_KEY_TYPE == CLSCAN_USER_TYPE
 #error "a user key type needs key_equal_source"
-#elif CLSCAN_KEY_TYPE == 10
+#elif CLSCAN_KEY_TYPE == CLSCAN_HALF
 #define KEY_EQUAL(a, b) (half_value(a) == half_value(b))
 #else
 #define KEY_EQUAL(a, b) ((a) == (b))
 #endif
-#elif CLSCAN_SEGMENTS == 3
-#if CLSCAN_KEY_TYPE == 0 || CLSCAN_KEY_TYPE == 1
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS
+#if CLSCAN_KEY_TYPE == CLSCAN_INT32 || CLSCAN_KEY_TYPE == CLSCAN_UINT32
 typedef uint seg_offset_t; /* int32 offsets are read as uint: valid ones are not negative */
 #else
 typedef ulong seg_offset_t;
@@ -578,12 +613,12 @@ typedef ulong seg_offset_t;
 #define AUX_SIZE 1
 #endif
 
-#if CLSCAN_SEGMENTS >= 3
+#if CLSCAN_SEGMENTS >= CLSCAN_SEGMENTS_OFFSETS
 /* The launch's segment parameter: the number of offsets, or the row length (see above). */
 #define SEG_PARAM() ((ulong)get_global_offset(0))
 #endif
 
-#if CLSCAN_SEGMENTS == 4
+#if CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS
 /* The position of element i in its row: a 32-bit remainder where the index and the row length
  * fit in 32 bits (a 64-bit one is emulated on GPUs, several times the instructions), else a
  * 64-bit one. */
@@ -595,7 +630,7 @@ ALWAYS_INLINE ulong seg_row_pos(ulong i) {
 }
 #endif
 
-#if CLSCAN_SEGMENTS == 3
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS
 /* Returns the first index q in [a, b) with off[q] >= v, or b (a binary search; off[a .. b) must
  * be sorted for a meaningful answer, and it reads nothing outside them either way). */
 ALWAYS_INLINE ulong seg_binary_search(const __global seg_offset_t *off, ulong a, ulong b, ulong v) {
@@ -611,12 +646,12 @@ ALWAYS_INLINE ulong seg_binary_search(const __global seg_offset_t *off, ulong a,
 }
 #endif
 
-#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_MASK
 /* Returns 1 when the head mask (see CLSCAN_SEG_OFFSETS_MASK) marks element i. */
 ALWAYS_INLINE uint seg_mask_bit(const __global uchar *aux, ulong i) {
   return (((const __global uint *)aux)[i / 32] >> (i % 32)) & 1u;
 }
-#elif CLSCAN_SEGMENTS == 3
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS
 /* Returns the first index q in [lo, count) with off[q] >= v, or count: a galloping search from lo
  * (cheap when the answer is near lo), then a binary search. It reads off[lo .. count) only and
  * always ends, also when the offsets are not sorted (the result is then some index). */
@@ -646,17 +681,17 @@ ALWAYS_INLINE uint seg_is_offset(const __global seg_offset_t *off, ulong count, 
 
 /* Returns 1 if element i starts a segment (element 0 always does). */
 ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
-#if CLSCAN_SEGMENTS == 1
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_HEAD_FLAGS
   return i == 0 || aux[i] != 0;
-#elif CLSCAN_SEGMENTS == 2
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS
   const __global key_t *keys = (const __global key_t *)aux;
   return i == 0 || !KEY_EQUAL(keys[i], keys[i - 1]);
-#elif CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_MASK
   return i == 0 || seg_mask_bit(aux, i);
-#elif CLSCAN_SEGMENTS == 3
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS
   ulong at = 0;
   return i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, &at);
-#elif CLSCAN_SEGMENTS == 4
+#elif CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS
   return seg_row_pos(i) == 0;
 #else
   return 0;
@@ -664,7 +699,7 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 }
 
 /* The index the map sees for element i: from the range's start, or for rows from the row's. */
-#if CLSCAN_SEGMENTS == 4
+#if CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS
 #define MAP_INDEX(i) seg_row_pos(i)
 #else
 #define MAP_INDEX(i) (i)
@@ -672,7 +707,7 @@ ALWAYS_INLINE uint is_head(const __global uchar *aux CLSCAN_XP, ulong i) {
 
 /* The scan state of input element x at index i. */
 ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulong i) {
-#if CLSCAN_SEGMENTS == 4
+#if CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS
   // One division gives both the map's index and the head flag.
   const ulong r = MAP_INDEX(i);
   (void)aux;
@@ -688,7 +723,7 @@ ALWAYS_INLINE elem_t make_elem(in_t x, const __global uchar *aux CLSCAN_XP, ulon
  * bound of the first offset index not below i (0 at the start, then what the previous, smaller
  * i left there), which keeps the search short for a work-item's increasing indices. */
 ALWAYS_INLINE elem_t make_elem_at(in_t x, const __global uchar *aux CLSCAN_XP, ulong i, ulong *at) {
-#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_MASK
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && !CLSCAN_SEG_OFFSETS_MASK
   const uint head = i == 0 || seg_is_offset((const __global seg_offset_t *)aux, SEG_PARAM(), i, at);
   return seg_make(MAP(x, i), head);
 #else
@@ -838,13 +873,14 @@ ALWAYS_INLINE uint warp_group_exclusive_sum(uint v, uint wg, __local uint *part,
  * Layout checks: the host sizes buffers and kernel arguments from its own view of the types, so a
  * disagreement must stop the build rather than corrupt memory.
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_TYPE == 64 || CLSCAN_IN_TYPE == 64
+#if CLSCAN_TYPE == CLSCAN_USER_TYPE || CLSCAN_IN_TYPE == CLSCAN_USER_TYPE
 #ifndef CLSCAN_NO_SIZE_CHECK
 typedef char
     clscan_type_size_check[sizeof(CLSCAN_USER_TYPE_NAME) == CLSCAN_USER_TYPE_SIZE ? 1 : -1];
 #endif
 #endif
-#if CLSCAN_SEGMENTS == 2 && CLSCAN_KEY_TYPE == 64 && !defined(CLSCAN_NO_SIZE_CHECK)
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS && CLSCAN_KEY_TYPE == CLSCAN_USER_TYPE && \
+    !defined(CLSCAN_NO_SIZE_CHECK)
 typedef char clscan_key_size_check[sizeof(key_t) == CLSCAN_USER_KEY_SIZE ? 1 : -1];
 #endif
 #if defined(CLSCAN_STATE_SIZE) && !defined(CLSCAN_NO_SIZE_CHECK)

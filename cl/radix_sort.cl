@@ -45,7 +45,7 @@
  */
 
 #ifndef SORT_KEY_TYPE
-#define SORT_KEY_TYPE 1
+#define SORT_KEY_TYPE CLSCAN_UINT32
 #define SORT_KEY_SIZE 4
 #endif
 #ifndef SORT_VALUE_SIZE
@@ -128,12 +128,20 @@ typedef ushort sort_rank_t;
 typedef uint sort_rank_t;
 #endif
 
+/* Floating-point keys, whose ordered bits flip with the sign, and signed integer keys, whose sign
+ * bit flips (see the top of the file). */
+#define SORT_FLOAT_KEYS \
+  (SORT_KEY_TYPE == CLSCAN_FLOAT || SORT_KEY_TYPE == CLSCAN_DOUBLE || SORT_KEY_TYPE == CLSCAN_HALF)
+#define SORT_SIGNED_KEYS                                             \
+  (SORT_KEY_TYPE == CLSCAN_INT32 || SORT_KEY_TYPE == CLSCAN_INT64 || \
+   SORT_KEY_TYPE == CLSCAN_INT8 || SORT_KEY_TYPE == CLSCAN_INT16)
+
 /* The ordered bits of a key (see the top of the file). */
 #define SORT_SIGN ((sort_bits_t)((sort_bits_t)1 << (SORT_KEY_BITS - 1)))
 ALWAYS_INLINE sort_bits_t sort_order(sort_bits_t k) {
-#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
+#if SORT_FLOAT_KEYS
   k = (k & SORT_SIGN) ? (sort_bits_t)~k : (sort_bits_t)(k | SORT_SIGN);
-#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
+#elif SORT_SIGNED_KEYS
   k = (sort_bits_t)(k ^ SORT_SIGN);
 #endif
 #if SORT_DESCENDING
@@ -155,9 +163,9 @@ ALWAYS_INLINE sort_bits_t sort_pad_key(void) {
 #else
   const sort_bits_t ordered = (sort_bits_t) ~(sort_bits_t)0;
 #endif
-#if SORT_KEY_TYPE == 4 || SORT_KEY_TYPE == 5 || SORT_KEY_TYPE == 10
+#if SORT_FLOAT_KEYS
   return ordered ? (sort_bits_t)~SORT_SIGN : (sort_bits_t) ~(sort_bits_t)0;
-#elif SORT_KEY_TYPE == 0 || SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 6 || SORT_KEY_TYPE == 8
+#elif SORT_SIGNED_KEYS
   return (sort_bits_t)(ordered ^ SORT_SIGN);
 #else
   return ordered;
@@ -261,7 +269,8 @@ ALWAYS_INLINE uint sort_wg_exclusive(uint x, __local uint *s, uint *total) {
  * unmeasured). */
 #ifndef SORT_PAD_KEYS
 /* clscan_type 2 is int64, 3 uint64. */
-#define SORT_PAD_KEYS (SORT_VALUE_SIZE == 0 && (SORT_KEY_TYPE == 2 || SORT_KEY_TYPE == 3))
+#define SORT_PAD_KEYS \
+  (SORT_VALUE_SIZE == 0 && (SORT_KEY_TYPE == CLSCAN_INT64 || SORT_KEY_TYPE == CLSCAN_UINT64))
 #endif
 /* Whether the work-item's key of round i is in the tile of in_tile keys (always, with pads). */
 #define SORT_IN_TILE(i, in_tile) (SORT_PAD_KEYS || sort_warp_index(i) < (in_tile))

@@ -161,7 +161,7 @@ ALWAYS_INLINE void reduce_load(const __global in_t *in, const __global uchar *au
  * in batches of ten, and int64 at 128 x 16, 64 registers, from 0.4772 to 0.4814 with it);
  * -DREDUCE_PIPELINE=0 or 1 overrides (docs/performance.md). */
 #ifndef REDUCE_PIPELINE
-#if CLSCAN_TYPE != 64 && CLSCAN_VPT * VEC * ((VAL_SIZE + 3) / 4) <= 32
+#if CLSCAN_TYPE != CLSCAN_USER_TYPE && CLSCAN_VPT * VEC * ((VAL_SIZE + 3) / 4) <= 32
 #define REDUCE_PIPELINE 1
 #else
 #define REDUCE_PIPELINE 0

@@ -53,7 +53,7 @@ typedef ulong len_t;
  * ------------------------------------------------------------------------------------------- */
 
 /* A mapped element as the user's predicate and equality see it (a half as its float). */
-#if CLSCAN_TYPE == 10
+#if CLSCAN_TYPE == CLSCAN_HALF
 #define USER_IN_VAL(v) half_value(v)
 #else
 #define USER_IN_VAL(v) (v)
@@ -64,7 +64,7 @@ typedef ulong len_t;
 ALWAYS_INLINE int sel_equal(val_t a, val_t b CLSCAN_XP) {
 #if CLSCAN_SELECT_EQUAL
   return clscan_user_equal(USER_IN_VAL(a), USER_IN_VAL(b) CLSCAN_XA) != 0;
-#elif CLSCAN_TYPE == 10
+#elif CLSCAN_TYPE == CLSCAN_HALF
   return half_value(a) == half_value(b);
 #else
   return a == b;

@@ -66,7 +66,7 @@ typedef struct single_pass_shared {
 #endif
 } single_pass_shared;
 
-#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_FIRSTS
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_FIRSTS
 /*
  * The tile firsts of segments by offsets (CLSCAN_SEG_OFFSETS_FIRSTS, tile.cl): for each tile the
  * index of its first offset, after the status words and gates, from the next multiple of 256

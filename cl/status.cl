@@ -81,7 +81,7 @@ typedef ulong status_t;
 /* ---------------------------------------------------------------------------------------------
  * A state as status-word payloads (the low bits of each word, below the state).
  * ------------------------------------------------------------------------------------------- */
-#if CLSCAN_SEGMENTS && CLSCAN_TYPE != 64 && VAL_SIZE == 4 && !CLSCAN_STATUS32
+#if CLSCAN_SEGMENTS && CLSCAN_TYPE != CLSCAN_USER_TYPE && VAL_SIZE == 4 && !CLSCAN_STATUS32
 #define STATUS_WORDS 1
 typedef union value_word {
   val_t v;

@@ -71,7 +71,8 @@
 #ifndef CLSCAN_SEG_OFFSETS_SEARCH
 #define CLSCAN_SEG_OFFSETS_SEARCH 0
 #endif
-#if CLSCAN_SEGMENTS == 3 && !CLSCAN_SEG_OFFSETS_MASK && !CLSCAN_SEG_OFFSETS_SEARCH
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && !CLSCAN_SEG_OFFSETS_MASK && \
+    !CLSCAN_SEG_OFFSETS_SEARCH
 #define TILE_HEAD_MASK 1
 #define TILE_MASK_WORDS ((CLSCAN_WG * CLSCAN_VPT * VEC + 31) / 32)
 #else
@@ -144,7 +145,7 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 #endif
 #if TILE_PACKED && CLSCAN_NARROW_SIMD && NARROW_EXACT
 #define NARROW_HALVES 1
-#define NARROW_SIGNED (CLSCAN_TYPE == 6 || CLSCAN_TYPE == 8)
+#define NARROW_SIGNED (CLSCAN_TYPE == CLSCAN_INT8 || CLSCAN_TYPE == CLSCAN_INT16)
 #else
 #define NARROW_HALVES 0
 #endif
@@ -152,9 +153,9 @@ ALWAYS_INLINE uint prmt(uint a, uint b, uint s) {
 #if NARROW_HALVES
 /* The operator on each 16-bit half of two words: signed halves for signed types. */
 #if CLSCAN_NV_PTX
-#if CLSCAN_OP == 2 && NARROW_SIGNED
+#if CLSCAN_OP == CLSCAN_MIN && NARROW_SIGNED
 #define NARROW_SIMD_INSN "min.s16x2"
-#elif CLSCAN_OP == 2
+#elif CLSCAN_OP == CLSCAN_MIN
 #define NARROW_SIMD_INSN "min.u16x2"
 #elif NARROW_SIGNED
 #define NARROW_SIMD_INSN "max.s16x2"
@@ -176,7 +177,7 @@ ALWAYS_INLINE uint simd16_op(uint a, uint b) {
 #else
     const uint x = (a >> i) & 0xFFFFu, y = (b >> i) & 0xFFFFu;
 #endif
-    r |= ((uint)(CLSCAN_OP == 2 ? min(x, y) : max(x, y)) & 0xFFFFu) << i;
+    r |= ((uint)(CLSCAN_OP == CLSCAN_MIN ? min(x, y) : max(x, y)) & 0xFFFFu) << i;
   }
   return r;
 }
@@ -257,15 +258,15 @@ ALWAYS_INLINE elem_t item_state(const tile_items *x, uint j, uint k) {
  * and divide once per vector without it: on the H200 (int32, rows of 1024) the hint ran at 1.10x
  * the plain scan's time stashed against 1.16x for the division, and in registers at 1.22x against
  * 1.16x (its position stays live through the loads). */
-#define TILE_ROWS_HINT (CLSCAN_SEGMENTS == 4 && CLSCAN_STASH)
+#define TILE_ROWS_HINT (CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS && CLSCAN_STASH)
 #if CLSCAN_STASH
 #if TILE_PACKED
 typedef uint4 stash_vec_t;
-#elif CLSCAN_TYPE != 64
+#elif CLSCAN_TYPE != CLSCAN_USER_TYPE
 typedef val_vec_t stash_vec_t;
 #endif
 typedef struct tile_stash {
-#if TILE_PACKED || CLSCAN_TYPE != 64
+#if TILE_PACKED || CLSCAN_TYPE != CLSCAN_USER_TYPE
   stash_vec_t v[CLSCAN_VPT][CLSCAN_WG];
 #else
   item_t v[CLSCAN_VPT][VEC][CLSCAN_WG];
@@ -282,7 +283,7 @@ ALWAYS_INLINE void tile_stash_put(const tile_items *x, __local tile_stash *s) {
   for (uint j = 0; j < CLSCAN_VPT; j++) {
 #if TILE_PACKED
     s->v[j][lid] = x->w[j];
-#elif CLSCAN_TYPE != 64
+#elif CLSCAN_TYPE != CLSCAN_USER_TYPE
     out_elems u;
 #pragma unroll
     for (uint k = 0; k < VEC; k++)
@@ -311,7 +312,7 @@ ALWAYS_INLINE void tile_stash_get(tile_items *x, const __local tile_stash *s) {
   for (uint j = 0; j < CLSCAN_VPT; j++) {
 #if TILE_PACKED
     x->w[j] = s->v[j][lid];
-#elif CLSCAN_TYPE != 64
+#elif CLSCAN_TYPE != CLSCAN_USER_TYPE
     out_elems u;
     u.v = s->v[j][lid];
 #pragma unroll
@@ -509,9 +510,9 @@ ALWAYS_INLINE uint narrow_pack(const uint *p) {
  *   2  bitwise operators on whole words, with the word's in-word prefix in two steps;
  *   3  min and max in 16-bit halves (CLSCAN_NARROW_SIMD), two elements per operation.
  */
-#if CLSCAN_OP == 0 && VAL_SIZE == 1
+#if CLSCAN_OP == CLSCAN_ADD && VAL_SIZE == 1
 #define NARROW_SCHEME 1
-#elif CLSCAN_OP >= 4
+#elif CLSCAN_OP >= CLSCAN_AND
 #define NARROW_SCHEME 2
 #elif NARROW_HALVES
 #define NARROW_SCHEME 3
@@ -551,7 +552,7 @@ ALWAYS_INLINE uint narrow_lanewise(uint x, uint y) {
   const uint d = (x | high) - (y & ~high);
   const uint ge = ((x & ~y) | (~(x ^ y) & d)) & high; /* x >= y, at each lane's top bit */
   const uint m = (ge >> (NARROW_BITS - 1)) * NARROW_MASK;
-#if CLSCAN_OP == 2
+#if CLSCAN_OP == CLSCAN_MIN
   return (x & ~m) | (y & m);
 #else
   return (x & m) | (y & ~m);
@@ -566,7 +567,7 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
     t = narrow_op(t, narrow_get(w, k));
   return t;
 }
-#elif CLSCAN_OP == 0
+#elif CLSCAN_OP == CLSCAN_ADD
 /* Add of 16-bit elements: with W the words' sum and L the sum of their low halves, the high
  * halves' sum is (W - L) >> 16. */
 ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
@@ -758,7 +759,7 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #else /* NARROW_SCHEME == 2 */
 
 /* What a shift fills in: the identity's bits (all ones for and). */
-#if CLSCAN_OP == 4
+#if CLSCAN_OP == CLSCAN_AND
 #define NARROW_FILL(bits) ((1u << (bits)) - 1u)
 #else
 #define NARROW_FILL(bits) 0u
@@ -841,7 +842,7 @@ ALWAYS_INLINE uint narrow_vector_total(narrow_words x) {
 #if NARROW_SCHEME == 3
 #define NARROW_FIELD_IDENTITY NARROW_HALVES_IDENTITY
 #elif NARROW_TOTALS_PER_SCAN > 1
-#if CLSCAN_OP == 4
+#if CLSCAN_OP == CLSCAN_AND
 #define NARROW_FIELD_IDENTITY 0xFFFFFFFFu
 #else
 #define NARROW_FIELD_IDENTITY 0u
@@ -1014,13 +1015,13 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 
 /* Aux vectors of a full tile (CLSCAN_VECTOR_IO: the host guarantees that aux_off, like in_off
  * and out_off, is a multiple of VEC, so these loads are aligned). */
-#if CLSCAN_SEGMENTS == 1 && VEC > 1
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_HEAD_FLAGS && VEC > 1
 typedef CLSCAN_CAT(uchar, VEC) flag_vec_t;
 typedef union flag_elems {
   flag_vec_t v;
   uchar e[VEC];
 } flag_elems;
-#elif CLSCAN_SEGMENTS == 2 && VEC > 1 && CLSCAN_KEY_TYPE != 64
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS && VEC > 1 && CLSCAN_KEY_TYPE != CLSCAN_USER_TYPE
 typedef CLSCAN_CAT(CLSCAN_CAT(CLSCAN_SCALAR_, CLSCAN_KEY_TYPE), VEC) key_vec_t;
 typedef union key_elems {
   key_vec_t v;
@@ -1028,7 +1029,7 @@ typedef union key_elems {
 } key_elems;
 #endif
 
-#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_MASK
 /* The head bits of the VEC elements from index e (a multiple of VEC) in the head mask aux;
  * element 0 is always a head. */
 ALWAYS_INLINE uint seg_vector_mask(const __global uchar *aux, ulong e) {
@@ -1043,13 +1044,13 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
                                     ulong e, ulong *at, elem_t xs[VEC]) {
   in_elems u;
   u.v = ((const __global in_vec_t *)in)[e / VEC];
-#if CLSCAN_SEGMENTS == 1 && VEC > 1
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_HEAD_FLAGS && VEC > 1
   flag_elems f;
   f.v = ((const __global flag_vec_t *)aux)[e / VEC];
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
     xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | (f.e[k] != 0));
-#elif CLSCAN_SEGMENTS == 2 && VEC > 1 && CLSCAN_KEY_TYPE != 64
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_KEYS && VEC > 1 && CLSCAN_KEY_TYPE != CLSCAN_USER_TYPE
   const __global key_t *keys = (const __global key_t *)aux;
   key_elems kv;
   kv.v = ((const __global key_vec_t *)aux)[e / VEC];
@@ -1059,14 +1060,14 @@ ALWAYS_INLINE void load_full_vector(const __global in_t *in, const __global ucha
     xs[k] = seg_make(MAP(u.e[k], e + k), (e + k == 0) | !KEY_EQUAL(kv.e[k], prev));
     prev = kv.e[k];
   }
-#elif CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+#elif CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_MASK
   // The vector's heads are VEC bits of one mask word (VEC divides 32, and e is a multiple of it).
   const uint heads = seg_vector_mask(aux, e);
 #pragma unroll
   for (uint k = 0; k < VEC; k++)
     xs[k] = seg_make(MAP(u.e[k], e + k), (heads >> k) & 1u);
   (void)at;
-#elif CLSCAN_SEGMENTS == 4
+#elif CLSCAN_SEGMENTS == CLSCAN__SEGMENTS_ROWS
   // Rows of a fixed length: the position of element e in its row (from the hint, or one division),
   // counting up from there with selects only (a branch here would keep the compiler from issuing
   // every vector's load first).
@@ -1420,7 +1421,7 @@ ALWAYS_INLINE void tile_store(__global val_t *out, ulong n, ulong t, const tile_
 
 #endif /* TILE_PACKED */
 
-#if CLSCAN_SEGMENTS == 3 && CLSCAN_SEG_OFFSETS_MASK
+#if CLSCAN_SEGMENTS == CLSCAN_SEGMENTS_OFFSETS && CLSCAN_SEG_OFFSETS_MASK
 /*
  * The pre-pass of segments by offsets: sets the head-mask bit of each offset, one work-item per
  * offset (q, from group and local ids: the launch's global offset is the number of offsets,

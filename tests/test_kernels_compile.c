@@ -6,9 +6,10 @@
  * cl/ file or program is covered without a change here), with no -D options at all: every
  * parameter must have a working default. Each leading part of a program's file list builds too,
  * so that a file needing a later one is caught, and every embedded file must belong to a
- * program. Then one type goes through every algorithm (both single-pass shapes, aligned and
- * unaligned I/O), each checked by a small scan, and the build log can be read after each. This
- * is the quick smoke test that runs first.
+ * program. The names cl/common.cl gives the host's types, operators and segment kinds must have
+ * the values clscan.h gives them. Then one type goes through every algorithm (both single-pass
+ * shapes, aligned and unaligned I/O), each checked by a small scan, and the build log can be read
+ * after each. This is the quick smoke test that runs first.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -24,6 +25,7 @@
 #include "test_util.h"
 
 #ifdef CLSCAN_FAULT_INJECTION
+#include "internal.h"
 #include "kernels.h"
 
 /* The most files a program concatenates, and the most distinct file lists built. */
@@ -145,12 +147,88 @@ static void test_sources_build_alone(void **state) {
   assert_true(programs > 0);
   printf("  %zu programs, %zu file lists built\n", programs, built.count);
 }
+
+/* One name of a header's list and its value; for a built-in type, its size (else -1). */
+typedef struct name_fact {
+  const char *name;
+  int value, size;
+} name_fact;
+
+#define TYPE_FACT_(name, value, text, cl_name, size, is_signed, is_float) \
+  {"CLSCAN_" #name, value, size},
+#define OP_FACT_(name, value, text) {"CLSCAN_" #name, value, -1},
+static const name_fact name_facts[] = {
+    CLSCAN_TYPE_MAP(TYPE_FACT_) CLSCAN_OP_MAP(OP_FACT_){"CLSCAN_USER_TYPE", CLSCAN_USER_TYPE, -1},
+    {"CLSCAN_USER_OP", CLSCAN_USER_OP, -1},
+    {"CLSCAN_SEGMENTS_NONE", CLSCAN_SEGMENTS_NONE, -1},
+    {"CLSCAN_SEGMENTS_HEAD_FLAGS", CLSCAN_SEGMENTS_HEAD_FLAGS, -1},
+    {"CLSCAN_SEGMENTS_KEYS", CLSCAN_SEGMENTS_KEYS, -1},
+    {"CLSCAN_SEGMENTS_OFFSETS", CLSCAN_SEGMENTS_OFFSETS, -1},
+    {"CLSCAN__SEGMENTS_ROWS", (int)CLSCAN__SEGMENTS_ROWS, -1},
+};
+#undef TYPE_FACT_
+#undef OP_FACT_
+
+/* Appends OpenCL C that builds only where `f` holds in cl/common.cl: the name has the header's
+ * value and, for a built-in type, its entries in the size and scalar tables (CLSCAN_SIZE_<value>,
+ * CLSCAN_SCALAR_<value>) have the type's size (a double's scalar only where the device has fp64).
+ */
+static void append_fact(char *buf, size_t cap, const name_fact *f) {
+  size_t len = strlen(buf);
+  len += (size_t)snprintf(buf + len, cap - len, "#if !defined(%s) || %s != %d\n#error %s\n#endif\n",
+                          f->name, f->name, f->value, f->name);
+  if (f->size < 0)
+    return;
+  const int dbl = f->value == CLSCAN_DOUBLE;
+  snprintf(buf + len, cap - len,
+           "#if CLSCAN_CAT(CLSCAN_SIZE_, %s) != %d\n#error size of %s\n#endif\n"
+           "%stypedef char size_%d[sizeof(CLSCAN_CAT(CLSCAN_SCALAR_, %s)) == %d ? 1 : -1];\n%s",
+           f->name, f->size, f->name,
+           dbl ? "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "",
+           f->value, f->name, f->size, dbl ? "#endif\n" : "");
+}
+
+/* cl/common.cl names the values of clscan.h's enumerations as clscan.h does, so that the kernels
+ * compare the host's numbers with names: the program of common.cl and the checks of every name
+ * in the headers' lists builds. */
+static void test_names_agree(void **state) {
+  (void)state;
+  static char checks[65536];
+  checks[0] = '\0';
+  for (size_t i = 0; i < sizeof name_facts / sizeof name_facts[0]; i++)
+    append_fact(checks, sizeof checks, &name_facts[i]);
+  assert_true(strlen(checks) + 1 < sizeof checks);
+  const clscan__kernel_source *common = find_source("common");
+  const char *texts[] = {common->text, checks};
+  const size_t lengths[] = {common->length, strlen(checks)};
+  clscan_context *ctx = tu_context();
+  cl_device_id dev = clscan_context_device(ctx);
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(clscan_context_cl_context(ctx), 2, texts, lengths, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  err = clBuildProgram(p, 1, &dev, "", NULL, NULL);
+  if (err != CL_SUCCESS) {
+    static char log[16384];
+    log[0] = '\0';
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    clReleaseProgram(p);
+    fail_msg("cl/common.cl's names disagree with clscan.h (build %d):\n%s", (int)err, log);
+  }
+  clReleaseProgram(p);
+  printf("  cl/common.cl names the %zu values of clscan.h's lists as clscan.h does\n",
+         sizeof name_facts / sizeof name_facts[0]);
+}
 #else
 static void test_sources_build_alone(void **state) {
   (void)state;
   printf(
       "  the library is built without its test hooks (-DCLSCAN_FAULT_INJECTION=ON), which\n"
       "  list its programs and embedded files: skipped\n");
+  skip();
+}
+static void test_names_agree(void **state) {
+  (void)state;
+  printf("  the library is built without its test hooks, which embed cl/common.cl: skipped\n");
   skip();
 }
 #endif
@@ -213,6 +291,7 @@ static void test_programs_through_plans(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sources_build_alone),
+      cmocka_unit_test(test_names_agree),
       cmocka_unit_test(test_programs_through_plans),
   };
   if (!tu_context())
