@@ -41,7 +41,9 @@
  * Partition: the rejected elements go to total + (rejected before the tile) + rank, where total,
  * the number selected, comes from a count pre-pass (select_count_tiles, select_count_total) that
  * re-reads the flags (or, with a predicate, the input); into two buffers, to (rejected before the
- * tile) + rank of the second, with no pre-pass. Run-length encoding: the state carries
+ * tile) + rank of the second, with no pre-pass; reversed (SEL_REVERSE), to n - 1 - ((rejected
+ * before the tile) + rank), with no pre-pass, staged in reverse so that the tile's rejected run
+ * still leaves local memory in ascending addresses. Run-length encoding: the state carries
  * the index of the last run head, so the tile's first head closes the run entering the tile, the
  * other heads close the runs started within it, and the last tile closes the last run; the heads'
  * tile indices are staged beside the values (ushorts, SEL_HEAD16).
@@ -699,7 +701,8 @@ ALWAYS_INLINE uint entry_first(const __local select_shared *sh, uint e, uint bel
 
 /* Stages the SEL_VEC elements v of a vector whose first element has tile index k: the selected
  * ones (own: their flags as bits c) at their ranks from first, the rejected ones (partition) after
- * the tile's selected ones, in order. */
+ * the tile's selected ones, in order (SEL_REVERSE: in reverse order, the tile's first rejected
+ * one last, as they go out). */
 ALWAYS_INLINE void stage_vector(const val_t *v, uint own, uint k, uint first, uint valid,
                                 uint selected, __local select_shared *sh) {
 #pragma unroll
@@ -711,7 +714,8 @@ ALWAYS_INLINE void stage_vector(const val_t *v, uint own, uint k, uint first, ui
       sh->head[HEAD_AT(rank)] = (head_t)i;
 #endif
     } else if (SEL_PARTITION && i < valid) {
-      sh->stage[STAGE_AT(selected + (i - rank))] = v[c];
+      // i - rank rejected elements of the tile come before this one.
+      sh->stage[STAGE_AT(SEL_REVERSE ? valid - 1u - (i - rank) : selected + (i - rank))] = v[c];
     }
   }
 }
@@ -784,14 +788,24 @@ ALWAYS_INLINE void store_lengths(__global len_t *lengths, ulong cap, ulong base,
 #endif
 
 #if SEL_PARTITION
-/* Writes the tile's rejected run (valid - selected elements) to rej, below rej_cap: after the
- * total as select_count_total stored it (a plain load: the launches are ordered), or from 0 in a
- * buffer of their own (split). */
+/* Writes the tile's rejected run (valid - selected elements; base - before rejected ones come
+ * before the tile) to rej, below rej_cap: after the total as select_count_total stored it (a
+ * plain load: the launches are ordered), or from 0 in a buffer of their own (split), or
+ * (SEL_REVERSE) as the staged reversed run ending where the rejected ones before it begin, at
+ * n - (base - before). */
 ALWAYS_INLINE void store_rejected(__global val_t *rej, ulong rej_off, ulong rej_cap, uint split,
-                                  __global uint *temp, ulong base, ulong before, uint valid,
-                                  uint selected, const __local select_shared *sh) {
+                                  __global uint *temp, ulong n, ulong base, ulong before,
+                                  uint valid, uint selected, const __local select_shared *sh) {
+  const uint count = valid - selected;
+#if SEL_REVERSE
+  (void)split;
+  (void)temp;
+  const ulong first = n - (base - before) - count;
+#else
+  (void)n;
   const ulong first = (split ? 0 : ((__global ulong *)temp)[1]) + (base - before);
-  store_run(rej, rej_off, first, valid - selected, rej_cap, sh, selected);
+#endif
+  store_run(rej, rej_off, first, count, rej_cap, sh, selected);
 }
 #endif
 
@@ -813,7 +827,8 @@ ALWAYS_INLINE void store_rejected(__global val_t *rej, ulong rej_off, ulong rej_
  * 0), the partition's total (a ulong at byte 8, from select_count_total), and from byte 64 the
  * status words (STATUS_WORDS status_t per tile). lengths: run lengths (RUN_LENGTH_ENCODE). rej:
  * where partition writes the rejected elements, rej[0, rej_cap): `out` after the total (split 0),
- * or a buffer of their own from 0 (split 1, with no pre-pass). The last tile writes the count at
+ * or a buffer of their own from 0 (split 1, with no pre-pass), or `out` from its end backwards
+ * (SEL_REVERSE, split 0, with no pre-pass). The last tile writes the count at
  * byte count_byte_off of `count`.
  */
 SELECT_KERNEL void select_single_pass(
@@ -856,7 +871,7 @@ SELECT_KERNEL void select_single_pass(
   store_lengths(lengths, cap, base, before, selected, prefix, &sh);
 #endif
 #if SEL_PARTITION
-  store_rejected(rej, rej_off, rej_cap, split, temp, base, before, valid, selected, &sh);
+  store_rejected(rej, rej_off, rej_cap, split, temp, n, base, before, valid, selected, &sh);
 #endif
 
   // The last tile writes the count (and closes the last run).

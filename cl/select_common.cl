@@ -9,6 +9,8 @@
  *   CLSCAN_SELECT_EQUAL  1: clscan_user_equal(a, b CLSCAN_XP) compares (else ==); both see the
  *                        extra arguments, as the map does.
  *   CLSCAN_COUNT_SIZE    4 or 8: bytes of the count and of run lengths.
+ *   CLSCAN_SELECT_REVERSE  1: partition into one buffer writes the rejected elements from the
+ *                        end of `out` backwards (reverse_rejected), with no count pre-pass.
  * common.cl comes first: in_t, val_t and MAP are the input, the mapped element and the map.
  *
  * The count state. status.cl works on a state named elem_t with combine() and IDENTITY (the
@@ -36,8 +38,14 @@
 #ifndef CLSCAN_COUNT_SIZE
 #define CLSCAN_COUNT_SIZE 8
 #endif
+#ifndef CLSCAN_SELECT_REVERSE
+#define CLSCAN_SELECT_REVERSE 0
+#endif
 
 #define SEL_PARTITION (CLSCAN_SELECT_OP == 1)
+/* Partition's rejected elements from the end of `out` backwards: the r-th rejected element (r
+ * from 0, in input order) goes to out[n - 1 - r]. */
+#define SEL_REVERSE (SEL_PARTITION && CLSCAN_SELECT_REVERSE)
 #define SEL_RLE (CLSCAN_SELECT_OP == 3)
 /* UNIQUE and RUN_LENGTH_ENCODE select the heads of runs of equal elements. */
 #define SEL_RUNS (CLSCAN_SELECT_OP >= 2)

@@ -67,8 +67,9 @@ typedef struct cpu_cursor {
   ulong dst;     /* the next selected element's slot */
   ulong end_sel; /* the tile's end in the output: its prefix plus its count */
   ulong lim;     /* min(end_sel, cap) */
-  ulong rej;     /* PARTITION: the next rejected element's slot */
+  ulong rej;     /* PARTITION: the next rejected element's slot (SEL_REVERSE: its rank r) */
   ulong rej_lim; /* PARTITION: the end of the tile's rejected ones, at most cap */
+  ulong rej_end; /* SEL_REVERSE: n - 1, where rank r goes to rej_end - r */
   ulong prev;    /* RUN_LENGTH_ENCODE: the index of the last head */
 } cpu_cursor;
 
@@ -88,7 +89,11 @@ ALWAYS_INLINE void cpu_scatter1(const __global in_t *in, const __global uchar *f
     lengths[q->dst - 1] = (len_t)(i - q->prev);
   q->prev = f ? i : q->prev;
 #endif
-#if SEL_PARTITION
+#if SEL_REVERSE
+  if (q->rej < q->rej_lim)
+    rej[q->rej_end - q->rej] = v;
+  q->rej += 1u - f;
+#elif SEL_PARTITION
   if (q->rej < q->rej_lim)
     rej[q->rej] = v;
   q->rej += 1u - f;
@@ -118,13 +123,22 @@ ALWAYS_INLINE cnt_t cpu_tile_prefix(const __global in_t *in, const __global ucha
  * known. */
 ALWAYS_INLINE void cpu_cursor_begin(cpu_cursor *q, cnt_t prefix, cnt_t aggregate, ulong cap,
                                     ulong begin, ulong end, ulong rej_cap, uint split,
-                                    __global uint *temp) {
+                                    __global uint *temp, ulong n) {
   q->dst = CNT_COUNT(prefix);
   q->end_sel = q->dst + CNT_COUNT(aggregate);
   q->lim = min(q->end_sel, cap);
-#if SEL_PARTITION
+#if SEL_REVERSE
+  // The rejected run by rank (begin - dst come before the tile), each at n - 1 - rank: all n
+  // fit (the host checks cap >= n).
+  (void)split;
+  (void)temp;
+  q->rej = begin - q->dst;
+  q->rej_lim = q->rej + (end - begin) - CNT_COUNT(aggregate);
+  q->rej_end = n - 1;
+#elif SEL_PARTITION
   // The rejected run: after the partition's total (a plain load of what select_count_total_cpu
   // stored, no atomics), or from 0 in a buffer of their own (split).
+  (void)n;
   q->rej = (split ? 0 : ((__global ulong *)temp)[1]) + (begin - q->dst);
   q->rej_lim = min(q->rej + (end - begin) - CNT_COUNT(aggregate), rej_cap);
 #endif
@@ -194,7 +208,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void select_single_pass_
 
   // Scatter the tile (now in cache) behind the cursor: its prefix and count are known now.
   cpu_cursor q;
-  cpu_cursor_begin(&q, prefix, aggregate, cap, begin, end, rej_cap, split, temp);
+  cpu_cursor_begin(&q, prefix, aggregate, cap, begin, end, rej_cap, split, temp, n);
   cpu_scatter(in, flags, out, lengths, rej, cap, begin, end, &q CLSCAN_XA);
   if (tile == tiles - 1)
     cpu_finish_count(count + count_byte_off, lengths, cap, n, &q);

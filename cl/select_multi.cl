@@ -3,7 +3,8 @@
  * element's flag (0 or 1, a uint8) into a temporary array; the host scans it exclusively into
  * ulong positions with one of the scan algorithms (Blelloch, Hillis-Steele, reduce-then-scan);
  * select_scatter writes each selected element at its position (and, for partition, each rejected
- * one at total + its rejected rank, or at its rejected rank in a buffer of their own); for
+ * one at total + its rejected rank, at its rejected rank in a buffer of their own, or at n - 1 -
+ * its rejected rank with SEL_REVERSE); for
  * run-length encoding it writes each run's start into a temporary array, and select_lengths turns
  * the starts into lengths. One work-item per element. The temporary arrays are regions of one
  * buffer: mark from byte mark_off, pos and starts from ulong pos_off and starts_off.
@@ -30,7 +31,8 @@ ALWAYS_INLINE ulong multi_total(const __global uchar *mark, const __global ulong
 
 /* Scatters element i (n >= 1); writes the count unless runs are encoded (select_lengths does).
  * Partition writes a rejected element to rej[rej_off + dst], dst < rej_cap: after the total in
- * `out` (split 0) or from 0 in a buffer of their own (split 1). */
+ * `out` (split 0) or from 0 in a buffer of their own (split 1), or (SEL_REVERSE) from the end of
+ * `out` backwards. */
 __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uchar *temp,
                              ulong mark_off, ulong pos_off, ulong starts_off, ulong n,
                              __global val_t *out, ulong out_off, ulong cap, __global val_t *rej,
@@ -55,7 +57,8 @@ __kernel void select_scatter(const __global in_t *in, ulong in_off, __global uch
       starts[p] = i;
 #endif
   } else if (SEL_PARTITION) {
-    const ulong dst = (split ? 0 : total) + (i - p);
+    // i - p rejected elements come before element i.
+    const ulong dst = SEL_REVERSE ? n - 1 - (i - p) : (split ? 0 : total) + (i - p);
     if (dst < rej_cap)
       rej[rej_off + dst] = sel_value(in, i CLSCAN_XA);
   }

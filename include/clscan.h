@@ -949,7 +949,10 @@ CLSCAN_API clscan_status clscan_plan_enqueue_reduce_args(clscan_plan *plan, cl_c
  *   rejected part starts at out[count]. Or, given a `rejected` buffer
  *   (clscan_select_buffers.rejected, clscan_partition_copy_host()), the selected ones in order to
  *   `out` and the rejected ones in order to `rejected` (Thrust's stable_partition_copy): that
- *   takes one pass, with no count pre-pass.
+ *   takes one pass, with no count pre-pass. Or, with `reverse_rejected`, the selected ones in
+ *   order and the rejected ones from the end of `out` backwards (out[n - 1] is the first
+ *   rejected), CUB's DevicePartition layout: one pass, no count pre-pass, but the rejected part
+ *   is not stable.
  * - UNIQUE: the first element of each run of equal consecutive elements; the count is the number
  *   of runs.
  * - RUN_LENGTH_ENCODE: the first element of each run, and in `lengths` each run's length
@@ -981,7 +984,8 @@ typedef enum clscan_select_op {
  *   terminates without forward-progress guarantees. PARTITION into one buffer adds a count
  *   pre-pass (the rejected part starts at the total, which a single pass cannot know before every
  *   tile is counted): it reads the flags once more (1 byte per element) or, with a predicate, the
- *   input once more. PARTITION into two buffers (`rejected` given) needs no pre-pass.
+ *   input once more. PARTITION into two buffers (`rejected` given), or with its rejected part
+ *   reversed (`reverse_rejected`), needs no pre-pass.
  *   RUN_LENGTH_ENCODE carries the index of the last run head in the look-back's state, so it
  *   stays one pass. It runs on every device: its status words are 64-bit atomics where the device
  *   has them, else 32-bit ones (two per 4 bytes of the count state).
@@ -1030,6 +1034,12 @@ typedef struct clscan_select_desc {
   const clscan_arg *args;       /**< arg_count extra arguments of predicate_source, map_source
                                      and equal_source (see clscan_arg); copied. */
   size_t arg_count;             /**< 0 to CLSCAN_MAX_ARGS. */
+  int reverse_rejected;         /**< PARTITION into one buffer: non-zero writes the rejected
+                                     elements from out[n - 1] backwards (the last rejected
+                                     element at out[count]), as CUB's DevicePartition::If, in one
+                                     pass; 0 (the default) writes them in order after the
+                                     selected ones, after a count pre-pass. Not with a
+                                     `rejected` buffer (clscan_select_buffers). */
 } clscan_select_desc;
 
 /** A selection compiled for one descriptor (like clscan_plan for scans). It may be used from
@@ -1042,7 +1052,8 @@ typedef struct clscan_select_plan clscan_select_plan;
  * vector builds the scalar ones).
  * @return CLSCAN_SUCCESS; CLSCAN_NULL_ARGUMENT (ctx, desc or out NULL, a user type without
  *   type_name, runs of a user type without equal_source); CLSCAN_INVALID_VALUE (op, count_size,
- *   predicate_source for runs, equal_source for SELECT or PARTITION, type fields given for a
+ *   predicate_source for runs, equal_source for SELECT or PARTITION, reverse_rejected for another
+ *   operation than PARTITION, type fields given for a
  *   built-in type, type_size 0, a conversion to or from a user type without map_source; extra
  *   arguments as for clscan_plan_create(), or without predicate_source and map_source);
  *   CLSCAN_INVALID_TYPE; CLSCAN_INVALID_ALGORITHM; CLSCAN_UNSUPPORTED_BY_DEVICE (double without
@@ -1076,7 +1087,8 @@ typedef struct clscan_select_buffers {
                         out_type from rejected_offset, of which the first
                         min(n - count, rejected_capacity) are written. `out` then receives only
                         the selected ones, the first min(count, out_capacity), as for SELECT, and
-                        the single pass needs no count pre-pass. Other operations: NULL. */
+                        the single pass needs no count pre-pass. NULL for other operations
+                        and for a plan with reverse_rejected. */
   size_t rejected_offset;
   size_t rejected_capacity; /**< How many elements `rejected` may receive. */
   cl_mem count; /**< One count_size-byte element at count_offset: the number selected or runs. */
@@ -1103,7 +1115,7 @@ typedef struct clscan_select_buffers {
  *   when the plan selects by flags; lengths NULL for RUN_LENGTH_ENCODE; values NULL with
  *   value_count > 0, a value's buffer or scalar NULL); CLSCAN_INVALID_VALUE (flags given to a plan
  *   that does not select by flags, lengths given for another operation, rejected given for an
- *   operation other than PARTITION, n >= 2^32 with
+ *   operation other than PARTITION or to a plan with reverse_rejected, n >= 2^32 with
  *   count_size 4, value_count not the plan's arg_count, a buffer value with `scalar` set or a
  *   scalar value with `buffer` set); CLSCAN_BUFFER_TOO_SMALL; CLSCAN_SIZE_OVERFLOW; CLSCAN_OVERLAP;
  *   CLSCAN_INVALID_BUFFER (another context, not a buffer, an output CL_MEM_READ_ONLY);
@@ -1154,8 +1166,8 @@ CLSCAN_API clscan_status clscan_select_host(clscan_context *ctx, const clscan_se
  * with a `rejected` buffer; *count receives the number selected. desc->op must be
  * CLSCAN_PARTITION; flags as for clscan_select_host(). An array may be NULL when its capacity is
  * 0.
- * @return as clscan_select_host(); CLSCAN_INVALID_VALUE where desc->op is not PARTITION. On error
- *   the arrays are untouched.
+ * @return as clscan_select_host(); CLSCAN_INVALID_VALUE where desc->op is not PARTITION or
+ *   desc->reverse_rejected is set. On error the arrays are untouched.
  */
 CLSCAN_API clscan_status clscan_partition_copy_host(clscan_context *ctx,
                                                     const clscan_select_desc *desc, const void *in,

@@ -13,13 +13,13 @@
  * 8), from CLSCAN__STATUS_OFFSET the status words (per tile: one 8-byte word per 4 bytes of count
  * state, that is one per 4 bytes of the count, twice that for run-length encoding; on devices
  * without 64-bit atomics, and under CLSCAN_TEST_STATUS32, two 4-byte words per 4 bytes of state,
- * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition into one buffer one ulong
- * count per tile (the pre-pass). A later single pass (the scan's, which may use the same slot)
- * reads the per-tile counts as words of an older epoch: below 2^35, and with 32-bit words stored in
- * 16-bit pieces (cl/select_common.cl, SEL_COUNT_TO_WORD). The slot's status-word size and epoch are
- * temp.c's (clscan__temp_acquire_words, through select_api.c's dispatch), so a slot whose words
- * had the other size is zeroed first. Nothing else needs 64-bit atomics: the ticket is a 32-bit
- * atomic and the partition's total a plain store and load between two launches.
+ * cl/status.cl's CLSCAN_STATUS32: plan->status32), and for partition into one buffer in order
+ * one ulong count per tile (the pre-pass). A later single pass (the scan's, which may use the same
+ * slot) reads the per-tile counts as words of an older epoch: below 2^35, and with 32-bit words
+ * stored in 16-bit pieces (cl/select_common.cl, SEL_COUNT_TO_WORD). The slot's status-word size and
+ * epoch are temp.c's (clscan__temp_acquire_words, through select_api.c's dispatch), so a slot whose
+ * words had the other size is zeroed first. Nothing else needs 64-bit atomics: the ticket is a
+ * 32-bit atomic and the partition's total a plain store and load between two launches.
  */
 #include "internal.h"
 
@@ -92,9 +92,15 @@ static size_t counts_offset(const clscan_select_plan *plan, size_t tiles) {
   return CLSCAN__STATUS_OFFSET + tiles * status_word_bytes(plan) * status_words(plan);
 }
 
+/* A partition in order after the selected elements in one buffer counts them first (a request
+ * with a rejected buffer of its own does not either). */
+static int needs_total(const clscan_select_plan *plan) {
+  return plan->op == CLSCAN_PARTITION && !plan->reverse_rejected;
+}
+
 static size_t temp_bytes(const clscan_select_plan *plan, size_t n) {
   size_t tiles = clscan__div_up(n, tile_elems(plan));
-  return counts_offset(plan, tiles) + (plan->op == CLSCAN_PARTITION ? tiles * 8 : 0);
+  return counts_offset(plan, tiles) + (needs_total(plan) ? tiles * 8 : 0);
 }
 
 static cl_uint tickets(const clscan_select_plan *plan, size_t n) {
@@ -119,14 +125,15 @@ static clscan_status enqueue_total(const clscan__select_launch *l, size_t tiles,
   return clscan__chain_call(l->chain, k[COUNT_TOTAL], total_args, 3, 1, local);
 }
 
-/* One launch of one work-group per tile (partition into one buffer: after its count pre-pass). */
+/* One launch of one work-group per tile (partition into one buffer in order: after its count
+ * pre-pass). */
 static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan_select_plan *plan = l->plan;
   const clscan__select_request *r = l->req;
   size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
   size_t tiles = clscan__div_up(r->n, tile_elems(plan));
   const clscan__select_rejected rj = clscan__select_rejected_of(r);
-  if (plan->op == CLSCAN_PARTITION && !rj.split)
+  if (needs_total(plan) && !rj.split)
     CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
   const clscan__select_io io = clscan__select_io_of(plan, r);
   cl_mem temp = l->temp;

@@ -841,6 +841,7 @@ struct clscan_select_plan {
   clscan_context *ctx;
   clscan_select_op op;
   int by_predicate;     /* SELECT, PARTITION: 1 with predicate_source, 0 by flags */
+  int reverse_rejected; /* PARTITION: 1 writes the rejected ones from the end of out backwards */
   clscan_type in_type;  /* the input's type (CLSCAN_USER_TYPE for a user type) */
   clscan_type out_type; /* the mapped element's type */
   clscan_op common_op;  /* what common.cl is built with: ADD, or USER_OP for user types */
@@ -864,8 +865,9 @@ struct clscan_select_plan {
 };
 
 /* Where a partition's rejected elements go, as the kernels take it (cl/select.cl): a buffer of
- * their own from 0 (split 1), or else `out` after the total (split 0; the same for the other
- * operations, which ignore it). */
+ * their own from 0 (split 1), or else `out`: after the total (split 0; the same for the other
+ * operations, which ignore it), or from its end backwards where the plan has reverse_rejected
+ * (the kernels are built for that: CLSCAN_SELECT_REVERSE). */
 typedef struct clscan__select_rejected {
   cl_mem mem;
   cl_ulong off, cap;

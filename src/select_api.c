@@ -59,6 +59,8 @@ static clscan_status check_select_fields(const clscan_select_desc *d) {
   if (!runs && d->equal_source)
     return clscan__fail(CLSCAN_INVALID_VALUE,
                         "equal_source is for UNIQUE and RUN_LENGTH_ENCODE only");
+  if (d->reverse_rejected && d->op != CLSCAN_PARTITION)
+    return clscan__fail(CLSCAN_INVALID_VALUE, "reverse_rejected is for PARTITION only");
   if (runs && user && !d->equal_source)
     return clscan__fail(CLSCAN_NULL_ARGUMENT, "runs of a user type need equal_source");
   if (d->arg_count && !d->predicate_source && !d->map_source && !d->equal_source)
@@ -162,11 +164,12 @@ static clscan_status compose_prelude(const clscan_select_plan *plan, const clsca
   const char *o = out_cl_name(d, plan->out_type);
   char signature[512];
   int ok = append(&buf, &len, "%s/* clscan: the selection. */\n", base ? base : "");
-  ok = ok &&
-       append(&buf, &len,
-              "#define CLSCAN_SELECT_OP %d\n#define CLSCAN_SELECT_PRED %d\n"
-              "#define CLSCAN_SELECT_EQUAL %d\n#define CLSCAN_COUNT_SIZE %zu\n",
-              (int)d->op, d->predicate_source != NULL, d->equal_source != NULL, plan->count_size);
+  ok = ok && append(&buf, &len,
+                    "#define CLSCAN_SELECT_OP %d\n#define CLSCAN_SELECT_PRED %d\n"
+                    "#define CLSCAN_SELECT_EQUAL %d\n#define CLSCAN_COUNT_SIZE %zu\n"
+                    "#define CLSCAN_SELECT_REVERSE %d\n",
+                    (int)d->op, d->predicate_source != NULL, d->equal_source != NULL,
+                    plan->count_size, plan->reverse_rejected);
   if (ok && (plan->out_type == CLSCAN_DOUBLE || plan->in_type == CLSCAN_DOUBLE))
     ok = append(&buf, &len, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (ok && d->predicate_source) {
@@ -247,6 +250,7 @@ static clscan_status plan_shape(clscan_select_plan *plan, const clscan_select_de
                                 const clscan_scan_desc *elements) {
   plan->op = d->op;
   plan->by_predicate = d->predicate_source != NULL;
+  plan->reverse_rejected = d->reverse_rejected != 0;
   plan->in_type = d->type;
   plan->out_type = clscan__out_type(elements);
   plan->common_op = elements->op;
@@ -468,6 +472,10 @@ static clscan_status check_presence(const clscan_select_plan *plan,
     return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->lengths is only for run-length encoding");
   if (plan->op != CLSCAN_PARTITION && b->rejected)
     return clscan__fail(CLSCAN_INVALID_VALUE, "buffers->rejected is only for partition");
+  if (plan->reverse_rejected && b->rejected)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "buffers->rejected is given, but the plan writes the rejected elements "
+                        "reversed at the end of out (reverse_rejected)");
   return CLSCAN_SUCCESS;
 }
 

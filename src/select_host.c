@@ -194,6 +194,10 @@ clscan_status clscan_partition_copy_host(clscan_context *ctx, const clscan_selec
   if (desc->op != CLSCAN_PARTITION)
     return clscan__fail(CLSCAN_INVALID_VALUE, "desc->op is %d, not CLSCAN_PARTITION",
                         (int)desc->op);
+  if (desc->reverse_rejected)
+    return clscan__fail(CLSCAN_INVALID_VALUE,
+                        "desc->reverse_rejected is set: the rejected elements go reversed to the "
+                        "end of one array (clscan_select_host)");
   const host_arrays a = {.in = in,
                          .flags = flags,
                          .n = n,

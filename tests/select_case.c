@@ -24,11 +24,11 @@ void sel_describe(const sel_case *c, char *buf, size_t cap) {
   snprintf(buf, cap,
            "op %d type %s kind %d pred %d pattern %d pct %u mean %u algo %s shape %d withhold %u "
            "tile %ux%u n %zu offs %zu/%zu/%zu/%zu/%zu capdelta %ld count_size %zu host %d split %d "
-           "seed %" PRIu64,
+           "reverse %d seed %" PRIu64,
            (int)c->op, clscan_type_name(c->type), (int)c->kind, c->by_pred, (int)c->pattern, c->pct,
            c->mean, clscan_algorithm_name(c->algorithm), c->shape, c->withhold, c->tile_wg,
            c->tile_vpt, c->n, c->in_off, c->flags_off, c->out_off, c->len_off, c->count_off,
-           c->cap_delta, c->count_size, c->host, c->split, c->seed);
+           c->cap_delta, c->count_size, c->host, c->split, c->reverse, c->seed);
 }
 
 /* The input element type of a case, and its size. */
@@ -150,6 +150,7 @@ static void make_desc(const sel_case *c, clscan_select_desc *d) {
   d->op = c->op;
   d->algorithm = c->algorithm;
   d->count_size = c->count_size;
+  d->reverse_rejected = c->reverse;
   int runs = c->op >= CLSCAN_UNIQUE;
   switch (c->kind) {
     case K_BUILTIN:
@@ -475,6 +476,17 @@ done:
   return ok;
 }
 
+/* Reverses the order of count elements of `size` bytes at p (a partition's rejected part, for
+ * reverse_rejected: CUB's layout). */
+static void reverse_elements(unsigned char *p, size_t count, size_t size) {
+  unsigned char tmp[64];
+  for (size_t a = 0, b = count; a + 1 < b; a++, b--) {
+    memcpy(tmp, p + a * size, size);
+    memcpy(p + a * size, p + (b - 1) * size, size);
+    memcpy(p + (b - 1) * size, tmp, size);
+  }
+}
+
 /* Runs and checks one case; returns 1 on success, else 0 with the reason in msg. */
 int sel_run_case(const sel_case *c, char *msg, size_t mcap) {
   clscan_context *ctx = tu_context();
@@ -510,6 +522,8 @@ int sel_run_case(const sel_case *c, char *msg, size_t mcap) {
     clscan_ref_heads(ref_type(c), eq, d.mapped, os, n, d.sel);
   }
   uint64_t want = clscan_ref_select(c->op, d.mapped, os, d.sel, n, d.expect, d.expect_len, ref_cap);
+  if (c->reverse && want <= n)
+    reverse_elements(d.expect + want * os, n - (size_t)want, os);
   clscan_select_desc desc;
   make_desc(c, &desc);
   uint64_t count = 0;

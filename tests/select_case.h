@@ -51,9 +51,11 @@ typedef struct sel_case {
   size_t n, in_off, flags_off, out_off, len_off, count_off;
   long cap_delta; /* capacity = n + cap_delta (clamped at 0) */
   size_t count_size;
-  int host;  /* clscan_select_host (clscan_partition_copy_host) instead of the device path */
-  int split; /* PARTITION into two buffers: the rejected ones at len_off of their own, both of
-                the capacity */
+  int host;    /* clscan_select_host (clscan_partition_copy_host) instead of the device path */
+  int split;   /* PARTITION into two buffers: the rejected ones at len_off of their own, both of
+                  the capacity */
+  int reverse; /* PARTITION into one buffer with reverse_rejected: the rejected ones reversed at
+                  its end (CUB's layout) */
   uint64_t seed;
 } sel_case;
 

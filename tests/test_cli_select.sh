@@ -159,12 +159,25 @@ words in.txt "6 1 4 9 5 2"
 run "$CLSCAN" partition --predicate 'x % 2 == 0' --count pc.txt in.txt out.txt
 expect_eq "partition --count: where the rejected part starts" "$(cat pc.txt)" "3"
 
+echo "# partition --reverse-rejected: the rejected elements last to first after the selected ones"
+selected "reversed by flags" "3 1 4 1 5" "1 4 5 1 3" partition --flags fp.txt --reverse-rejected
+selected "reversed by predicate" "6 1 4 9 5 2" "6 4 2 5 9 1" partition --predicate 'x % 2 == 0' \
+  --reverse-rejected
+selected "reversed, none selected" "3 1 4" "4 1 3" partition --predicate 'x > 100' \
+  --reverse-rejected
+words all3.txt "1 1 1"
+selected "reversed, all selected" "3 1 4" "3 1 4" partition --flags all3.txt --reverse-rejected
+selected "reversed with --arg (a scalar; a plan on the device)" "6 1 4 9 5 2" "6 9 5 2 4 1" \
+  partition --predicate 'x >= lim' --arg lim=scalar:int32:5 --reverse-rejected
+words in.txt "6 1 4 9 5 2"
+run "$CLSCAN" partition --predicate 'x % 2 == 0' --reverse-rejected --count pr.txt in.txt out.txt
+expect_eq "--reverse-rejected --count: where the rejected part starts" "$(cat pr.txt)" "3"
+
 echo "# partition --rejected: the selected elements to OUT, the rejected ones to FILE"
 partitioned "two files by flags" "3 1 4 1 5" "1 4" "3 1 5" --flags fp.txt
 partitioned "two files by predicate" "6 1 4 9 5 2" "6 4 2" "1 9 5" --predicate 'x % 2 == 0'
 partitioned "two files by index" "6 1 4 9 5 2" "1 9 2" "6 4 5" --predicate 'i % 2 == 1'
 partitioned "two files, none selected" "3 1 4" "" "3 1 4" --predicate 'x > 100'
-words all3.txt "1 1 1"
 partitioned "two files, all selected" "3 1 4" "3 1 4" "" --flags all3.txt
 partitioned "two files of a map (out-type)" "1 2 3" "200 300" "100" --type uint8 \
   --out-type uint32 --map-source 'x * 100' --predicate 'x >= 200'
@@ -397,6 +410,8 @@ refused five.txt "select without --flags or --predicate" "needs --flags FILE or 
   select
 refused five.txt "partition without --flags or --predicate" "needs --flags FILE or --predicate" \
   2 partition
+refused five.txt "--reverse-rejected for unique" "--reverse-rejected is only used by partition" \
+  2 unique --reverse-rejected
 refused five.txt "--flags with --predicate" "--flags and --predicate cannot be combined" 2 select \
   --flags f5.txt --predicate 'x > 0'
 refused five.txt "--predicate for unique" "--predicate is only used by select and partition" 2 \
@@ -490,6 +505,9 @@ for cmd in select unique rle; do
 done
 refused_two five.txt "--rejected without what selects" "needs --flags FILE or --predicate" 2 \
   partition
+refused_two five.txt "--rejected with --reverse-rejected" \
+  "--reverse-rejected and --rejected cannot be combined" 2 partition --predicate 'x > 0' \
+  --reverse-rejected
 refused_two badin.txt "--rejected, malformed input" "input line 3: 'abc' is not a valid int32" 1 \
   partition --predicate 'x > 0'
 refused_two five.txt "--rejected, fewer flags than elements" "holds 3 flags, the input 5" 1 \
@@ -541,23 +559,25 @@ expect_status "bench of the selection family succeeds" 0
 check "bench finds no wrong result" "WRONG or FAILED in stdout" \
   test "$(grep -Ec 'WRONG|FAILED' stdout.txt)" -eq 0
 # One row each: select by flags at 0, 1, 10, 50, 90, 99, 100 %, by predicate, partition into one
-# buffer and into two (partition-copy), unique and rle.
-rows=$(grep -Ec \
-  "^(select-flags|select-pred|partition|partition-copy|unique|rle) +$bench_algo +int32 +2\\^12 " \
-  stdout.txt || true)
-expect_eq "bench prints a row per primitive and fraction" "$rows" "12"
-expect_eq "CSV has a header and every row" "$(wc -l <s.csv | xargs)" "13"
+# buffer, into two (partition-copy) and reversed, unique and rle.
+rows=$(grep -Ec "^(select-flags|select-pred|partition|partition-copy|partition-reversed|unique|rle) +\
+$bench_algo +int32 +2\\^12 " stdout.txt || true)
+expect_eq "bench prints a row per primitive and fraction" "$rows" "13"
+expect_eq "CSV has a header and every row" "$(wc -l <s.csv | xargs)" "14"
 check "CSV rows name the primitive and fraction" "no select-flags:f=0.5 row" \
   grep -q ',select-flags:f=0.5,' s.csv
 check "CSV has the partition into two buffers" "no partition-copy:f=0.5 row" \
   grep -q ',partition-copy:f=0.5,' s.csv
+check "CSV has the partition with its rejected part reversed" "no partition-reversed:f=0.5 row" \
+  grep -q ',partition-reversed:f=0.5,' s.csv
 run "$CLSCAN" bench --family select --min-log2 12 --max-log2 12 --reps 2 --seed 5 \
   --algorithms "$bench_algo" --only unique,select-pred --no-host
 expect_status "bench --only --no-host succeeds" 0
 rows=$(grep -Ec "^(select-pred|unique) +$bench_algo +int32 +2\\^12 .* -$" stdout.txt || true)
 expect_eq "bench --only prints the named primitives, without host times" "$rows" "2"
 expect_eq "bench --only prints no other primitive" \
-  "$(grep -Ec "^(select-flags|partition|partition-copy|rle) " stdout.txt || true)" "0"
+  "$(grep -Ec "^(select-flags|partition|partition-copy|partition-reversed|rle) " stdout.txt ||
+    true)" "0"
 run "$CLSCAN" bench --family select --only unique,sideways
 expect_status "bench --only with an unknown primitive: exit 2" 2
 run "$CLSCAN" bench --no-host

@@ -48,7 +48,8 @@ static void check_case(const sel_case *c) {
 }
 
 /* Sizes around the tiles of both shapes (GPU tiles of 4096 with 256 work-items; CPU tiles of
- * the tuning's cpu_tile), for every operation and partition into two buffers. */
+ * the tuning's cpu_tile), for every operation, partition into two buffers and partition with its
+ * rejected part reversed. */
 static void test_sizes(void **state) {
   (void)state;
   const size_t sizes[] = {1,    2,     3,     255,   4095,  4096,  4097,  8191,
@@ -67,6 +68,10 @@ static void test_sizes(void **state) {
       c.by_pred = s % 2;
       c.shape = shape;
       check_case(&c);
+      c.split = 0; /* reversed */
+      c.reverse = 1;
+      c.by_pred = !c.by_pred;
+      check_case(&c);
     }
   }
 }
@@ -75,10 +80,11 @@ static void test_sizes(void **state) {
  * elements per vector, at most 32 per work-item): lane groups of fewer than 32 work-items, one
  * warp, two and eight lane groups per work-group, elements per work-item not a power of two, at
  * sizes around the tile (tile - 1, tile, tile + 1, 2 tiles + 3), with no, half and every element
- * selected (a full tile staged entirely as selected, or as rejected for partition), runs of mean
- * length 1 and 64, and the fallback forced for half selected; all with vector loads (offset 0),
- * and at 2 tiles + 3 with half selected also with the scalar loads (input offset 1). NVIDIA
- * refuses work-groups below 32 work-items, so GPUs skip the first geometry. */
+ * selected (a full tile staged entirely as selected, or as rejected for partition, whose
+ * rejected part also goes reversed), runs of mean length 1 and 64, and the fallback forced for half
+ * selected; all with vector loads (offset 0), and at 2 tiles + 3 with half selected also with the
+ * scalar loads (input offset 1). NVIDIA refuses work-groups below 32 work-items, so GPUs skip the
+ * first geometry. */
 static void test_tiles(void **state) {
   (void)state;
   const struct geometry { unsigned wg, vpt; } geo[] = {{8, 1}, {32, 3}, {64, 8}, {256, 2}};
@@ -101,6 +107,11 @@ static void test_tiles(void **state) {
             c.pattern = level == 0 ? P_NONE : level == 1 ? P_RANDOM : P_ALL;
           }
           check_case(&c);
+          if (c.op == CLSCAN_PARTITION) { /* the rejected part reversed */
+            c.reverse = 1;
+            check_case(&c);
+            c.reverse = 0;
+          }
           if (level == 1) {
             c.withhold = 3;
             check_case(&c);
@@ -117,7 +128,8 @@ static void test_tiles(void **state) {
 
 /* Every built-in type: every operation in the CPU shape (select and partition by flags and by
  * predicate), and in the GPU shape select by predicate, partition by flags and run-length
- * encoding (each program is a build, so the matrix is kept to what differs per type). */
+ * encoding; partition into two buffers in both shapes, and with its rejected part reversed in the
+ * GPU shape (each program is a build, so the matrix is kept to what differs per type). */
 static void test_types(void **state) {
   (void)state;
   static const struct {
@@ -151,6 +163,11 @@ static void test_types(void **state) {
       c.split = 1;
       check_case(&c);
     }
+    sel_case c = sel_base_case(CLSCAN_PARTITION, 20011); /* reversed, in the GPU shape's vectors */
+    c.type = (clscan_type)t;
+    c.shape = 1;
+    c.reverse = 1;
+    check_case(&c);
   }
 }
 
@@ -199,6 +216,10 @@ static void test_user(void **state) {
           c.by_pred = pred;
           c.shape = shape;
           check_case(&c);
+          if (c.op == CLSCAN_PARTITION && pred) { /* the rejected part reversed */
+            c.reverse = 1;
+            check_case(&c);
+          }
         }
       }
     }
@@ -220,7 +241,8 @@ static void test_algorithms(void **state) {
         check_case(&c);
       }
     }
-    // Partition into two buffers, by flags and by predicate, the capacity below either part.
+    // Partition into two buffers, by flags and by predicate, the capacity below either part;
+    // into one with its rejected part reversed.
     for (int pred = 0; pred <= 1; pred++) {
       sel_case c = sel_base_case(CLSCAN_PARTITION, 70001);
       c.algorithm = multi[a];
@@ -228,6 +250,10 @@ static void test_algorithms(void **state) {
       c.by_pred = pred;
       check_case(&c);
       c.cap_delta = -40000;
+      check_case(&c);
+      c.split = 0; /* one buffer, the rejected part reversed */
+      c.reverse = 1;
+      c.cap_delta = pred ? 3 : 0;
       check_case(&c);
     }
   }
@@ -254,6 +280,9 @@ static void test_algorithms(void **state) {
       c.withhold = w;
       c.split = 1;
       c.by_pred = w == 3;
+      check_case(&c);
+      c.split = 0;
+      c.reverse = 1;
       check_case(&c);
     }
   }
@@ -350,10 +379,13 @@ static void test_status32(void **state) {
         c.withhold = v == 0 ? 0 : v == 1 ? 3 : 2;
         c.count_size = v == 2 ? 4 : 8;
         check_case(&c);
-        if (ops[o].op == CLSCAN_PARTITION) { /* into two buffers */
+        if (ops[o].op == CLSCAN_PARTITION) { /* into two buffers; reversed */
           c.split = 1;
           check_case(&c);
           c.split = 0;
+          c.reverse = 1;
+          check_case(&c);
+          c.reverse = 0;
         }
         if (shape == 1 && v == 1) { /* the GPU shape's scalar loads */
           c.in_off = 1;
@@ -365,58 +397,62 @@ static void test_status32(void **state) {
   test_status32_counts_reuse();
 }
 
-/* Partition into two buffers in both shapes, by flags and by predicate: capacities of both
- * buffers (the same) above, at and below either part, with 10, 50 and 90 % selected; offsets
- * (the GPU shape's scalar and vector loads); n = 0; the host variant. */
-static void test_split_edges(void) {
+/* A partition case of n elements in a layout (split: into two buffers; reverse: its rejected part
+ * reversed), shape and way of selecting. */
+static sel_case layout_case(size_t n, int split, int reverse, int pred, int shape) {
+  sel_case c = sel_base_case(CLSCAN_PARTITION, n);
+  c.split = split;
+  c.reverse = reverse;
+  c.by_pred = pred;
+  c.shape = shape;
+  return c;
+}
+
+/* The partitions' own layouts in both shapes, by flags and by predicate: into two buffers
+ * (capacities of both buffers, the same, above, at and below either part) and into one with its
+ * rejected part reversed (capacities of n and more); for each, 0, 10, 90 and 100 % selected,
+ * offsets (the GPU shape's scalar and vector loads) and 4-byte counts, n = 0 and 1, and the host
+ * variant. */
+static void test_layout_edges(void) {
   for (int shape = 1; shape <= 2; shape++) {
     for (int pred = 0; pred <= 1; pred++) {
-      const long deltas[] = {5, 0, -1, -30000, -45000, -60000, -90001};
-      for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
-        sel_case c = sel_base_case(CLSCAN_PARTITION, 90001);
-        c.split = 1;
-        c.by_pred = pred;
-        c.cap_delta = deltas[i];
-        c.shape = shape;
+      for (int split = 1; split >= 0; split--) {
+        const int reverse = !split;
+        const long deltas[] = {5, 0, -1, -30000, -45000, -60000, -90001};
+        for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
+          sel_case c = layout_case(90001, split, reverse, pred, shape);
+          c.cap_delta = deltas[i];
+          if (split || deltas[i] >= 0) /* one buffer holds all n */
+            check_case(&c);
+        }
+        const unsigned pcts[] = {0, 10, 90, 100};
+        for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+          sel_case c = layout_case(90001, split, reverse, pred, shape);
+          c.pct = pcts[i];
+          c.cap_delta = split ? -40000 : (long)(i % 2) * 5;
+          check_case(&c);
+        }
+        sel_case c = layout_case(33333, split, reverse, pred, shape);
+        c.in_off = 3;
+        c.flags_off = 5;
+        c.out_off = 7;
+        c.len_off = 9;
+        c.count_off = 2;
         check_case(&c);
-      }
-      const unsigned pcts[] = {0, 10, 90, 100};
-      for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
-        sel_case c = sel_base_case(CLSCAN_PARTITION, 90001);
-        c.split = 1;
-        c.by_pred = pred;
-        c.pct = pcts[i];
-        c.cap_delta = -40000;
-        c.shape = shape;
+        c.in_off = 32;
+        c.flags_off = 48;
+        c.count_size = 4;
         check_case(&c);
+        for (size_t n = 0; n <= 1; n++) {
+          sel_case z = layout_case(n, split, reverse, pred, shape);
+          check_case(&z);
+        }
+        sel_case h = layout_case(12345, split, reverse, pred, shape);
+        h.host = 1;
+        check_case(&h);
+        h.cap_delta = split ? -8000 : 3;
+        check_case(&h);
       }
-      sel_case c = sel_base_case(CLSCAN_PARTITION, 33333);
-      c.split = 1;
-      c.by_pred = pred;
-      c.shape = shape;
-      c.in_off = 3;
-      c.flags_off = 5;
-      c.out_off = 7;
-      c.len_off = 9;
-      c.count_off = 2;
-      check_case(&c);
-      c.in_off = 32;
-      c.flags_off = 48;
-      c.count_size = 4;
-      check_case(&c);
-      sel_case z = sel_base_case(CLSCAN_PARTITION, 0);
-      z.split = 1;
-      z.by_pred = pred;
-      z.shape = shape;
-      check_case(&z);
-      sel_case h = sel_base_case(CLSCAN_PARTITION, 12345);
-      h.split = 1;
-      h.by_pred = pred;
-      h.host = 1;
-      h.shape = shape;
-      check_case(&h);
-      h.cap_delta = -8000;
-      check_case(&h);
     }
   }
 }
@@ -476,7 +512,7 @@ static void test_edges(void **state) {
     z.algorithm = CLSCAN_ALGO_BLELLOCH;
     check_case(&z);
   }
-  test_split_edges();
+  test_layout_edges();
 }
 
 /* The sequential host loop doing an operation's job on int32 (returns the count). */
@@ -611,7 +647,7 @@ static void test_large(void **state) {
 /* Draws what a plan compiles: the operation and how it selects (flags or predicate), the element
  * type or kind (a user struct, float2, a map), the algorithm (AUTO, the single pass in either
  * shape or by default, or a multi-pass path), the forced fallback and the GPU tile (single pass
- * only), and the count size. */
+ * only), the count size, and for a partition its rejected part reversed. */
 static sel_case draw_combo(uint64_t *r) {
   sel_case c = sel_base_case(sel_all_ops[tu_draw(r, 4)], 0);
   c.by_pred = c.op <= CLSCAN_PARTITION && tu_draw(r, 2);
@@ -637,13 +673,14 @@ static sel_case draw_combo(uint64_t *r) {
     }
   }
   c.count_size = tu_draw(r, 2) ? 8 : 4;
+  c.reverse = c.op == CLSCAN_PARTITION && tu_draw(r, 3) == 0;
   return c;
 }
 
 /* Draws one case on a combination: the pattern (a random fraction, none, all, alternating, or
  * runs of a mean length), n (mostly small, some to 400000), offsets (none, whole vectors, or
- * arbitrary), for a partition one buffer or two, the output capacity (n, more, or less where it
- * may be), and the host variant. */
+ * arbitrary), for a partition in order one buffer or two, the output capacity (n, more, or less
+ * where it may be), and the host variant. */
 static void draw_case(sel_case *c, uint64_t *r) {
   static const unsigned pcts[] = {0, 1, 10, 50, 90, 99, 100};
   static const unsigned means[] = {1, 2, 4, 64, 5000};
@@ -659,7 +696,7 @@ static void draw_case(sel_case *c, uint64_t *r) {
   const size_t o = tu_draw(r, 3);
   for (size_t i = 0; i < 5; i++)
     *offs[i] = o == 0 ? 0 : o == 1 ? 16 * tu_draw(r, 3) : tu_draw(r, 10);
-  c->split = c->op == CLSCAN_PARTITION && tu_draw(r, 3) == 0;
+  c->split = c->op == CLSCAN_PARTITION && !c->reverse && tu_draw(r, 3) == 0;
   // A partition into one buffer writes all n elements: its capacity is at least n.
   const size_t cap = tu_draw(r, 6);
   const int shorter = cap == 0 && (c->op != CLSCAN_PARTITION || c->split);

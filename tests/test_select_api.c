@@ -67,6 +67,12 @@ void test_errors_desc(void **state) {
   expect_desc(&d, CLSCAN_INVALID_VALUE);
   d = (clscan_select_desc){.op = CLSCAN_SELECT, .equal_source = "a == b"};
   expect_desc(&d, CLSCAN_INVALID_VALUE);
+  for (int op = 0; op < CLSCAN_SELECT_OP_COUNT; op++) { /* reverse_rejected: partition only */
+    if (op == CLSCAN_PARTITION)
+      continue;
+    d = (clscan_select_desc){.op = (clscan_select_op)op, .reverse_rejected = 1};
+    expect_desc(&d, CLSCAN_INVALID_VALUE);
+  }
   d = (clscan_select_desc){.op = CLSCAN_UNIQUE,
                            .type = CLSCAN_USER_TYPE,
                            .type_name = "pair",
@@ -257,7 +263,8 @@ void test_errors_enqueue(void **state) {
 }
 
 /* What each operation refuses: flags for a predicate plan, flags and missing lengths for runs,
- * a partition's capacity, and the rejected buffer of a partition into two buffers. */
+ * a partition's capacity, the rejected buffer of a partition into two buffers, and one given to
+ * a partition whose rejected part goes reversed into `out`. */
 void test_errors_operations(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
@@ -311,6 +318,14 @@ void test_errors_operations(void **state) {
   b = good, b.rejected = len, b.rejected_capacity = n / 4;
   EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
   clscan_select_plan_release(p);
+  // The rejected part reversed: all n in `out`, and no rejected buffer.
+  d = (clscan_select_desc){.op = CLSCAN_PARTITION, .reverse_rejected = 1};
+  p = plan_of(&d);
+  b = good, b.out_capacity = n - 1;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_BUFFER_TOO_SMALL);
+  b = good, b.rejected = len, b.rejected_capacity = n;
+  EXPECT(clscan_select_enqueue(p, NULL, &b, n, 0, NULL, NULL), CLSCAN_INVALID_VALUE);
+  clscan_select_plan_release(p);
   err_buffers_check_release(ctx, &e);
 }
 
@@ -347,6 +362,11 @@ void test_errors_host(void **state) {
          CLSCAN_NULL_ARGUMENT);
   EXPECT(clscan_partition_copy_host(ctx, &d, hin, NULL, 4, hout, 4, hrej, 4, &count),
          CLSCAN_NULL_ARGUMENT);
+  d.reverse_rejected = 1; /* reversed: into one array only */
+  EXPECT(clscan_partition_copy_host(ctx, &d, hin, hfl, 4, hout, 4, hrej, 4, &count),
+         CLSCAN_INVALID_VALUE);
+  EXPECT(clscan_select_host(ctx, &d, hin, hfl, 4, hout, NULL, 3, &count), CLSCAN_BUFFER_TOO_SMALL);
+  d.reverse_rejected = 0;
   for (int i = 0; i < 4; i++)
     assert_int_equal(hrej[i], 7);
   // Capacities of 1: one of each part, the true count.

@@ -6,7 +6,8 @@
  * finding fails the case.
  *
  * Cases: every operation (select by flags and by predicate, partition, unique, run-length
- * encoding, and partition into two buffers, by flags at some sizes and by predicate at others)
+ * encoding, and partition into two buffers and with its rejected part reversed, by flags at some
+ * sizes and by predicate at others)
  * through the single pass in both shapes, with and without the forced fallback
  * (CLSCAN_TEST_WITHHOLD=2), the GPU shape's fallback also with two lane groups of 32 (tiles of 64
  * work-items x 4 elements), the fallback in both shapes with the 32-bit status words of devices
@@ -67,20 +68,22 @@ int main(void) {
   og_log_mark();
   unsigned failed = 0, cases = 0;
   for (size_t g = 0; g < sizeof configs / sizeof configs[0]; g++) {
-    for (int op = 0; op < 6; op++) {
+    for (int op = 0; op < 7; op++) {
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const char *only = getenv("CLSCAN_TEST_ONLY"); /* "config,op,size;..." to run (debugging) */
         char here[64];
         snprintf(here, sizeof here, "%zu,%d,%zu", g, op, s);
         if (only && !strstr(only, here))
           continue;
-        // op 4: select by predicate; op 5: partition into two buffers.
+        // op 4: select by predicate; op 5: partition into two buffers; op 6: partition with its
+        // rejected part reversed.
         sel_case c = sel_base_case(op == 4   ? CLSCAN_SELECT
-                                   : op == 5 ? CLSCAN_PARTITION
+                                   : op >= 5 ? CLSCAN_PARTITION
                                              : sel_all_ops[op],
                                    sizes[s]);
-        c.by_pred = op == 4 || (op == 5 && s % 2);
+        c.by_pred = op == 4 || (op >= 5 && s % 2);
         c.split = op == 5;
+        c.reverse = op == 6;
         c.algorithm = configs[g].algo;
         c.shape = configs[g].shape;
         c.withhold = configs[g].withhold;

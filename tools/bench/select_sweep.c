@@ -7,7 +7,8 @@
  *
  * KIND is flags0 (select by flags, none set), flags50 (select by flags, half set at random),
  * pred (select by the predicate x < 50), part (stable partition by it into one buffer), part2
- * (into two buffers), unique or rle (run-length encoding); OPTIONS extra OpenCL build options (a
+ * (into two buffers), partr (into one buffer, the rejected part reversed: reverse_rejected),
+ * unique or rle (run-length encoding); OPTIONS extra OpenCL build options (a
  * kernel macro of cl/select.cl, say). Each configuration gets a clscan context of its own over
  * one OpenCL context and queue, created with OPTIONS in CLSCAN_BUILD_OPTIONS, so that its
  * programs are built with its options alone (the tile comes from the tuning table, or from
@@ -38,10 +39,15 @@
 #include "measure.h"
 
 /* What a configuration runs. */
-typedef enum kind { FLAGS0, FLAGS50, PRED, PART, PART2, UNIQUE, RLE, KINDS } kind;
+typedef enum kind { FLAGS0, FLAGS50, PRED, PART, PART2, PARTR, UNIQUE, RLE, KINDS } kind;
 
-static const char *const kind_names[KINDS] = {"flags0", "flags50", "pred", "part",
-                                              "part2",  "unique",  "rle"};
+static const char *const kind_names[KINDS] = {"flags0", "flags50", "pred",   "part",
+                                              "part2",  "partr",   "unique", "rle"};
+
+/* Returns 1 for the partitions. */
+static int is_partition(kind k) {
+  return k == PART || k == PART2 || k == PARTR;
+}
 
 /* One configuration and its plan. */
 typedef struct config {
@@ -84,10 +90,11 @@ static int parse_config(const char *text, config *c) {
       c->k = (kind)k;
   }
   if (c->k == KINDS) {
-    fprintf(stderr,
-            "select_sweep: '%s': the kind is not flags0, flags50, pred, part, part2, unique or "
-            "rle\n",
-            text);
+    fprintf(
+        stderr,
+        "select_sweep: '%s': the kind is not flags0, flags50, pred, part, part2, partr, unique or "
+        "rle\n",
+        text);
     return 0;
   }
   snprintf(c->options, sizeof c->options, "%s", text[len] ? text + len + 1 : "");
@@ -110,6 +117,7 @@ static int chosen(const sweep *s, kind k, size_t i) {
     case PRED:
     case PART:
     case PART2:
+    case PARTR:
       return s->values[i] < 50;
     default:
       return i == 0 || s->values[i] != s->values[i - 1];
@@ -136,11 +144,9 @@ static int expect(sweep *s, kind k) {
   if (k == RLE && c > 0)
     e->lengths[c - 1] = (uint32_t)(s->n - e->lengths[c - 1]);
   e->count = c;
-  if (k == PART || k == PART2) {
-    for (size_t i = 0; i < s->n; i++) {
-      if (!chosen(s, k, i))
-        e->out[c++] = s->values[i];
-    }
+  for (size_t i = 0, r = s->n; is_partition(k) && i < s->n; i++) {
+    if (!chosen(s, k, i))
+      e->out[k == PARTR ? --r : c++] = s->values[i];
   }
   return 1;
 }
@@ -153,6 +159,7 @@ static size_t moved_bytes(const sweep *s, kind k, size_t count) {
       return s->n * 5 + count * 4;
     case PART:
     case PART2:
+    case PARTR:
       return s->n * 8;
     case RLE:
       return s->n * 4 + count * 8;
@@ -211,7 +218,7 @@ static int poison(sweep *s) {
 static long long differences(sweep *s, const config *c) {
   const expected *e = &s->want[c->k];
   uint32_t count = 0;
-  const size_t kept = c->k == PART ? s->n : e->count; /* in `out` */
+  const size_t kept = c->k == PART || c->k == PARTR ? s->n : e->count; /* in `out` */
   cl_int err = clEnqueueReadBuffer(s->queue, s->count, CL_TRUE, 0, 4, &count, 0, NULL, NULL);
   if (err == CL_SUCCESS && kept)
     err = clEnqueueReadBuffer(s->queue, s->out, CL_TRUE, 0, kept * 4, s->got, 0, NULL, NULL);
@@ -224,7 +231,7 @@ static long long differences(sweep *s, const config *c) {
   if (err != CL_SUCCESS)
     return -1;
   long long wrong = count != e->count;
-  const size_t all = c->k == PART || c->k == PART2 ? s->n : e->count;
+  const size_t all = is_partition(c->k) ? s->n : e->count;
   for (size_t i = 0; i < all; i++)
     wrong += s->got[i] != e->out[i];
   for (size_t i = 0; c->k == RLE && i < e->count; i++)
@@ -253,14 +260,15 @@ static int prepare(sweep *s, config *c) {
   else
     unsetenv("CLSCAN_BUILD_OPTIONS");
   static const clscan_select_op ops[KINDS] = {
-      [FLAGS0] = CLSCAN_SELECT,        [FLAGS50] = CLSCAN_SELECT,  [PRED] = CLSCAN_SELECT,
-      [PART] = CLSCAN_PARTITION,       [PART2] = CLSCAN_PARTITION, [UNIQUE] = CLSCAN_UNIQUE,
-      [RLE] = CLSCAN_RUN_LENGTH_ENCODE};
-  const int pred = c->k == PRED || c->k == PART || c->k == PART2;
+      [FLAGS0] = CLSCAN_SELECT,  [FLAGS50] = CLSCAN_SELECT,       [PRED] = CLSCAN_SELECT,
+      [PART] = CLSCAN_PARTITION, [PART2] = CLSCAN_PARTITION,      [PARTR] = CLSCAN_PARTITION,
+      [UNIQUE] = CLSCAN_UNIQUE,  [RLE] = CLSCAN_RUN_LENGTH_ENCODE};
+  const int pred = c->k == PRED || is_partition(c->k);
   const clscan_select_desc d = {.op = ops[c->k],
                                 .type = CLSCAN_INT32,
                                 .predicate_source = pred ? "x < 50" : NULL,
-                                .count_size = 4};
+                                .count_size = 4,
+                                .reverse_rejected = c->k == PARTR};
   clscan_status st = clscan_context_create(clscan_context_cl_context(s->ctx),
                                            clscan_context_device(s->ctx), &c->ctx);
   if (st == CLSCAN_SUCCESS)

@@ -78,10 +78,15 @@ const char cli_partition_usage[] =
     "(not reversed, unlike CUB's DevicePartition), to OUT: a stable partition, as many\n"
     "elements as IN. --count gets the number selected: where the rejected part starts.\n"
     "With --rejected FILE: only the selected elements to OUT, and the rejected ones, in their\n"
-    "order, to FILE, in the same --format.\n" SEL_USAGE_FILES SEL_USAGE_SELECT_BY
+    "order, to FILE, in the same --format. With --reverse-rejected: the rejected ones last to\n"
+    "first after the selected ones (CUB's layout; one pass on the device).\n" SEL_USAGE_FILES
+        SEL_USAGE_SELECT_BY
     "  --rejected FILE        write the rejected elements to FILE, not after the selected\n"
     "                         ones in OUT; replaced only on success, as OUT; a file other\n"
-    "                         than OUT and --count\n" SEL_USAGE_COMMON SEL_USAGE_TAIL;
+    "                         than OUT and --count\n"
+    "  --reverse-rejected     write the rejected elements after the selected ones in\n"
+    "                         reverse order (not with --rejected)\n" SEL_USAGE_COMMON
+        SEL_USAGE_TAIL;
 
 const char cli_unique_usage[] =
     "Usage: clscan unique [options] [IN [OUT]]\n"
@@ -117,6 +122,7 @@ enum {
   OPT_COUNT_SIZE,
   OPT_LENGTHS,
   OPT_REJECTED,
+  OPT_REVERSE_REJECTED,
   OPT_ALGORITHM,
   OPT_DEVICE,
   OPT_ARG
@@ -133,6 +139,7 @@ static const cli_option select_options[] = {{"format", 1, OPT_FORMAT},
                                             {"count-size", 1, OPT_COUNT_SIZE},
                                             {"lengths", 1, OPT_LENGTHS},
                                             {"rejected", 1, OPT_REJECTED},
+                                            {"reverse-rejected", 0, OPT_REVERSE_REJECTED},
                                             {"algorithm", 1, OPT_ALGORITHM},
                                             {"device", 1, OPT_DEVICE},
                                             {"arg", 1, OPT_ARG},
@@ -194,6 +201,9 @@ static int select_option(cli_select_request *r, const char *cmd, int id, const c
       return 1;
     case OPT_REJECTED:
       r->rejected_path = v;
+      return 1;
+    case OPT_REVERSE_REJECTED:
+      r->desc.reverse_rejected = 1;
       return 1;
     case OPT_DEVICE:
       r->device = v;
@@ -276,8 +286,8 @@ static int check_distinct(const cli_select_request *r, const char *cmd) {
   return 1;
 }
 
-/* Checks the outputs: --lengths only for rle (and needed there in binary), --rejected only for
- * partition, distinct files. */
+/* Checks the outputs: --lengths only for rle (and needed there in binary), --rejected and
+ * --reverse-rejected only for partition and not together, distinct files. */
 static int check_outputs(const cli_select_request *r, const char *cmd) {
   int rle = r->desc.op == CLSCAN_RUN_LENGTH_ENCODE;
   if (r->lengths_path && !rle)
@@ -286,6 +296,10 @@ static int check_outputs(const cli_select_request *r, const char *cmd) {
     return cli_usage_error(cmd, "--format binary needs --lengths FILE for the run lengths"), 0;
   if (r->rejected_path && r->desc.op != CLSCAN_PARTITION)
     return cli_usage_error(cmd, "--rejected is only used by partition"), 0;
+  if (r->desc.reverse_rejected && r->desc.op != CLSCAN_PARTITION)
+    return cli_usage_error(cmd, "--reverse-rejected is only used by partition"), 0;
+  if (r->desc.reverse_rejected && r->rejected_path)
+    return cli_usage_error(cmd, "--reverse-rejected and --rejected cannot be combined"), 0;
   return check_distinct(r, cmd);
 }
 

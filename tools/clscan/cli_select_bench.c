@@ -1,8 +1,9 @@
 /*
  * The clscan program's `bench --family select`: the selection primitives (select by flags at
  * selected fractions from 0 to 100 %, select by predicate and partition at 50 %, the partition
- * into one buffer and into two (partition-copy, the rejected ones to a buffer of their own), unique
- * and run-length encoding of runs of mean length 4), each verified against a host computation
+ * into one buffer, into two (partition-copy, the rejected ones to a buffer of their own) and into
+ * one with its rejected part reversed (partition-reversed, CUB's layout), unique and run-length
+ * encoding of runs of mean length 4), each verified against a host computation
  * before and after it is timed, next to a device copy of the bytes it must move and a sequential
  * host loop doing the same job.
  *
@@ -45,14 +46,16 @@ typedef enum sb_kind {
   SB_SELECT_FLAGS = 0,
   SB_SELECT_PRED,
   SB_PARTITION,
-  SB_PARTITION_COPY, /* into two buffers: the rejected ones to d->rejected */
+  SB_PARTITION_COPY,     /* into two buffers: the rejected ones to d->rejected */
+  SB_PARTITION_REVERSED, /* into one buffer, the rejected ones from its end (reverse_rejected) */
   SB_UNIQUE,
   SB_RLE
 } sb_kind;
-#define SB_KIND_COUNT 6
+#define SB_KIND_COUNT 7
 
-static const char *const kind_names[SB_KIND_COUNT] = {"select-flags",   "select-pred", "partition",
-                                                      "partition-copy", "unique",      "rle"};
+static const char *const kind_names[SB_KIND_COUNT] = {
+    "select-flags",       "select-pred", "partition", "partition-copy",
+    "partition-reversed", "unique",      "rle"};
 
 int cli_select_kind_from_name(const char *name, int *kind) {
   for (int k = 0; k < SB_KIND_COUNT; k++) {
@@ -70,12 +73,17 @@ unsigned cli_select_all_kinds(void) {
 
 /* The operation of each kind. */
 static const clscan_select_op kind_ops[SB_KIND_COUNT] = {
-    CLSCAN_SELECT,    CLSCAN_SELECT, CLSCAN_PARTITION,
+    CLSCAN_SELECT,    CLSCAN_SELECT, CLSCAN_PARTITION,        CLSCAN_PARTITION,
     CLSCAN_PARTITION, CLSCAN_UNIQUE, CLSCAN_RUN_LENGTH_ENCODE};
+
+/* Returns 1 for the partitions. */
+static int is_partition(sb_kind k) {
+  return kind_ops[k] == CLSCAN_PARTITION;
+}
 
 /* Returns 1 for the kinds selected by SB_PREDICATE. */
 static int by_predicate(sb_kind k) {
-  return k == SB_SELECT_PRED || k == SB_PARTITION || k == SB_PARTITION_COPY;
+  return k == SB_SELECT_PRED || is_partition(k);
 }
 
 /* Returns the selection descriptor of a kind for a type and algorithm. */
@@ -84,6 +92,7 @@ static clscan_select_desc kind_desc(sb_kind k, clscan_type type, clscan_algorith
       .op = kind_ops[k], .type = type, .count_size = SB_COUNT_SIZE, .algorithm = algo};
   if (by_predicate(k))
     d.predicate_source = SB_PREDICATE;
+  d.reverse_rejected = k == SB_PARTITION_REVERSED;
   return d;
 }
 
@@ -161,12 +170,24 @@ SB_HOST_BITS(uint32_t, u32)
 SB_HOST_BITS(uint64_t, u64)
 
 /* Select and partition by SB_PREDICATE (x < 50) in the element's own type. The partition's
- * rejected elements go to `rejected` (n elements), then, with `join`, after the selected ones. */
+ * rejected elements go to `rejected` (n elements), then, with `join` 1, after the selected ones;
+ * with `join` 2 they go from the end of `out` backwards instead (each element is stored at both
+ * next slots; the later ones overwrite what is not theirs). */
 #define SB_HOST_PRED(T, SUFFIX)                                                                  \
   static uint64_t pred_##SUFFIX(const void *in, void *out, void *rejected, int join, size_t n) { \
     const T *x = in;                                                                             \
     T *y = out, *r = rejected;                                                                   \
     uint64_t c = 0, d = 0;                                                                       \
+    if (join == 2) {                                                                             \
+      for (size_t i = 0; i < n; i++) {                                                           \
+        int keep = x[i] < (T)50;                                                                 \
+        y[c] = x[i];                                                                             \
+        y[n - 1 - d] = x[i];                                                                     \
+        c += keep;                                                                               \
+        d += !keep;                                                                              \
+      }                                                                                          \
+      return c;                                                                                  \
+    }                                                                                            \
     for (size_t i = 0; i < n; i++) {                                                             \
       int keep = x[i] < (T)50;                                                                   \
       y[c] = x[i];                                                                               \
@@ -249,6 +270,14 @@ static void host_expect(sb_host *h, sb_kind k) {
   const void *vals = k >= SB_UNIQUE ? h->runs : h->in;
   h->want_count = clscan_ref_select(kind_ops[k], vals, h->elem, sel, h->n, h->want,
                                     k == SB_RLE ? h->ref_lengths : NULL, h->n);
+  // The rejected part reversed: swap its elements end for end.
+  for (size_t a = (size_t)h->want_count, z = h->n; k == SB_PARTITION_REVERSED && a + 1 < z;
+       a++, z--) {
+    unsigned char t[8], *p = h->want + a * h->elem, *q = h->want + (z - 1) * h->elem;
+    memcpy(t, p, h->elem);
+    memcpy(p, q, h->elem);
+    memcpy(q, t, h->elem);
+  }
   for (uint64_t r = 0; k == SB_RLE && r < h->want_count; r++)
     h->want_lengths[r] = (uint32_t)h->ref_lengths[r];
 }
@@ -265,6 +294,9 @@ static void host_loop(sb_host *h, sb_kind k) {
     case SB_PARTITION:
     case SB_PARTITION_COPY:
       pred_fn(h->type)(h->in, h->loop_out, h->loop_rejected, k == SB_PARTITION, h->n);
+      break;
+    case SB_PARTITION_REVERSED:
+      pred_fn(h->type)(h->in, h->loop_out, NULL, 2, h->n);
       break;
     case SB_UNIQUE:
       rle_fn(h->type)(h->runs, h->loop_out, NULL, h->n);
@@ -288,7 +320,7 @@ static double host_time(sb_host *h, sb_kind k) {
 
 /* Returns the number of elements a kind writes: n for partitions, else the count. */
 static size_t out_elements(const sb_host *h, sb_kind k) {
-  return k == SB_PARTITION || k == SB_PARTITION_COPY ? h->n : (size_t)h->want_count;
+  return is_partition(k) ? h->n : (size_t)h->want_count;
 }
 
 /* Returns the bytes a kind must move: inputs read once, outputs (and the count) written once. */
@@ -503,7 +535,7 @@ static int measure_row(sb_run *r, int log2n, int percent) {
   if (t == CLI_TIMED && !time_copy(r, (size_t)((bytes + 1) / 2), &copy_ms))
     t = CLI_FAILED;
   double frac = h->n ? 100.0 * (double)h->want_count / (double)h->n : 0;
-  printf("%-14s %-17s %-7s 2^%-3d %6.2f ", kind_names[r->kind], r->algo_name,
+  printf("%-18s %-17s %-7s 2^%-3d %6.2f ", kind_names[r->kind], r->algo_name,
          clscan_type_name(h->type), log2n, frac);
   if (t != CLI_TIMED) {
     printf("%s\n",
@@ -658,7 +690,8 @@ static int measure_type(const cli_family_bench *b, clscan_type type) {
 void cli_bench_select_header(void) {
   printf(
       "family:  select: select-flags (selected fraction swept over 0, 1, 10, 50, 90, 99, 100 %%),"
-      "\n         select-pred, partition and partition-copy (into two buffers) (predicate \"%s\"\n"
+      "\n         select-pred, partition, partition-copy (into two buffers) and\n"
+      "         partition-reversed (the rejected part reversed) (predicate \"%s\"\n"
       "         on values in [0, 100): 50 %%),\n"
       "         unique and rle (runs of mean length %d); counts and run lengths uint32\n",
       SB_PREDICATE, SB_MEAN_RUN);
@@ -668,7 +701,7 @@ void cli_bench_select_header(void) {
       "         n * (e + 1) + c * e, select-pred and unique n * e + c * e, partitions 2 * n * e,\n"
       "         rle n * e + c * (e + 4); GB/s = moved / time; the copy copies moved / 2 bytes;\n"
       "         ratio = copy time / time (1.0 = copy speed); sel%% = 100 * count / n\n\n");
-  printf("%-14s %-17s %-7s %-5s %6s %11s %9s %9s %10s %10s\n", "primitive", "algorithm", "type",
+  printf("%-18s %-17s %-7s %-5s %6s %11s %9s %9s %10s %10s\n", "primitive", "algorithm", "type",
          "n", "sel%", "median ms", "GB/s", "ratio", "copy ms", "host ms");
 }
 
