@@ -113,13 +113,12 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   CLSCAN_RETURN_IF_ERROR(
       clscan__chain_call(l->chain, k[MARK], mark_args, 8, clscan__div_up(padded, local), local));
   CLSCAN_RETURN_IF_ERROR(scan_flags(l, &g));
-  const clscan__select_rejected rj = clscan__select_rejected_of(r);
   const clscan__karg scatter_args[] = {
       CLSCAN__ARG(io.in),       CLSCAN__ARG(io.in_off), CLSCAN__ARG(temp),
       CLSCAN__ARG(mark_off),    CLSCAN__ARG(pos_off),   CLSCAN__ARG(starts_off),
       CLSCAN__ARG(n),           CLSCAN__ARG(io.out),    CLSCAN__ARG(io.out_off),
-      CLSCAN__ARG(cap),         CLSCAN__ARG(rj.mem),    CLSCAN__ARG(rj.off),
-      CLSCAN__ARG(rj.cap),      CLSCAN__ARG(rj.split),  CLSCAN__ARG(io.count),
+      CLSCAN__ARG(cap),         CLSCAN__ARG(io.rej),    CLSCAN__ARG(io.rej_off),
+      CLSCAN__ARG(io.rej_cap),  CLSCAN__ARG(io.split),  CLSCAN__ARG(io.count),
       CLSCAN__ARG(io.count_off)};
   enum { SCATTER_ARGS = sizeof scatter_args / sizeof scatter_args[0] };
   CLSCAN_RETURN_IF_ERROR(clscan__extra_set(k[SCATTER], SCATTER_ARGS, r->extra, 0));

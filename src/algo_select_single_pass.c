@@ -132,10 +132,9 @@ static clscan_status enqueue(const clscan__select_launch *l) {
   const clscan__select_request *r = l->req;
   size_t local = plan->tuning.single_pass_cpu ? 1 : plan->tuning.tile_wg;
   size_t tiles = clscan__div_up(r->n, tile_elems(plan));
-  const clscan__select_rejected rj = clscan__select_rejected_of(r);
-  if (needs_total(plan) && !rj.split)
-    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
   const clscan__select_io io = clscan__select_io_of(plan, r);
+  if (needs_total(plan) && !io.split)
+    CLSCAN_RETURN_IF_ERROR(enqueue_total(l, tiles, local));
   cl_mem temp = l->temp;
   cl_ulong cap = r->capacity, n = r->n, epoch = l->epoch;
   cl_uint ticket_base = l->ticket_base;
@@ -148,10 +147,10 @@ static clscan_status enqueue(const clscan__select_launch *l) {
                                CLSCAN__ARG(cap),
                                CLSCAN__ARG(io.lengths),
                                CLSCAN__ARG(io.lengths_off),
-                               CLSCAN__ARG(rj.mem),
-                               CLSCAN__ARG(rj.off),
-                               CLSCAN__ARG(rj.cap),
-                               CLSCAN__ARG(rj.split),
+                               CLSCAN__ARG(io.rej),
+                               CLSCAN__ARG(io.rej_off),
+                               CLSCAN__ARG(io.rej_cap),
+                               CLSCAN__ARG(io.split),
                                CLSCAN__ARG(io.count),
                                CLSCAN__ARG(io.count_off),
                                CLSCAN__ARG(n),

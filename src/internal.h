@@ -864,30 +864,16 @@ struct clscan_select_plan {
   clscan__algo_kernels unaligned; /* vec > 1: the scalar loads, built on first unaligned use */
 };
 
-/* Where a partition's rejected elements go, as the kernels take it (cl/select.cl): a buffer of
- * their own from 0 (split 1), or else `out`: after the total (split 0; the same for the other
- * operations, which ignore it), or from its end backwards where the plan has reverse_rejected
- * (the kernels are built for that: CLSCAN_SELECT_REVERSE). */
-typedef struct clscan__select_rejected {
-  cl_mem mem;
-  cl_ulong off, cap;
-  cl_uint split;
-} clscan__select_rejected;
-
-/* The rejected elements' destination of a request. */
-static inline clscan__select_rejected clscan__select_rejected_of(const clscan__select_request *r) {
-  const clscan__buffer *rej = &r->buf[CLSCAN__SEL_REJECTED], *out = &r->buf[CLSCAN__SEL_OUT];
-  if (rej->mem)
-    return (clscan__select_rejected){rej->mem, rej->off, r->rejected_capacity, 1};
-  return (clscan__select_rejected){out->mem, out->off, r->capacity, 0};
-}
-
 /* A request's buffers as the selection kernels take them: absent flags read the input's buffer
  * and absent lengths the output's (the kernels ignore both then); offsets in elements, but the
- * count's in bytes. */
+ * count's in bytes. A partition's rejected elements (rej, rej_off, rej_cap) go to a buffer of their
+ * own from 0 (split 1), or else to `out` (split 0; the same for the other operations, which
+ * ignore it): after the total, or from its end backwards where the plan has reverse_rejected (the
+ * kernels are built for that: CLSCAN_SELECT_REVERSE). */
 typedef struct clscan__select_io {
-  cl_mem in, flags, out, lengths, count;
-  cl_ulong in_off, flags_off, out_off, lengths_off, count_off;
+  cl_mem in, flags, out, lengths, count, rej;
+  cl_ulong in_off, flags_off, out_off, lengths_off, count_off, rej_off, rej_cap;
+  cl_uint split;
 } clscan__select_io;
 
 /* The kernel view of a request's buffers. */
@@ -905,7 +891,16 @@ static inline clscan__select_io clscan__select_io_of(const clscan_select_plan *p
       .out_off = b[CLSCAN__SEL_OUT].off,
       .lengths_off = b[CLSCAN__SEL_LENGTHS].off,
       .count_off = b[CLSCAN__SEL_COUNT].off * plan->count_size,
+      .rej = b[CLSCAN__SEL_OUT].mem,
+      .rej_off = b[CLSCAN__SEL_OUT].off,
+      .rej_cap = r->capacity,
   };
+  if (b[CLSCAN__SEL_REJECTED].mem) {
+    io.rej = b[CLSCAN__SEL_REJECTED].mem;
+    io.rej_off = b[CLSCAN__SEL_REJECTED].off;
+    io.rej_cap = r->rejected_capacity;
+    io.split = 1;
+  }
   return io;
 }
 
