@@ -92,8 +92,9 @@ static size_t counts_offset(const clscan_select_plan *plan, size_t tiles) {
   return CLSCAN__STATUS_OFFSET + tiles * status_word_bytes(plan) * status_words(plan);
 }
 
-/* A partition in order after the selected elements in one buffer counts them first (a request
- * with a rejected buffer of its own does not either). */
+/* Whether the plan's partition writes its rejected elements in order after the selected ones, and
+ * so counts the selected ones first; a request that gives them a buffer of their own does not
+ * (io.split). */
 static int needs_total(const clscan_select_plan *plan) {
   return plan->op == CLSCAN_PARTITION && !plan->reverse_rejected;
 }
