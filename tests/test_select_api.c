@@ -187,17 +187,22 @@ static void err_buffers_check_release(clscan_context *ctx, err_buffers *e) {
     clReleaseMemObject(all[i]);
 }
 
+/* A valid select-by-flags request on the error buffers: ERR_N elements into `out`. */
+static clscan_select_buffers err_buffers_good(const err_buffers *e) {
+  return (clscan_select_buffers){
+      .in = e->in, .flags = e->fl, .out = e->out, .out_capacity = ERR_N, .count = e->cnt};
+}
+
 /* Every bad argument of an enqueue of a select-by-flags plan, before anything is enqueued. */
 void test_errors_enqueue(void **state) {
   (void)state;
   clscan_context *ctx = tu_context();
   const size_t n = ERR_N;
   err_buffers e = err_buffers_make(ctx);
-  cl_mem in = e.in, fl = e.fl, out = e.out, cnt = e.cnt, ro = e.ro, len = e.len;
+  cl_mem in = e.in, fl = e.fl, out = e.out, ro = e.ro, len = e.len;
   clscan_select_desc d = {.op = CLSCAN_SELECT};
   clscan_select_plan *p = plan_of(&d);
-  const clscan_select_buffers good = {
-      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  const clscan_select_buffers good = err_buffers_good(&e);
   clscan_select_buffers b;
   cl_event ev = NULL;
   EXPECT(clscan_select_enqueue(NULL, NULL, &good, n, 0, NULL, NULL), CLSCAN_NULL_ARGUMENT);
@@ -271,8 +276,7 @@ void test_errors_operations(void **state) {
   const size_t n = ERR_N;
   err_buffers e = err_buffers_make(ctx);
   cl_mem in = e.in, fl = e.fl, out = e.out, cnt = e.cnt, ro = e.ro, len = e.len;
-  const clscan_select_buffers good = {
-      .in = in, .flags = fl, .out = out, .out_capacity = n, .count = cnt};
+  const clscan_select_buffers good = err_buffers_good(&e);
   clscan_select_buffers b;
   unsigned char poison[8];
   memset(poison, TU_POISON, 8);
